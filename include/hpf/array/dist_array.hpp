@@ -1,0 +1,210 @@
+// hpf::DistArray<T, N>: an N-dimensional array distributed by a Layout<N>, with local data in a
+// Kokkos::View in Fortran order (LayoutLeft, host space).
+//
+// Collective operations (say so in their first comment line) are called by every rank of the grid's
+// parent communicator, in or out of the grid; ranks outside the grid hold an empty local view.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/mpi.hpp>
+#include <hpf/layout/layout.hpp>
+#include <hpf/layout/runs.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+
+namespace detail {
+template <class T, int N> struct ViewData;
+template <class T> struct ViewData<T, 1> { using type = T*; };
+template <class T> struct ViewData<T, 2> { using type = T**; };
+template <class T> struct ViewData<T, 3> { using type = T***; };
+template <class T> struct ViewData<T, 4> { using type = T****; };
+
+/// Message tags of the array layer on a grid's parent communicator.
+inline constexpr int tag_gather = 1001;
+inline constexpr int tag_scatter = 1002;
+} // namespace detail
+
+template <class T, int N> class DistArray {
+  static_assert(std::is_trivially_copyable_v<T>, "hpf::DistArray<T, N>: T must be trivially copyable");
+
+public:
+  using value_type = T;
+  using view_type = Kokkos::View<typename detail::ViewData<T, N>::type, Kokkos::LayoutLeft,
+                                 Kokkos::HostSpace>;
+
+  /// Allocates the local block of `layout` (zero-initialised, as Kokkos does). Not collective.
+  DistArray(std::string label, Layout<N> layout) : m_label(std::move(label)), m_layout(std::move(layout)) {
+    allocate();
+  }
+
+  [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+  [[nodiscard]] const Layout<N>& layout() const noexcept { return m_layout; }
+  [[nodiscard]] const view_type& local_view() const noexcept { return m_view; }
+  /// Number of locally owned elements.
+  [[nodiscard]] index_t local_size() const noexcept { return static_cast<index_t>(m_view.size()); }
+  [[nodiscard]] T* local_data() const noexcept { return m_view.data(); }
+
+  /// True when the calling rank owns global index g (false for indices out of bounds).
+  [[nodiscard]] bool owns(const Index<N>& g) const {
+    return m_layout.in_bounds(g) && m_layout.grid().contains_me() &&
+           m_layout.owner(g) == m_layout.grid().my_position();
+  }
+
+  /// The owned element at global index g. Throws hpf::Error if g is out of bounds or not owned here.
+  [[nodiscard]] T& operator[](const Index<N>& g) { return m_view.data()[checked_offset(g)]; }
+  [[nodiscard]] const T& operator[](const Index<N>& g) const { return m_view.data()[checked_offset(g)]; }
+  [[nodiscard]] T get(const Index<N>& g) const { return (*this)[g]; }
+  void set(const Index<N>& g, const T& value) { (*this)[g] = value; }
+
+  /// Sets every local element to `value`. Not collective.
+  void fill(const T& value) { Kokkos::deep_copy(m_view, value); }
+
+  /// Collective over the grid's parent communicator: the whole array on `root` (a rank of the parent
+  /// communicator) in global Fortran order; an empty vector elsewhere.
+  [[nodiscard]] std::vector<T> gather(int root) const {
+    check_root(root, "gather");
+    const ProcessGrid& grid = m_layout.grid();
+    std::vector<T> out;
+    if (grid.parent_rank() != root) {
+      if (grid.contains_me())
+        send_local(root);
+      return out;
+    }
+    out.resize(static_cast<std::size_t>(m_layout.global_size()));
+    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(grid.size()));
+    Requests reqs;
+    for (int pos = 0; pos < grid.size(); ++pos) {
+      if (pos == grid.my_position()) continue;
+      auto& b = bufs[static_cast<std::size_t>(pos)];
+      b.resize(static_cast<std::size_t>(local_count(pos)));
+      if (!b.empty())
+        irecv_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_gather, reqs);
+    }
+    reqs.wait_all();
+    for (int pos = 0; pos < grid.size(); ++pos) {
+      const T* src = pos == grid.my_position() ? m_view.data() : bufs[static_cast<std::size_t>(pos)].data();
+      for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
+        std::memcpy(out.data() + go, src + lo, static_cast<std::size_t>(len) * sizeof(T));
+      });
+    }
+    return out;
+  }
+
+  /// Collective over the grid's parent communicator: distributes `data` (the whole array in global
+  /// Fortran order, significant on `root` only) into the local blocks. Throws hpf::Error on every rank
+  /// if the root's data does not hold exactly global_size() elements.
+  void scatter(int root, const std::vector<T>& data) {
+    check_root(root, "scatter");
+    const ProcessGrid& grid = m_layout.grid();
+    const bool is_root = grid.parent_rank() == root;
+    unsigned long long root_size = is_root ? data.size() : 0;
+    HPF_MPI_CHECK(MPI_Bcast(&root_size, 1, MPI_UNSIGNED_LONG_LONG, root, grid.comm().get()));
+    detail::require(root_size == static_cast<unsigned long long>(m_layout.global_size()), "DistArray '",
+                    m_label, "'::scatter: data on root ", root, " holds ", root_size,
+                    " elements; expected the global size ", m_layout.global_size());
+    if (!is_root) {
+      if (grid.contains_me() && local_size() > 0) {
+        Requests reqs;
+        irecv_bytes(grid.comm(), m_view.data(), static_cast<std::size_t>(local_size()) * sizeof(T), root,
+                    detail::tag_scatter, reqs);
+        reqs.wait_all();
+      }
+      return;
+    }
+    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(grid.size()));
+    Requests reqs;
+    for (int pos = 0; pos < grid.size(); ++pos) {
+      T* dst = m_view.data();
+      if (pos != grid.my_position()) {
+        auto& b = bufs[static_cast<std::size_t>(pos)];
+        b.resize(static_cast<std::size_t>(local_count(pos)));
+        dst = b.data();
+      }
+      for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
+        std::memcpy(dst + lo, data.data() + go, static_cast<std::size_t>(len) * sizeof(T));
+      });
+      if (pos != grid.my_position() && !bufs[static_cast<std::size_t>(pos)].empty()) {
+        const auto& b = bufs[static_cast<std::size_t>(pos)];
+        isend_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_scatter, reqs);
+      }
+    }
+    reqs.wait_all();
+  }
+
+  /// Replaces the layout and reallocates: the data is NOT preserved (redistribute() preserves it).
+  void reset_layout(Layout<N> layout) {
+    m_layout = std::move(layout);
+    allocate();
+  }
+
+  /// Global index of each local index along dimension d (the local -> global map, tabulated).
+  [[nodiscard]] const std::vector<index_t>& global_indices(int d) const {
+    return m_l2g.at(static_cast<std::size_t>(d));
+  }
+
+private:
+  void allocate() {
+    const Index<N> e = m_layout.my_local_extents();
+    if constexpr (N == 1) m_view = view_type(m_label, e[0]);
+    if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
+    if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
+    if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    const std::vector<int> c =
+        m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
+    for (int d = 0; d < N; ++d) {
+      auto& tab = m_l2g[static_cast<std::size_t>(d)];
+      tab.resize(static_cast<std::size_t>(e[static_cast<std::size_t>(d)]));
+      const CyclicMap m = m_layout.map(d);
+      const int p = c.empty() ? 0 : m_layout.coord(c, d);
+      for (std::size_t l = 0; l < tab.size(); ++l) tab[l] = m.global(p, static_cast<index_t>(l));
+    }
+  }
+
+  [[nodiscard]] index_t local_count(int pos) const {
+    index_t n = 1;
+    for (index_t e : m_layout.local_extents(pos)) n *= e;
+    return n;
+  }
+
+  void send_local(int root) const {
+    if (local_size() == 0) return;
+    Requests reqs;
+    isend_bytes(m_layout.grid().comm(), m_view.data(), static_cast<std::size_t>(local_size()) * sizeof(T),
+                root, detail::tag_gather, reqs);
+    reqs.wait_all();
+  }
+
+  void check_root(int root, const char* op) const {
+    detail::require(root >= 0 && root < m_layout.grid().parent_size(), "DistArray '", m_label, "'::", op,
+                    ": root must be a rank of the parent communicator in [0, ",
+                    m_layout.grid().parent_size(), "), got ", root);
+  }
+
+  [[nodiscard]] std::size_t checked_offset(const Index<N>& g) const {
+    m_layout.check_bounds(g, ("DistArray '" + m_label + "'").c_str());
+    const ProcessGrid& grid = m_layout.grid();
+    const int owner = m_layout.owner(g);
+    detail::require(grid.contains_me() && owner == grid.my_position(), "DistArray '", m_label,
+                    "': element ", Layout<N>::to_string(g), " is owned by grid position ", owner,
+                    " (parent rank ", grid.rank_at(owner), "), not by this rank");
+    const Index<N> l = m_layout.local_index(g);
+    std::size_t off = 0;
+    for (int d = N; d-- > 0;)
+      off = off * m_view.extent(static_cast<std::size_t>(d)) + static_cast<std::size_t>(l[static_cast<std::size_t>(d)]);
+    return off;
+  }
+
+  std::string m_label;
+  Layout<N> m_layout;
+  view_type m_view;
+  std::array<std::vector<index_t>, N> m_l2g;
+};
+
+} // namespace hpf

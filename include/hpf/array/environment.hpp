@@ -1,0 +1,26 @@
+// hpf::Environment: MPI and Kokkos for the lifetime of the object.
+#pragma once
+
+namespace hpf {
+
+/// Initialises MPI (MPI_THREAD_FUNNELED) and Kokkos unless they already are, and finalises on
+/// destruction only what it initialised, so it is safe in programs that manage MPI themselves.
+/// Every DistArray and ProcessGrid must be destroyed before the Environment.
+class Environment {
+public:
+  Environment(int& argc, char**& argv);
+  Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  ~Environment();
+
+  [[nodiscard]] bool initialized_mpi() const noexcept { return m_mpi; }
+  [[nodiscard]] bool initialized_kokkos() const noexcept { return m_kokkos; }
+
+private:
+  void init(int* argc, char*** argv);
+  bool m_mpi = false;
+  bool m_kokkos = false;
+};
+
+} // namespace hpf

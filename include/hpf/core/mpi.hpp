@@ -1,0 +1,114 @@
+// Thin RAII over the MPI handles hpfrt uses, and the checks around every MPI call.
+//
+// - HPF_MPI_CHECK(call): turns a non-success return code into hpf::Error naming the call.
+// - Comm: shared, value-semantic owner of a duplicated communicator that uses MPI_ERRORS_RETURN.
+// - Requests: an owned list of MPI_Request; its destructor completes whatever is still pending.
+// - Large messages: isend_bytes / irecv_bytes split a byte range into chunks of at most INT_MAX
+//   bytes, so no count is ever narrowed to int with wrap-around.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/math.hpp>
+
+#include <mpi.h>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+namespace detail {
+
+/// Throws hpf::Error for an MPI return code other than MPI_SUCCESS.
+void mpi_check(int rc, const char* call, const char* file, int line);
+
+} // namespace detail
+
+#define HPF_MPI_CHECK(call) ::hpf::detail::mpi_check((call), #call, __FILE__, __LINE__)
+
+/// A communicator owned by hpfrt. Copies share the handle; the last copy frees it (unless MPI is
+/// already finalised). Created communicators use MPI_ERRORS_RETURN so that failures become hpf::Error.
+class Comm {
+public:
+  Comm() = default;
+
+  /// Collective over `parent`: duplicates it and sets MPI_ERRORS_RETURN on the duplicate.
+  static Comm duplicate(MPI_Comm parent);
+  /// Takes ownership of an existing handle (MPI_COMM_NULL gives an empty Comm).
+  static Comm adopt(MPI_Comm owned);
+
+  [[nodiscard]] MPI_Comm get() const noexcept { return m_handle ? *m_handle : MPI_COMM_NULL; }
+  [[nodiscard]] bool is_null() const noexcept { return get() == MPI_COMM_NULL; }
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+
+private:
+  std::shared_ptr<MPI_Comm> m_handle;
+};
+
+/// An owned set of pending requests. `wait_all()` completes them; the destructor does too, so
+/// that no buffer is released while MPI may still touch it.
+class Requests {
+public:
+  Requests() = default;
+  Requests(const Requests&) = delete;
+  Requests& operator=(const Requests&) = delete;
+  Requests(Requests&&) noexcept = default;
+  Requests& operator=(Requests&& other) noexcept;
+  ~Requests();
+
+  MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
+  void wait_all();
+  [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
+
+private:
+  std::vector<MPI_Request> m_reqs;
+};
+
+/// Largest byte count sent in one MPI message; larger ranges are split.
+inline constexpr std::size_t max_message_bytes = static_cast<std::size_t>(INT32_MAX);
+
+/// Posts non-blocking sends of `nbytes` bytes from `data` to `dest` with `tag`, chunked.
+void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag,
+                 Requests& reqs);
+/// Posts the matching receives (the receiver must know `nbytes`).
+void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag,
+                 Requests& reqs);
+
+/// The MPI datatype of a C++ arithmetic type (used by the collective reductions).
+template <class T> MPI_Datatype mpi_type() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<U, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<U, long double>) return MPI_LONG_DOUBLE;
+  else if constexpr (std::is_same_v<U, int>) return MPI_INT;
+  else if constexpr (std::is_same_v<U, unsigned>) return MPI_UNSIGNED;
+  else if constexpr (std::is_same_v<U, long>) return MPI_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long>) return MPI_UNSIGNED_LONG;
+  else if constexpr (std::is_same_v<U, long long>) return MPI_LONG_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long long>) return MPI_UNSIGNED_LONG_LONG;
+  else if constexpr (std::is_same_v<U, short>) return MPI_SHORT;
+  else if constexpr (std::is_same_v<U, unsigned short>) return MPI_UNSIGNED_SHORT;
+  else if constexpr (std::is_same_v<U, signed char>) return MPI_SIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, unsigned char>) return MPI_UNSIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, char>) return MPI_CHAR;
+  else if constexpr (std::is_same_v<U, std::complex<float>>) return MPI_CXX_FLOAT_COMPLEX;
+  else if constexpr (std::is_same_v<U, std::complex<double>>) return MPI_CXX_DOUBLE_COMPLEX;
+  else static_assert(sizeof(U) == 0, "hpf::mpi_type: no MPI datatype for this element type");
+}
+
+/// True for the element types that mpi_type<T>() knows.
+template <class T>
+inline constexpr bool has_mpi_type_v =
+    std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
+    std::is_same_v<T, std::complex<double>>;
+
+/// Rank and size of a raw communicator, checked.
+int comm_rank(MPI_Comm comm);
+int comm_size(MPI_Comm comm);
+
+} // namespace hpf

@@ -1,0 +1,18 @@
+// hpfrt: HPF-style distributed arrays on MPI. The one header to include.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/math.hpp>
+#include <hpf/core/mpi.hpp>
+
+#include <hpf/layout/cyclic_map.hpp>
+#include <hpf/layout/distribution.hpp>
+#include <hpf/layout/layout.hpp>
+#include <hpf/layout/process_grid.hpp>
+#include <hpf/layout/runs.hpp>
+
+#include <hpf/schedule/schedule.hpp>
+
+#include <hpf/array/algorithms.hpp>
+#include <hpf/array/dist_array.hpp>
+#include <hpf/array/environment.hpp>

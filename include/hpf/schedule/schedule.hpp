@@ -1,0 +1,114 @@
+// CommMatrix and Schedule: the one description of "who sends how much to whom, in which step".
+//
+// Pure data, no MPI. Everything that sends messages in steps (caterpillar, class-based, König,
+// Wang–Ranka, periodic steady-state) produces an hpf::Schedule, checked by one validator and
+// costed by one function:  cost = alpha * steps + beta * sum over steps of the longest message.
+//
+// Senders are numbered 0..num_senders-1 and receivers 0..num_receivers-1 (for a redistribution
+// from P to Q ranks these are grid positions, not MPI ranks; the executor maps them).
+#pragma once
+
+#include <hpf/core/math.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hpf {
+
+/// One message: `len` units (elements or bytes, as the producer documents) from src to dst.
+struct Message {
+  int src = 0;
+  int dst = 0;
+  index_t len = 0;
+  friend bool operator==(const Message&, const Message&) = default;
+};
+
+/// A sparse num_senders x num_receivers matrix of message lengths (zero entries not stored).
+/// Entries are kept sorted by (src, dst); adding to an existing entry accumulates.
+class CommMatrix {
+public:
+  CommMatrix() = default;
+  CommMatrix(int num_senders, int num_receivers);
+
+  /// Adds `len` (>= 0) to entry (src, dst). Throws hpf::Error on an index out of range.
+  void add(int src, int dst, index_t len);
+
+  [[nodiscard]] int num_senders() const noexcept { return m_senders; }
+  [[nodiscard]] int num_receivers() const noexcept { return m_receivers; }
+  /// Non-zero entries sorted by (src, dst).
+  [[nodiscard]] const std::vector<Message>& entries() const;
+  [[nodiscard]] index_t at(int src, int dst) const;
+  [[nodiscard]] index_t total_volume() const;
+
+  /// Number of non-zero entries in each row (sender) / column (receiver).
+  [[nodiscard]] std::vector<int> row_degrees() const;
+  [[nodiscard]] std::vector<int> col_degrees() const;
+  /// Max over rows and columns of the number of non-zero entries: the minimum number of steps of
+  /// any schedule (König's edge-colouring theorem; Theorem 1 of seed 004).
+  [[nodiscard]] int max_degree() const;
+  /// Max over rows and columns of the summed lengths: a lower bound on the total cost TC / beta
+  /// of any one-port schedule.
+  [[nodiscard]] index_t max_volume() const;
+
+  friend bool operator==(const CommMatrix& a, const CommMatrix& b);
+
+private:
+  void normalize() const;
+
+  int m_senders = 0;
+  int m_receivers = 0;
+  mutable std::vector<Message> m_entries;
+  mutable bool m_sorted = true;
+};
+
+/// One step: a partial permutation (each sender at most one message, each receiver at most one).
+struct Step {
+  std::vector<Message> messages;
+  /// Longest message of the step (0 for an empty step).
+  [[nodiscard]] index_t max_len() const noexcept;
+  /// True when no message of the step carries data.
+  [[nodiscard]] bool is_empty() const noexcept;
+};
+
+/// A communication schedule: steps run one after another, messages within a step concurrently.
+class Schedule {
+public:
+  Schedule() = default;
+  Schedule(int num_senders, int num_receivers, std::vector<Step> steps = {});
+
+  [[nodiscard]] int num_senders() const noexcept { return m_senders; }
+  [[nodiscard]] int num_receivers() const noexcept { return m_receivers; }
+  [[nodiscard]] const std::vector<Step>& steps() const noexcept { return m_steps; }
+  void add_step(Step step) { m_steps.push_back(std::move(step)); }
+
+  /// All steps taken, including steps whose messages are all empty (caterpillar takes those).
+  [[nodiscard]] int num_steps() const noexcept { return static_cast<int>(m_steps.size()); }
+  /// NS of seed 004: the number of steps that move data.
+  [[nodiscard]] int num_nonempty_steps() const noexcept;
+  /// TC of seed 004: sum over steps of the longest message (in the producer's units).
+  [[nodiscard]] index_t total_cost() const noexcept;
+  /// alpha * num_steps() + beta * total_cost(): alpha is the start-up per step, beta the time per unit.
+  [[nodiscard]] double cost(double alpha, double beta) const noexcept;
+
+  /// The messages that sender `src` sends, in step order (step index, message).
+  [[nodiscard]] std::vector<std::pair<int, Message>> sends_of(int src) const;
+  /// The messages that receiver `dst` receives, in step order.
+  [[nodiscard]] std::vector<std::pair<int, Message>> receives_of(int dst) const;
+
+private:
+  int m_senders = 0;
+  int m_receivers = 0;
+  std::vector<Step> m_steps;
+};
+
+/// Checks that `s` realises `m`: same dimensions, every non-zero entry of `m` sent exactly once with
+/// its full length (zero-length messages are allowed only for pairs whose entry is zero), and in each
+/// step every sender sends at most once and every receiver receives at most once.
+/// Throws hpf::Error describing the first violation.
+void validate(const Schedule& s, const CommMatrix& m);
+
+/// Same check, returning the problem as text ("" when valid) instead of throwing.
+[[nodiscard]] std::string check_schedule(const Schedule& s, const CommMatrix& m);
+
+} // namespace hpf

@@ -1,0 +1,27 @@
+// The `hpfrt` command line: planning and inspection tools that need no MPI job.
+// Exit codes: 0 success, 2 invalid arguments (with a message on stderr).
+#include "commands.hpp"
+
+#include <hpf/core/error.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"hpfrt: plans and schedules of the hpfrt runtime"};
+  app.require_subcommand(1);
+  hpf::cli::register_layout(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "hpfrt: " << e.what() << "\n(run 'hpfrt --help' for usage)\n";
+    return 2;
+  } catch (const hpf::Error& e) {
+    std::cerr << "hpfrt: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

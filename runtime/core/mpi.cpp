@@ -1,0 +1,112 @@
+#include <hpf/core/mpi.hpp>
+
+#include <algorithm>
+
+namespace hpf {
+namespace detail {
+
+void mpi_check(int rc, const char* call, const char* file, int line) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
+  fail("MPI call failed: ", call, " returned ", rc, " (", std::string(text, static_cast<std::size_t>(len)),
+       ") at ", file, ":", line);
+}
+
+namespace {
+bool mpi_alive() {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+void free_comm(MPI_Comm* c) {
+  if (*c != MPI_COMM_NULL && *c != MPI_COMM_WORLD && *c != MPI_COMM_SELF && mpi_alive())
+    MPI_Comm_free(c);
+  delete c;
+}
+} // namespace
+} // namespace detail
+
+Comm Comm::duplicate(MPI_Comm parent) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  HPF_MPI_CHECK(MPI_Comm_dup(parent, &dup));
+  HPF_MPI_CHECK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+  return adopt(dup);
+}
+
+Comm Comm::adopt(MPI_Comm owned) {
+  Comm c;
+  if (owned != MPI_COMM_NULL) {
+    HPF_MPI_CHECK(MPI_Comm_set_errhandler(owned, MPI_ERRORS_RETURN));
+    c.m_handle = std::shared_ptr<MPI_Comm>(new MPI_Comm(owned), detail::free_comm);
+  }
+  return c;
+}
+
+int Comm::rank() const { return comm_rank(get()); }
+int Comm::size() const { return comm_size(get()); }
+
+int comm_rank(MPI_Comm comm) {
+  detail::require(comm != MPI_COMM_NULL, "comm_rank: communicator is MPI_COMM_NULL");
+  int r = 0;
+  HPF_MPI_CHECK(MPI_Comm_rank(comm, &r));
+  return r;
+}
+
+int comm_size(MPI_Comm comm) {
+  detail::require(comm != MPI_COMM_NULL, "comm_size: communicator is MPI_COMM_NULL");
+  int s = 0;
+  HPF_MPI_CHECK(MPI_Comm_size(comm, &s));
+  return s;
+}
+
+Requests& Requests::operator=(Requests&& other) noexcept {
+  if (this != &other) {
+    if (!m_reqs.empty() && detail::mpi_alive())
+      MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
+    m_reqs = std::move(other.m_reqs);
+    other.m_reqs.clear();
+  }
+  return *this;
+}
+
+Requests::~Requests() {
+  // Never throw from a destructor: a failed wait here means an earlier error is already in flight.
+  if (!m_reqs.empty() && detail::mpi_alive())
+    MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
+}
+
+void Requests::wait_all() {
+  if (m_reqs.empty()) return;
+  std::vector<MPI_Request> pending;
+  pending.swap(m_reqs);
+  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE));
+}
+
+void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag,
+                 Requests& reqs) {
+  const auto* p = static_cast<const char*>(data);
+  do {
+    const std::size_t n = std::min(nbytes, max_message_bytes);
+    HPF_MPI_CHECK(MPI_Isend(p, static_cast<int>(n), MPI_BYTE, dest, tag, comm.get(), reqs.add()));
+    p += n;
+    nbytes -= n;
+  } while (nbytes > 0);
+}
+
+void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag,
+                 Requests& reqs) {
+  auto* p = static_cast<char*>(data);
+  do {
+    const std::size_t n = std::min(nbytes, max_message_bytes);
+    HPF_MPI_CHECK(MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, source, tag, comm.get(), reqs.add()));
+    p += n;
+    nbytes -= n;
+  } while (nbytes > 0);
+}
+
+} // namespace hpf
