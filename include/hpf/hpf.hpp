@@ -13,6 +13,8 @@
 
 #include <hpf/schedule/schedule.hpp>
 
+#include <hpf/exec/exchange.hpp>
+
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>

@@ -1,0 +1,114 @@
+// Executors: run the calling rank's part of a scheduled exchange on byte buffers.
+//
+// exec/ knows bytes, not arrays (DESIGN.md): a plan lists, for this rank, the messages it sends and
+// receives (peer, byte count, step); packing and unpacking are callbacks. The same executors serve
+// redistribution, irregular gathers/scatters and steady-state pipelines, and build under SimGrid SMPI.
+//
+//   | mode            | what it does                                                               |
+//   |-----------------|----------------------------------------------------------------------------|
+//   | StepSynchronous | per step at most one Isend and one Irecv per rank, completed before the   |
+//   |                 | next step; no barrier between steps; two message buffers alive at most     |
+//   | AllAtOnce       | post every Irecv, then every Isend in step order, then wait (S2 of seed 001)|
+//   | Handshake       | per step: post the Irecv, send a zero-byte ready signal to the sender; the |
+//   |                 | sender sends on the signal (S1 of seed 001) — no unexpected messages       |
+//   | Alltoallv       | one MPI_Alltoallv over the communicator (collective: every rank calls)     |
+//
+// Split phase: post() starts the exchange, wait() completes it (STYLE.md, after Tpetra's
+// doPosts/doWaits). For AllAtOnce and Alltoallv, post() sends everything and the caller may compute
+// before wait(); the step-driven modes run the first step in post() and the rest in wait().
+// Messages larger than INT_MAX bytes are split (never wrapped); MPI_Alltoallv falls back to AllAtOnce
+// (decided collectively) when any count or displacement would not fit an int.
+#pragma once
+
+#include <hpf/core/mpi.hpp>
+#include <hpf/schedule/schedule.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hpf {
+
+/// One message of the calling rank: peer rank in the exchange's communicator, bytes, schedule step.
+struct Transfer {
+  int peer = 0;
+  std::size_t bytes = 0;
+  int step = 0;
+};
+
+/// The calling rank's part of an exchange: sends and receives, each sorted by step.
+struct ExchangePlan {
+  std::vector<Transfer> sends;
+  std::vector<Transfer> recvs;
+  [[nodiscard]] std::size_t send_bytes() const noexcept;
+  [[nodiscard]] std::size_t recv_bytes() const noexcept;
+};
+
+/// The calling rank's part of `schedule`: it plays sender `my_sender` and receiver `my_receiver`
+/// (-1 when it plays none). `sender_ranks[i]` / `receiver_ranks[j]` are the communicator ranks of
+/// sender i and receiver j; each unit of a message is `bytes_per_unit` bytes. Zero-length messages
+/// are dropped (they move nothing); steps keep their schedule index.
+ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_receiver,
+                           const std::vector<int>& sender_ranks, const std::vector<int>& receiver_ranks,
+                           std::size_t bytes_per_unit);
+
+enum class ExecMode { StepSynchronous, AllAtOnce, Handshake, Alltoallv };
+
+[[nodiscard]] std::string to_string(ExecMode m);
+
+/// pack(i, buf): write send i (index into plan.sends) into buf, which holds plan.sends[i].bytes bytes.
+using PackFn = std::function<void(std::size_t, std::byte*)>;
+/// unpack(i, buf): consume receive i (index into plan.recvs) from buf.
+using UnpackFn = std::function<void(std::size_t, const std::byte*)>;
+
+/// Runs one ExchangePlan. Owns its buffers and requests; reusable: post()/wait() may be called again
+/// after wait() returned. Alltoallv mode is collective over the communicator; the others involve only
+/// the ranks that exchange messages with each other.
+class Exchange {
+public:
+  Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag = 2001);
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+  Exchange(Exchange&&) noexcept = default;
+  Exchange& operator=(Exchange&&) noexcept = default;
+  ~Exchange() = default;
+
+  void post(PackFn pack, UnpackFn unpack);
+  void wait();
+  void execute(PackFn pack, UnpackFn unpack) {
+    post(std::move(pack), std::move(unpack));
+    wait();
+  }
+
+  [[nodiscard]] const ExchangePlan& plan() const noexcept { return m_plan; }
+  [[nodiscard]] ExecMode mode() const noexcept { return m_mode; }
+
+private:
+  void run_step(std::size_t& si, std::size_t& ri, int step);
+  void post_all_at_once();
+  void wait_all_at_once();
+  void run_alltoallv();
+
+  Comm m_comm;
+  ExchangePlan m_plan;
+  ExecMode m_mode;
+  int m_tag;
+  PackFn m_pack;
+  UnpackFn m_unpack;
+  bool m_posted = false;
+  // Step-driven modes: progress through the steps and the two reusable message buffers.
+  std::vector<int> m_steps;
+  std::size_t m_next_step = 0;
+  std::size_t m_si = 0;
+  std::size_t m_ri = 0;
+  std::vector<std::byte> m_send_buf;
+  std::vector<std::byte> m_recv_buf;
+  // AllAtOnce: one buffer per message.
+  std::vector<std::vector<std::byte>> m_send_bufs;
+  std::vector<std::vector<std::byte>> m_recv_bufs;
+  Requests m_reqs;
+  bool m_fallback = false; // Alltoallv counts too large: run AllAtOnce instead
+};
+
+} // namespace hpf

@@ -1,0 +1,215 @@
+#include <hpf/core/error.hpp>
+#include <hpf/exec/exchange.hpp>
+
+#include <algorithm>
+#include <climits>
+
+namespace hpf {
+
+std::size_t ExchangePlan::send_bytes() const noexcept {
+  std::size_t n = 0;
+  for (const Transfer& t : sends) n += t.bytes;
+  return n;
+}
+
+std::size_t ExchangePlan::recv_bytes() const noexcept {
+  std::size_t n = 0;
+  for (const Transfer& t : recvs) n += t.bytes;
+  return n;
+}
+
+ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_receiver,
+                           const std::vector<int>& sender_ranks, const std::vector<int>& receiver_ranks,
+                           std::size_t bytes_per_unit) {
+  detail::require(static_cast<int>(sender_ranks.size()) == schedule.num_senders(),
+                  "exchange_plan: sender_ranks has ", sender_ranks.size(), " entries; expected ",
+                  schedule.num_senders());
+  detail::require(static_cast<int>(receiver_ranks.size()) == schedule.num_receivers(),
+                  "exchange_plan: receiver_ranks has ", receiver_ranks.size(), " entries; expected ",
+                  schedule.num_receivers());
+  ExchangePlan plan;
+  const auto& steps = schedule.steps();
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    for (const Message& m : steps[k].messages) {
+      if (m.len == 0) continue;
+      const std::size_t bytes = static_cast<std::size_t>(m.len) * bytes_per_unit;
+      if (m.src == my_sender)
+        plan.sends.push_back({receiver_ranks[static_cast<std::size_t>(m.dst)], bytes, static_cast<int>(k)});
+      if (m.dst == my_receiver)
+        plan.recvs.push_back({sender_ranks[static_cast<std::size_t>(m.src)], bytes, static_cast<int>(k)});
+    }
+  }
+  return plan;
+}
+
+std::string to_string(ExecMode m) {
+  switch (m) {
+  case ExecMode::StepSynchronous: return "step-synchronous";
+  case ExecMode::AllAtOnce: return "all-at-once";
+  case ExecMode::Handshake: return "handshake";
+  case ExecMode::Alltoallv: break;
+  }
+  return "alltoallv";
+}
+
+Exchange::Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag)
+    : m_comm(std::move(comm)), m_plan(std::move(plan)), m_mode(mode), m_tag(tag) {
+  detail::require(!m_comm.is_null(), "Exchange: communicator is null");
+  detail::require(tag >= 0 && tag < 32000, "Exchange: tag must be in [0, 32000), got ", tag);
+  auto by_step = [](const Transfer& a, const Transfer& b) { return a.step < b.step; };
+  detail::require(std::is_sorted(m_plan.sends.begin(), m_plan.sends.end(), by_step) &&
+                      std::is_sorted(m_plan.recvs.begin(), m_plan.recvs.end(), by_step),
+                  "Exchange: plan sends and receives must be sorted by step");
+  const int size = m_comm.size();
+  for (const auto* list : {&m_plan.sends, &m_plan.recvs})
+    for (const Transfer& t : *list)
+      detail::require(t.peer >= 0 && t.peer < size, "Exchange: peer ", t.peer,
+                      " is outside the communicator of size ", size);
+  for (const Transfer& t : m_plan.sends) m_steps.push_back(t.step);
+  for (const Transfer& t : m_plan.recvs) m_steps.push_back(t.step);
+  std::sort(m_steps.begin(), m_steps.end());
+  m_steps.erase(std::unique(m_steps.begin(), m_steps.end()), m_steps.end());
+  if (m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake) {
+    // Every step of a partial permutation has at most one send and one receive per rank.
+    for (std::size_t i = 1; i < m_plan.sends.size(); ++i)
+      detail::require(m_plan.sends[i].step != m_plan.sends[i - 1].step, "Exchange: two sends in step ",
+                      m_plan.sends[i].step, "; a step-driven mode needs a partial permutation per step");
+    for (std::size_t i = 1; i < m_plan.recvs.size(); ++i)
+      detail::require(m_plan.recvs[i].step != m_plan.recvs[i - 1].step, "Exchange: two receives in step ",
+                      m_plan.recvs[i].step, "; a step-driven mode needs a partial permutation per step");
+  }
+}
+
+void Exchange::post(PackFn pack, UnpackFn unpack) {
+  detail::require(!m_posted, "Exchange::post: the previous post() has not been completed by wait()");
+  m_pack = std::move(pack);
+  m_unpack = std::move(unpack);
+  m_posted = true;
+  switch (m_mode) {
+  case ExecMode::StepSynchronous:
+  case ExecMode::Handshake:
+    m_next_step = 0;
+    m_si = 0;
+    m_ri = 0;
+    if (!m_steps.empty()) run_step(m_si, m_ri, m_steps[m_next_step++]);
+    break;
+  case ExecMode::AllAtOnce: post_all_at_once(); break;
+  case ExecMode::Alltoallv: run_alltoallv(); break;
+  }
+}
+
+void Exchange::wait() {
+  detail::require(m_posted, "Exchange::wait: nothing was posted");
+  switch (m_mode) {
+  case ExecMode::StepSynchronous:
+  case ExecMode::Handshake:
+    while (m_next_step < m_steps.size()) run_step(m_si, m_ri, m_steps[m_next_step++]);
+    break;
+  case ExecMode::AllAtOnce: wait_all_at_once(); break;
+  case ExecMode::Alltoallv:
+    if (m_fallback) wait_all_at_once();
+    break;
+  }
+  m_posted = false;
+}
+
+// One step: at most one send and one receive of this rank, completed before returning.
+void Exchange::run_step(std::size_t& si, std::size_t& ri, int step) {
+  const bool sending = si < m_plan.sends.size() && m_plan.sends[si].step == step;
+  const bool receiving = ri < m_plan.recvs.size() && m_plan.recvs[ri].step == step;
+  Requests reqs;
+  if (receiving) {
+    const Transfer& t = m_plan.recvs[ri];
+    m_recv_buf.resize(t.bytes);
+    irecv_bytes(m_comm, m_recv_buf.data(), t.bytes, t.peer, m_tag, reqs);
+    if (m_mode == ExecMode::Handshake) // S1: tell the sender its receive is posted
+      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), reqs.add()));
+  }
+  if (sending) {
+    const Transfer& t = m_plan.sends[si];
+    m_send_buf.resize(t.bytes);
+    m_pack(si, m_send_buf.data());
+    if (m_mode == ExecMode::Handshake)
+      HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), MPI_STATUS_IGNORE));
+    isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, reqs);
+  }
+  reqs.wait_all();
+  if (receiving) m_unpack(ri, m_recv_buf.data());
+  if (sending) ++si;
+  if (receiving) ++ri;
+}
+
+void Exchange::post_all_at_once() {
+  m_recv_bufs.resize(m_plan.recvs.size());
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
+    const Transfer& t = m_plan.recvs[i];
+    m_recv_bufs[i].resize(t.bytes);
+    irecv_bytes(m_comm, m_recv_bufs[i].data(), t.bytes, t.peer, m_tag, m_reqs);
+  }
+  m_send_bufs.resize(m_plan.sends.size());
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) {
+    const Transfer& t = m_plan.sends[i];
+    m_send_bufs[i].resize(t.bytes);
+    m_pack(i, m_send_bufs[i].data());
+    isend_bytes(m_comm, m_send_bufs[i].data(), t.bytes, t.peer, m_tag, m_reqs);
+  }
+}
+
+void Exchange::wait_all_at_once() {
+  m_reqs.wait_all();
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) m_unpack(i, m_recv_bufs[i].data());
+}
+
+void Exchange::run_alltoallv() {
+  const int size = m_comm.size();
+  std::vector<std::size_t> scount(static_cast<std::size_t>(size), 0);
+  std::vector<std::size_t> rcount(static_cast<std::size_t>(size), 0);
+  for (const Transfer& t : m_plan.sends) scount[static_cast<std::size_t>(t.peer)] += t.bytes;
+  for (const Transfer& t : m_plan.recvs) rcount[static_cast<std::size_t>(t.peer)] += t.bytes;
+  std::size_t stotal = 0;
+  std::size_t rtotal = 0;
+  for (int p = 0; p < size; ++p) {
+    stotal += scount[static_cast<std::size_t>(p)];
+    rtotal += rcount[static_cast<std::size_t>(p)];
+  }
+  // Displacements are ints too: fall back (on every rank together) when any total exceeds INT_MAX.
+  int too_big = (stotal > static_cast<std::size_t>(INT_MAX) || rtotal > static_cast<std::size_t>(INT_MAX)) ? 1 : 0;
+  int any_too_big = 0;
+  HPF_MPI_CHECK(MPI_Allreduce(&too_big, &any_too_big, 1, MPI_INT, MPI_MAX, m_comm.get()));
+  m_fallback = any_too_big != 0;
+  if (m_fallback) {
+    post_all_at_once();
+    return;
+  }
+  std::vector<int> sc(static_cast<std::size_t>(size)), sd(static_cast<std::size_t>(size));
+  std::vector<int> rc(static_cast<std::size_t>(size)), rd(static_cast<std::size_t>(size));
+  int so = 0;
+  int ro = 0;
+  for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
+    sc[p] = static_cast<int>(scount[p]);
+    rc[p] = static_cast<int>(rcount[p]);
+    sd[p] = so;
+    rd[p] = ro;
+    so += sc[p];
+    ro += rc[p];
+  }
+  // Messages to one peer are concatenated in step order; the receiver splits them in the same order.
+  std::vector<std::byte> sbuf(stotal);
+  std::vector<std::byte> rbuf(rtotal);
+  std::vector<std::size_t> cursor(sd.begin(), sd.end());
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) {
+    const Transfer& t = m_plan.sends[i];
+    m_pack(i, sbuf.data() + cursor[static_cast<std::size_t>(t.peer)]);
+    cursor[static_cast<std::size_t>(t.peer)] += t.bytes;
+  }
+  HPF_MPI_CHECK(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
+                              MPI_BYTE, m_comm.get()));
+  cursor.assign(rd.begin(), rd.end());
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
+    const Transfer& t = m_plan.recvs[i];
+    m_unpack(i, rbuf.data() + cursor[static_cast<std::size_t>(t.peer)]);
+    cursor[static_cast<std::size_t>(t.peer)] += t.bytes;
+  }
+}
+
+} // namespace hpf
