@@ -43,8 +43,10 @@ int main(int argc, char** argv) {
   std::string csv = "docs/results/forall.csv";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--repeats") repeats = std::stoi(argv[i + 1]);
-    else if (a == "--csv") csv = argv[i + 1];
+    if (a == "--repeats")
+      repeats = std::stoi(argv[i + 1]);
+    else if (a == "--csv")
+      csv = argv[i + 1];
   }
   const auto grid = hpf::ProcessGrid(MPI_COMM_WORLD, {0}, {1});
   std::vector<Row> rows;
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
     r.view_s = median_seconds(repeats, [&] {
       for (std::size_t k = 0; k < v.extent(2); ++k)
         for (std::size_t j = 0; j < v.extent(1); ++j)
-          for (std::size_t i = 0; i < v.extent(0); ++i) v(i, j, k) = 0.5 * v(i, j, k) + double(g0[i] + g1[j] + g2[k]);
+          for (std::size_t i = 0; i < v.extent(0); ++i)
+            v(i, j, k) = 0.5 * v(i, j, k) + double(g0[i] + g1[j] + g2[k]);
     });
     r.raw_s = median_seconds(repeats, [&] {
       double* p = v.data();
@@ -114,7 +117,7 @@ int main(int argc, char** argv) {
     std::printf("%-12s %14.6f %14.6f %14.6f %8.3f\n", r.name.c_str(), r.forall_s, r.view_s, r.raw_s, ratio);
     out << r.name << ',' << r.forall_s << ',' << r.view_s << ',' << r.raw_s << ',' << ratio << '\n';
   }
-  std::printf("medians of %d repeats; target ratio <= 1.10: %s (results in %s)\n", repeats, ok ? "met" : "NOT met",
-              csv.c_str());
+  std::printf("medians of %d repeats; target ratio <= 1.10: %s (results in %s)\n", repeats,
+              ok ? "met" : "NOT met", csv.c_str());
   return 0;
 }

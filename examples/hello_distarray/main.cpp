@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     if (grid.parent_rank() == 0) {
       std::printf("sum = %.0f (expected %.0f), max = %.0f\n", total,
                   6.0 * (39.0 * 40.0 / 2.0) + 40.0 * 100.0 * 15.0, biggest);
-      std::printf("ownership map (grid position owning A(i, j); rows i = 0..39 shown in blocks, columns j):\n");
+      std::printf(
+          "ownership map (grid position owning A(i, j); rows i = 0..39 shown in blocks, columns j):\n");
       for (hpf::index_t i = 0; i < 40; ++i) {
         std::printf("  i=%2lld ", static_cast<long long>(i));
         for (hpf::index_t j = 0; j < 6; ++j) std::printf(" %d", layout.owner({i, j}));

@@ -41,11 +41,11 @@ void run_layout(const LayoutArgs& a) {
     std::cout << j.dump() << "\n";
     return;
   }
-  std::cout << "extent " << a.n << " over " << a.P << " processes, " << dist.to_string()
-            << " (block " << m.r << ")\n";
+  std::cout << "extent " << a.n << " over " << a.P << " processes, " << dist.to_string() << " (block " << m.r
+            << ")\n";
   for (int p = 0; p < a.P; ++p) {
-    std::cout << "p" << std::setw(3) << std::left << p << std::right << " owns "
-              << std::setw(6) << m.local_extent(p) << ":";
+    std::cout << "p" << std::setw(3) << std::left << p << std::right << " owns " << std::setw(6)
+              << m.local_extent(p) << ":";
     for (index_t l = 0; l < m.local_extent(p) && l < 32; ++l) std::cout << ' ' << m.global(p, l);
     if (m.local_extent(p) > 32) std::cout << " ...";
     std::cout << "\n";

@@ -24,8 +24,7 @@ bool mpi_alive() {
 }
 
 void free_comm(MPI_Comm* c) {
-  if (*c != MPI_COMM_NULL && *c != MPI_COMM_WORLD && *c != MPI_COMM_SELF && mpi_alive())
-    MPI_Comm_free(c);
+  if (*c != MPI_COMM_NULL && *c != MPI_COMM_WORLD && *c != MPI_COMM_SELF && mpi_alive()) MPI_Comm_free(c);
   delete c;
 }
 } // namespace
@@ -87,8 +86,7 @@ void Requests::wait_all() {
   HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE));
 }
 
-void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag,
-                 Requests& reqs) {
+void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs) {
   const auto* p = static_cast<const char*>(data);
   do {
     const std::size_t n = std::min(nbytes, max_message_bytes);
@@ -98,8 +96,7 @@ void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int des
   } while (nbytes > 0);
 }
 
-void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag,
-                 Requests& reqs) {
+void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag, Requests& reqs) {
   auto* p = static_cast<char*>(data);
   do {
     const std::size_t n = std::min(nbytes, max_message_bytes);

@@ -44,10 +44,14 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
 
 std::string to_string(ExecMode m) {
   switch (m) {
-  case ExecMode::StepSynchronous: return "step-synchronous";
-  case ExecMode::AllAtOnce: return "all-at-once";
-  case ExecMode::Handshake: return "handshake";
-  case ExecMode::Alltoallv: break;
+  case ExecMode::StepSynchronous:
+    return "step-synchronous";
+  case ExecMode::AllAtOnce:
+    return "all-at-once";
+  case ExecMode::Handshake:
+    return "handshake";
+  case ExecMode::Alltoallv:
+    break;
   }
   return "alltoallv";
 }
@@ -93,8 +97,12 @@ void Exchange::post(PackFn pack, UnpackFn unpack) {
     m_ri = 0;
     if (!m_steps.empty()) run_step(m_si, m_ri, m_steps[m_next_step++]);
     break;
-  case ExecMode::AllAtOnce: post_all_at_once(); break;
-  case ExecMode::Alltoallv: run_alltoallv(); break;
+  case ExecMode::AllAtOnce:
+    post_all_at_once();
+    break;
+  case ExecMode::Alltoallv:
+    run_alltoallv();
+    break;
   }
 }
 
@@ -105,7 +113,9 @@ void Exchange::wait() {
   case ExecMode::Handshake:
     while (m_next_step < m_steps.size()) run_step(m_si, m_ri, m_steps[m_next_step++]);
     break;
-  case ExecMode::AllAtOnce: wait_all_at_once(); break;
+  case ExecMode::AllAtOnce:
+    wait_all_at_once();
+    break;
   case ExecMode::Alltoallv:
     if (m_fallback) wait_all_at_once();
     break;
@@ -173,7 +183,8 @@ void Exchange::run_alltoallv() {
     rtotal += rcount[static_cast<std::size_t>(p)];
   }
   // Displacements are ints too: fall back (on every rank together) when any total exceeds INT_MAX.
-  int too_big = (stotal > static_cast<std::size_t>(INT_MAX) || rtotal > static_cast<std::size_t>(INT_MAX)) ? 1 : 0;
+  int too_big =
+      (stotal > static_cast<std::size_t>(INT_MAX) || rtotal > static_cast<std::size_t>(INT_MAX)) ? 1 : 0;
   int any_too_big = 0;
   HPF_MPI_CHECK(MPI_Allreduce(&too_big, &any_too_big, 1, MPI_INT, MPI_MAX, m_comm.get()));
   m_fallback = any_too_big != 0;

@@ -22,9 +22,11 @@ double half_round_trip(const Comm& comm, std::vector<char>& buf, int reps) {
     const double a = MPI_Wtime();
     if (me == 0) {
       HPF_MPI_CHECK(MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 1, 77, comm.get()));
-      HPF_MPI_CHECK(MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 1, 77, comm.get(), MPI_STATUS_IGNORE));
+      HPF_MPI_CHECK(
+          MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 1, 77, comm.get(), MPI_STATUS_IGNORE));
     } else if (me == 1) {
-      HPF_MPI_CHECK(MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, 77, comm.get(), MPI_STATUS_IGNORE));
+      HPF_MPI_CHECK(
+          MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, 77, comm.get(), MPI_STATUS_IGNORE));
       HPF_MPI_CHECK(MPI_Send(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, 77, comm.get()));
     }
     t.push_back((MPI_Wtime() - a) / 2);

@@ -17,37 +17,37 @@ ProcessGrid ProcessGrid::world(std::vector<int> shape) {
 }
 
 ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> shape)
-    : ProcessGrid(parent,
-                  [&] {
-                    std::vector<int> all(static_cast<std::size_t>(comm_size(parent)));
-                    std::iota(all.begin(), all.end(), 0);
-                    return all;
-                  }(),
-                  std::move(shape)) {}
+    : ProcessGrid(
+          parent,
+          [&] {
+            std::vector<int> all(static_cast<std::size_t>(comm_size(parent)));
+            std::iota(all.begin(), all.end(), 0);
+            return all;
+          }(),
+          std::move(shape)) {}
 
 ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<int> shape) {
   using detail::require;
   require(parent != MPI_COMM_NULL, "ProcessGrid: parent communicator is MPI_COMM_NULL");
   auto impl = std::make_shared<Impl>();
   const int psize = comm_size(parent);
-  require(!shape.empty() && static_cast<int>(shape.size()) <= max_rank,
-          "ProcessGrid: shape must have 1 to ", max_rank, " dimensions, got ", shape.size());
+  require(!shape.empty() && static_cast<int>(shape.size()) <= max_rank, "ProcessGrid: shape must have 1 to ",
+          max_rank, " dimensions, got ", shape.size());
   long long product = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    require(shape[d] >= 1, "ProcessGrid: shape[", d, "] must be >= 1, got ", shape[d],
-            " (shape ", list_text(shape), ")");
+    require(shape[d] >= 1, "ProcessGrid: shape[", d, "] must be >= 1, got ", shape[d], " (shape ",
+            list_text(shape), ")");
     product *= shape[d];
   }
-  require(product == static_cast<long long>(ranks.size()), "ProcessGrid: shape ", list_text(shape),
-          " has ", product, " positions but ", ranks.size(), " ranks were given");
+  require(product == static_cast<long long>(ranks.size()), "ProcessGrid: shape ", list_text(shape), " has ",
+          product, " positions but ", ranks.size(), " ranks were given");
   impl->position_of_rank.assign(static_cast<std::size_t>(psize), -1);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const int r = ranks[i];
     require(r >= 0 && r < psize, "ProcessGrid: ranks[", i, "] = ", r,
             " is outside the parent communicator of size ", psize);
     int& pos = impl->position_of_rank[static_cast<std::size_t>(r)];
-    require(pos < 0, "ProcessGrid: rank ", r, " appears twice in ranks (positions ", pos, " and ", i,
-            ")");
+    require(pos < 0, "ProcessGrid: rank ", r, " appears twice in ranks (positions ", pos, " and ", i, ")");
     pos = static_cast<int>(i);
   }
   impl->parent = Comm::duplicate(parent);

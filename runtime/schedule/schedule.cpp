@@ -16,10 +16,10 @@ CommMatrix::CommMatrix(int num_senders, int num_receivers)
 }
 
 void CommMatrix::add(int src, int dst, index_t len) {
-  detail::require(src >= 0 && src < m_senders, "CommMatrix::add: src must be in [0, ", m_senders,
-                  "), got ", src);
-  detail::require(dst >= 0 && dst < m_receivers, "CommMatrix::add: dst must be in [0, ",
-                  m_receivers, "), got ", dst);
+  detail::require(src >= 0 && src < m_senders, "CommMatrix::add: src must be in [0, ", m_senders, "), got ",
+                  src);
+  detail::require(dst >= 0 && dst < m_receivers, "CommMatrix::add: dst must be in [0, ", m_receivers,
+                  "), got ", dst);
   detail::require(len >= 0, "CommMatrix::add: len must be >= 0, got ", len);
   if (len == 0) return;
   m_entries.push_back({src, dst, len});
@@ -50,10 +50,10 @@ const std::vector<Message>& CommMatrix::entries() const {
 
 index_t CommMatrix::at(int src, int dst) const {
   const auto& e = entries();
-  auto it = std::lower_bound(e.begin(), e.end(), Message{src, dst, 0},
-                             [](const Message& a, const Message& b) {
-                               return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-                             });
+  auto it =
+      std::lower_bound(e.begin(), e.end(), Message{src, dst, 0}, [](const Message& a, const Message& b) {
+        return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+      });
   return (it != e.end() && it->src == src && it->dst == dst) ? it->len : 0;
 }
 
@@ -96,8 +96,7 @@ index_t CommMatrix::max_volume() const {
 }
 
 bool operator==(const CommMatrix& a, const CommMatrix& b) {
-  return a.m_senders == b.m_senders && a.m_receivers == b.m_receivers &&
-         a.entries() == b.entries();
+  return a.m_senders == b.m_senders && a.m_receivers == b.m_receivers && a.entries() == b.entries();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,10 +171,10 @@ std::string check_schedule(const Schedule& s, const CommMatrix& m) {
         return concat("step ", step, ": receiver ", msg.dst, " receives more than one message");
       send_step[static_cast<std::size_t>(msg.src)] = step;
       recv_step[static_cast<std::size_t>(msg.dst)] = step;
-      if (msg.len > 0) sent.push_back(msg);
+      if (msg.len > 0)
+        sent.push_back(msg);
       else if (m.at(msg.src, msg.dst) != 0)
-        return concat("step ", step, ": empty message ", msg.src, "->", msg.dst,
-                      " for a pair that has data");
+        return concat("step ", step, ": empty message ", msg.src, "->", msg.dst, " for a pair that has data");
     }
   }
   std::sort(sent.begin(), sent.end(), [](const Message& a, const Message& b) {
@@ -188,15 +187,14 @@ std::string check_schedule(const Schedule& s, const CommMatrix& m) {
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < want.size() || j < sent.size()) {
-    if (j == sent.size() || (i < want.size() && std::tie(want[i].src, want[i].dst) <
-                                                    std::tie(sent[j].src, sent[j].dst)))
-      return concat("pair ", want[i].src, "->", want[i].dst, " (", want[i].len,
-                    ") is never sent");
+    if (j == sent.size() ||
+        (i < want.size() && std::tie(want[i].src, want[i].dst) < std::tie(sent[j].src, sent[j].dst)))
+      return concat("pair ", want[i].src, "->", want[i].dst, " (", want[i].len, ") is never sent");
     if (i == want.size() || std::tie(sent[j].src, sent[j].dst) < std::tie(want[i].src, want[i].dst))
       return concat("pair ", sent[j].src, "->", sent[j].dst, " is sent but has no data");
     if (want[i].len != sent[j].len)
-      return concat("pair ", want[i].src, "->", want[i].dst, " sends ", sent[j].len,
-                    " but the matrix holds ", want[i].len);
+      return concat("pair ", want[i].src, "->", want[i].dst, " sends ", sent[j].len, " but the matrix holds ",
+                    want[i].len);
     ++i;
     ++j;
   }

@@ -39,9 +39,11 @@ template <int N> void round_trip(const Layout<N>& L, int root) {
   const std::vector<double> all = A.gather(root);
   const auto n = static_cast<std::size_t>(L.global_size());
   std::vector<double> ref(n);
-  for (std::size_t i = 0; i < n; ++i) ref[i] = value_of<N>(unflatten<N>(static_cast<index_t>(i), L.extents()));
+  for (std::size_t i = 0; i < n; ++i)
+    ref[i] = value_of<N>(unflatten<N>(static_cast<index_t>(i), L.extents()));
   if (world_rank() == root) {
-    EXPECT_EQ(all, ref) << "layout " << L.describe_dists() << " extents " << Layout<N>::to_string(L.extents());
+    EXPECT_EQ(all, ref) << "layout " << L.describe_dists() << " extents "
+                        << Layout<N>::to_string(L.extents());
   } else {
     EXPECT_TRUE(all.empty());
   }
@@ -94,7 +96,8 @@ TEST(DistArray, TwoAndThreeDimensional) {
     round_trip(Layout<2>({1, 20}, {hpf::Cyclic(3), hpf::Cyclic(1)}, g), n / 2);
     round_trip(Layout<3>({7, 3, 10}, {hpf::Cyclic(2), hpf::Collapsed(), hpf::Cyclic(3)}, g), 0);
     round_trip(Layout<3>({0, 3, 10}, {hpf::Cyclic(2), hpf::Collapsed(), hpf::Cyclic(3)}, g), 0);
-    round_trip(Layout<4>({3, 4, 5, 2}, {hpf::Collapsed(), hpf::Cyclic(1), hpf::Collapsed(), hpf::Block()}, g), 0);
+    round_trip(Layout<4>({3, 4, 5, 2}, {hpf::Collapsed(), hpf::Cyclic(1), hpf::Collapsed(), hpf::Block()}, g),
+               0);
   }
   const auto line = ProcessGrid::world({n});
   round_trip(Layout<3>({5, 6, 7}, {hpf::Collapsed(), hpf::Cyclic(2), hpf::Collapsed()}, line), 0);
@@ -128,7 +131,8 @@ TEST(DistArray, IndexedAccessAndErrors) {
       EXPECT_EQ(A.get({i}), double(i));
     } else {
       HPF_EXPECT_ERROR((void)A.get({i}), "DistArray 'A'", "element (" + std::to_string(i) + ")",
-                       "is owned by grid position", "not by this rank", "(rank " + std::to_string(world_rank()) + ")");
+                       "is owned by grid position", "not by this rank",
+                       "(rank " + std::to_string(world_rank()) + ")");
     }
   }
   HPF_EXPECT_ERROR((void)A.get({10}), "global index (10) is outside the extents (10)");
@@ -148,8 +152,8 @@ TEST(Environment, MpiErrorsBecomeExceptions) {
   // A runtime communicator returns errors instead of aborting; HPF_MPI_CHECK turns them into hpf::Error.
   const auto g = ProcessGrid::world({world_size()});
   int x = 0;
-  HPF_EXPECT_ERROR(HPF_MPI_CHECK(MPI_Send(&x, 1, MPI_INT, world_size() + 5, 0, g.comm().get())), "MPI call failed",
-                   "MPI_Send");
+  HPF_EXPECT_ERROR(HPF_MPI_CHECK(MPI_Send(&x, 1, MPI_INT, world_size() + 5, 0, g.comm().get())),
+                   "MPI call failed", "MPI_Send");
 }
 
 } // namespace

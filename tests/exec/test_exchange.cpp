@@ -67,7 +67,8 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
     const std::size_t unit = 1 + trial % 3;
     const auto plan = hpf::exchange_plan(sched, my_s, my_r, senders, receivers, unit);
     const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
-    for (ExecMode mode : {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake, ExecMode::Alltoallv}) {
+    for (ExecMode mode :
+         {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake, ExecMode::Alltoallv}) {
       hpf::Exchange ex(comm, plan, mode);
       for (int round = 0; round < 2; ++round) {
         std::size_t received = 0;

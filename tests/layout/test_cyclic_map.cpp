@@ -29,11 +29,13 @@ void check_against_brute_force(const CyclicMap& m) {
   index_t total = 0;
   for (int p = 0; p < m.P; ++p) {
     const auto& mine = owned[static_cast<std::size_t>(p)];
-    ASSERT_EQ(m.local_extent(p), static_cast<index_t>(mine.size())) << "n=" << m.n << " P=" << m.P << " r=" << m.r << " p=" << p;
+    ASSERT_EQ(m.local_extent(p), static_cast<index_t>(mine.size()))
+        << "n=" << m.n << " P=" << m.P << " r=" << m.r << " p=" << p;
     for (std::size_t l = 0; l < mine.size(); ++l) {
       const index_t g = mine[l];
       ASSERT_EQ(m.owner(g), p) << "n=" << m.n << " P=" << m.P << " r=" << m.r << " g=" << g;
-      ASSERT_EQ(m.local(g), static_cast<index_t>(l)) << "n=" << m.n << " P=" << m.P << " r=" << m.r << " g=" << g;
+      ASSERT_EQ(m.local(g), static_cast<index_t>(l))
+          << "n=" << m.n << " P=" << m.P << " r=" << m.r << " g=" << g;
       ASSERT_EQ(m.global(p, static_cast<index_t>(l)), g);
     }
     total += m.local_extent(p);
@@ -53,11 +55,11 @@ TEST(CyclicMap, MatchesBruteForceOnRandomCases) {
 }
 
 TEST(CyclicMap, EdgeCases) {
-  check_against_brute_force({0, 4, 3});   // empty
-  check_against_brute_force({2, 7, 1});   // more processes than elements
-  check_against_brute_force({1, 1, 1});   // one element, one process
-  check_against_brute_force({24, 4, 3});  // exact multiple of P r
-  check_against_brute_force({25, 4, 3});  // one past it
+  check_against_brute_force({0, 4, 3});    // empty
+  check_against_brute_force({2, 7, 1});    // more processes than elements
+  check_against_brute_force({1, 1, 1});    // one element, one process
+  check_against_brute_force({24, 4, 3});   // exact multiple of P r
+  check_against_brute_force({25, 4, 3});   // one past it
   check_against_brute_force({10, 3, 100}); // block larger than the array: all on process 0
 }
 
@@ -84,7 +86,8 @@ TEST(Distribution, CyclicRejectsBlockSizeBelowOne) {
       (void)hpf::Cyclic(r);
       FAIL() << "Cyclic(" << r << ") did not throw";
     } catch (const hpf::Error& e) {
-      EXPECT_NE(std::string(e.what()).find("block size must be >= 1, got " + std::to_string(r)), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("block size must be >= 1, got " + std::to_string(r)),
+                std::string::npos)
           << e.what();
     }
   }

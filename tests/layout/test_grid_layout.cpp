@@ -99,7 +99,8 @@ TEST(Layout, ThreeDimensionalMapsAgainstEnumeration) {
           EXPECT_EQ(g.position_of(L.owner_coords(gi)), owner);
           const Index<3> li = L.local_index(gi);
           const Index<3> le = L.local_extents(owner);
-          for (int d = 0; d < 3; ++d) EXPECT_LT(li[static_cast<std::size_t>(d)], le[static_cast<std::size_t>(d)]);
+          for (int d = 0; d < 3; ++d)
+            EXPECT_LT(li[static_cast<std::size_t>(d)], le[static_cast<std::size_t>(d)]);
           EXPECT_EQ(L.global_index(owner, li), gi);
           ++count[static_cast<std::size_t>(owner)];
         }

@@ -20,7 +20,8 @@ TEST(RedistRuns, MatchBruteForceAndAgreeBetweenSides) {
     const int Q = 1 + static_cast<int>(rng() % 9);
     const index_t r = 1 + static_cast<index_t>(rng() % 8);
     const index_t s = 1 + static_cast<index_t>(rng() % 8);
-    const index_t n = static_cast<index_t>(rng() % static_cast<std::uint64_t>(3 * P * r * Q * s / std::max<index_t>(1, std::min(r, s)) + 3));
+    const index_t n = static_cast<index_t>(
+        rng() % static_cast<std::uint64_t>(3 * P * r * Q * s / std::max<index_t>(1, std::min(r, s)) + 3));
     const CyclicMap S{n, P, r};
     const CyclicMap T{n, Q, s};
     std::vector<std::vector<std::vector<RunT>>> to(static_cast<std::size_t>(Q));
@@ -42,7 +43,8 @@ TEST(RedistRuns, MatchBruteForceAndAgreeBetweenSides) {
           }
         }
         ASSERT_EQ(got, want) << "P=" << P << " Q=" << Q << " r=" << r << " s=" << s << " n=" << n;
-        ASSERT_EQ(from[static_cast<std::size_t>(q)], to[static_cast<std::size_t>(q)][static_cast<std::size_t>(p)]);
+        ASSERT_EQ(from[static_cast<std::size_t>(q)],
+                  to[static_cast<std::size_t>(q)][static_cast<std::size_t>(p)]);
         covered += static_cast<index_t>(got.size());
       }
     }

@@ -64,20 +64,23 @@ TEST(Schedule, ValidatorCatchesEveryKindOfViolation) {
     EXPECT_THROW(hpf::validate(s, m), hpf::Error);
   };
   // Two sends by one sender in a step.
-  expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {0, 1, 2}}}, Step{{{1, 1, 4}, {2, 0, 3}}}}), "sends more than one");
+  expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {0, 1, 2}}}, Step{{{1, 1, 4}, {2, 0, 3}}}}),
+                 "sends more than one");
   // Two receives by one receiver.
   expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {2, 0, 3}}}, Step{{{1, 1, 4}}}, Step{{{0, 1, 2}}}}),
                  "receives more than one");
   // A missing pair.
   expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {1, 1, 4}}}, Step{{{2, 0, 3}}}}), "never sent");
   // A pair sent twice.
-  expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {1, 1, 4}}}, Step{{{2, 0, 3}, {0, 1, 2}}}, Step{{{0, 0, 5}}}}),
-                 "more than once");
+  expect_problem(
+      Schedule(3, 2, {Step{{{0, 0, 5}, {1, 1, 4}}}, Step{{{2, 0, 3}, {0, 1, 2}}}, Step{{{0, 0, 5}}}}),
+      "more than once");
   // A wrong length.
   expect_problem(Schedule(3, 2, {Step{{{0, 0, 4}, {1, 1, 4}}}, Step{{{2, 0, 3}, {0, 1, 2}}}}), "sends 4");
   // Data for a pair that has none.
-  expect_problem(Schedule(3, 2, {Step{{{0, 0, 5}, {1, 1, 4}}}, Step{{{2, 0, 3}, {0, 1, 2}}}, Step{{{1, 0, 1}}}}),
-                 "has no data");
+  expect_problem(
+      Schedule(3, 2, {Step{{{0, 0, 5}, {1, 1, 4}}}, Step{{{2, 0, 3}, {0, 1, 2}}}, Step{{{1, 0, 1}}}}),
+      "has no data");
   // An empty message where data is due.
   expect_problem(Schedule(3, 2, {Step{{{0, 0, 0}}}}), "empty message");
   // Out of range and mismatched dimensions.

@@ -33,8 +33,8 @@ class RankListener : public testing::EmptyTestEventListener {
 public:
   void OnTestPartResult(const testing::TestPartResult& r) override {
     if (world_rank() == 0 || !r.failed()) return;
-    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", world_rank(),
-                 r.file_name() ? r.file_name() : "?", r.line_number(), r.message());
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", world_rank(), r.file_name() ? r.file_name() : "?",
+                 r.line_number(), r.message());
     std::fflush(stderr);
   }
 

@@ -60,16 +60,16 @@ T reduce(const DistArray<T, N>& A, T identity, Op op, MPI_Op mpi_op) {
 }
 
 template <class T, int N> void require_nonempty(const DistArray<T, N>& A, const char* what) {
-  require(A.layout().global_size() > 0, what, "(DistArray '", A.label(),
-          "'): the array is empty (extents ", Layout<N>::to_string(A.layout().extents()),
-          "); expected at least one element");
+  require(A.layout().global_size() > 0, what, "(DistArray '", A.label(), "'): the array is empty (extents ",
+          Layout<N>::to_string(A.layout().extents()), "); expected at least one element");
 }
 
 } // namespace detail
 
 /// Collective over the grid's parent communicator: the sum of all elements, on every rank.
 template <class T, int N> T sum(const DistArray<T, N>& A) {
-  return detail::reduce<T, N, Kokkos::Sum<T>>(A, T(0), [](T a, T b) { return a + b; }, MPI_SUM);
+  return detail::reduce<T, N, Kokkos::Sum<T>>(
+      A, T(0), [](T a, T b) { return a + b; }, MPI_SUM);
 }
 
 /// Collective over the grid's parent communicator: the smallest element, on every rank.

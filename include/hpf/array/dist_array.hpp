@@ -36,8 +36,8 @@ template <class T, int N> class DistArray {
 
 public:
   using value_type = T;
-  using view_type = Kokkos::View<typename detail::ViewData<T, N>::type, Kokkos::LayoutLeft,
-                                 Kokkos::HostSpace>;
+  using view_type =
+      Kokkos::View<typename detail::ViewData<T, N>::type, Kokkos::LayoutLeft, Kokkos::HostSpace>;
 
   /// Allocates the local block of `layout` (zero-initialised, as Kokkos does). Not collective.
   DistArray(std::string label, Layout<N> layout) : m_label(std::move(label)), m_layout(std::move(layout)) {
@@ -73,8 +73,7 @@ public:
     const ProcessGrid& grid = m_layout.grid();
     std::vector<T> out;
     if (grid.parent_rank() != root) {
-      if (grid.contains_me())
-        send_local(root);
+      if (grid.contains_me()) send_local(root);
       return out;
     }
     out.resize(static_cast<std::size_t>(m_layout.global_size()));
@@ -132,7 +131,8 @@ public:
       });
       if (pos != grid.my_position() && !bufs[static_cast<std::size_t>(pos)].empty()) {
         const auto& b = bufs[static_cast<std::size_t>(pos)];
-        isend_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_scatter, reqs);
+        isend_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_scatter,
+                    reqs);
       }
     }
     reqs.wait_all();
@@ -183,21 +183,22 @@ private:
 
   void check_root(int root, const char* op) const {
     detail::require(root >= 0 && root < m_layout.grid().parent_size(), "DistArray '", m_label, "'::", op,
-                    ": root must be a rank of the parent communicator in [0, ",
-                    m_layout.grid().parent_size(), "), got ", root);
+                    ": root must be a rank of the parent communicator in [0, ", m_layout.grid().parent_size(),
+                    "), got ", root);
   }
 
   [[nodiscard]] std::size_t checked_offset(const Index<N>& g) const {
     m_layout.check_bounds(g, ("DistArray '" + m_label + "'").c_str());
     const ProcessGrid& grid = m_layout.grid();
     const int owner = m_layout.owner(g);
-    detail::require(grid.contains_me() && owner == grid.my_position(), "DistArray '", m_label,
-                    "': element ", Layout<N>::to_string(g), " is owned by grid position ", owner,
-                    " (parent rank ", grid.rank_at(owner), "), not by this rank");
+    detail::require(grid.contains_me() && owner == grid.my_position(), "DistArray '", m_label, "': element ",
+                    Layout<N>::to_string(g), " is owned by grid position ", owner, " (parent rank ",
+                    grid.rank_at(owner), "), not by this rank");
     const Index<N> l = m_layout.local_index(g);
     std::size_t off = 0;
     for (int d = N; d-- > 0;)
-      off = off * m_view.extent(static_cast<std::size_t>(d)) + static_cast<std::size_t>(l[static_cast<std::size_t>(d)]);
+      off = off * m_view.extent(static_cast<std::size_t>(d)) +
+            static_cast<std::size_t>(l[static_cast<std::size_t>(d)]);
     return off;
   }
 

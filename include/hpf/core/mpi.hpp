@@ -73,39 +73,53 @@ private:
 inline constexpr std::size_t max_message_bytes = static_cast<std::size_t>(INT32_MAX);
 
 /// Posts non-blocking sends of `nbytes` bytes from `data` to `dest` with `tag`, chunked.
-void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag,
-                 Requests& reqs);
+void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs);
 /// Posts the matching receives (the receiver must know `nbytes`).
-void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag,
-                 Requests& reqs);
+void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag, Requests& reqs);
 
 /// The MPI datatype of a C++ arithmetic type (used by the collective reductions).
 template <class T> MPI_Datatype mpi_type() {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<U, float>) return MPI_FLOAT;
-  else if constexpr (std::is_same_v<U, long double>) return MPI_LONG_DOUBLE;
-  else if constexpr (std::is_same_v<U, int>) return MPI_INT;
-  else if constexpr (std::is_same_v<U, unsigned>) return MPI_UNSIGNED;
-  else if constexpr (std::is_same_v<U, long>) return MPI_LONG;
-  else if constexpr (std::is_same_v<U, unsigned long>) return MPI_UNSIGNED_LONG;
-  else if constexpr (std::is_same_v<U, long long>) return MPI_LONG_LONG;
-  else if constexpr (std::is_same_v<U, unsigned long long>) return MPI_UNSIGNED_LONG_LONG;
-  else if constexpr (std::is_same_v<U, short>) return MPI_SHORT;
-  else if constexpr (std::is_same_v<U, unsigned short>) return MPI_UNSIGNED_SHORT;
-  else if constexpr (std::is_same_v<U, signed char>) return MPI_SIGNED_CHAR;
-  else if constexpr (std::is_same_v<U, unsigned char>) return MPI_UNSIGNED_CHAR;
-  else if constexpr (std::is_same_v<U, char>) return MPI_CHAR;
-  else if constexpr (std::is_same_v<U, std::complex<float>>) return MPI_CXX_FLOAT_COMPLEX;
-  else if constexpr (std::is_same_v<U, std::complex<double>>) return MPI_CXX_DOUBLE_COMPLEX;
-  else static_assert(sizeof(U) == 0, "hpf::mpi_type: no MPI datatype for this element type");
+  if constexpr (std::is_same_v<U, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<U, float>)
+    return MPI_FLOAT;
+  else if constexpr (std::is_same_v<U, long double>)
+    return MPI_LONG_DOUBLE;
+  else if constexpr (std::is_same_v<U, int>)
+    return MPI_INT;
+  else if constexpr (std::is_same_v<U, unsigned>)
+    return MPI_UNSIGNED;
+  else if constexpr (std::is_same_v<U, long>)
+    return MPI_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long>)
+    return MPI_UNSIGNED_LONG;
+  else if constexpr (std::is_same_v<U, long long>)
+    return MPI_LONG_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long long>)
+    return MPI_UNSIGNED_LONG_LONG;
+  else if constexpr (std::is_same_v<U, short>)
+    return MPI_SHORT;
+  else if constexpr (std::is_same_v<U, unsigned short>)
+    return MPI_UNSIGNED_SHORT;
+  else if constexpr (std::is_same_v<U, signed char>)
+    return MPI_SIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, unsigned char>)
+    return MPI_UNSIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, char>)
+    return MPI_CHAR;
+  else if constexpr (std::is_same_v<U, std::complex<float>>)
+    return MPI_CXX_FLOAT_COMPLEX;
+  else if constexpr (std::is_same_v<U, std::complex<double>>)
+    return MPI_CXX_DOUBLE_COMPLEX;
+  else
+    static_assert(sizeof(U) == 0, "hpf::mpi_type: no MPI datatype for this element type");
 }
 
 /// True for the element types that mpi_type<T>() knows.
-template <class T>
-inline constexpr bool has_mpi_type_v =
-    std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
-    std::is_same_v<T, std::complex<double>>;
+template <class T> inline constexpr bool has_mpi_type_v = std::is_arithmetic_v<T> ||
+                                                          std::is_same_v<T, std::complex<float>> ||
+                                                          std::is_same_v<T, std::complex<double>>;
 
 /// Rank and size of a raw communicator, checked.
 int comm_rank(MPI_Comm comm);

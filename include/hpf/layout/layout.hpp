@@ -41,8 +41,7 @@ public:
       : m_extents(extents), m_dists(dists), m_grid(std::move(grid)) {
     int gd = 0;
     for (int d = 0; d < N; ++d) {
-      detail::require(m_extents[u(d)] >= 0, "Layout: extent[", d, "] must be >= 0, got ",
-                      m_extents[u(d)]);
+      detail::require(m_extents[u(d)] >= 0, "Layout: extent[", d, "] must be >= 0, got ", m_extents[u(d)]);
       if (m_dists[u(d)].is_collapsed()) {
         m_grid_dim[u(d)] = -1;
       } else {
@@ -52,8 +51,8 @@ public:
     // An array with no distributed dimension lives whole on a one-process grid.
     const bool whole_on_one = gd == 0 && m_grid.size() == 1;
     detail::require(gd == m_grid.ndims() || whole_on_one, "Layout: the array has ", gd,
-                    " distributed dimension(s) (", describe_dists(),
-                    ") but the process grid has ", m_grid.ndims(),
+                    " distributed dimension(s) (", describe_dists(), ") but the process grid has ",
+                    m_grid.ndims(),
                     "; expected one grid dimension per distributed array dimension (or a"
                     " one-process grid when no dimension is distributed)");
     for (int d = 0; d < N; ++d) {
