@@ -1,11 +1,26 @@
-// Sub-commands of the `hpfrt` tool. Each registers itself on the app; main() dispatches.
+// Sub-commands of the `hpfrt` tool. Each command lives in its own file and registers itself with
+// HPF_CLI_COMMAND(name, register_fn), so adding a command never touches main.cpp.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace hpf::cli {
 
-/// `hpfrt layout`: ownership map of a 1-D or 2-D block-cyclic layout (no MPI needed).
-void register_layout(CLI::App& app);
+/// Adds the command's sub-command (its options and callback) to the tool.
+using RegisterFn = void (*)(CLI::App& app);
+
+/// The registered commands, in registration order (main() sorts them by name).
+std::vector<std::pair<std::string, RegisterFn>>& commands();
+
+/// Records a command; called from a static initialiser by HPF_CLI_COMMAND.
+bool add_command(std::string name, RegisterFn fn);
 
 } // namespace hpf::cli
+
+/// Registers `fn` as the sub-command `name` of the tool (at namespace scope, once per command file).
+#define HPF_CLI_COMMAND(name, fn)                                                                    \
+  [[maybe_unused]] static const bool hpf_cli_registered_##fn = ::hpf::cli::add_command(name, fn)

@@ -53,6 +53,7 @@ void run_layout(const LayoutArgs& a) {
 }
 } // namespace
 
+namespace {
 void register_layout(CLI::App& app) {
   auto args = std::make_shared<LayoutArgs>();
   CLI::App* sub = app.add_subcommand("layout", "ownership of a 1-D block-cyclic layout");
@@ -63,5 +64,9 @@ void register_layout(CLI::App& app) {
   sub->add_flag("--json", args->json, "print JSON");
   sub->callback([args] { run_layout(*args); });
 }
+
+} // namespace
+
+HPF_CLI_COMMAND("layout", register_layout);
 
 } // namespace hpf::cli

@@ -4,12 +4,29 @@
 
 #include <hpf/core/error.hpp>
 
+#include <algorithm>
 #include <iostream>
+
+namespace hpf::cli {
+
+std::vector<std::pair<std::string, RegisterFn>>& commands() {
+  static std::vector<std::pair<std::string, RegisterFn>> list;
+  return list;
+}
+
+bool add_command(std::string name, RegisterFn fn) {
+  commands().emplace_back(std::move(name), fn);
+  return true;
+}
+
+} // namespace hpf::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"hpfrt: plans and schedules of the hpfrt runtime"};
   app.require_subcommand(1);
-  hpf::cli::register_layout(app);
+  auto cmds = hpf::cli::commands();
+  std::sort(cmds.begin(), cmds.end());
+  for (const auto& [name, fn] : cmds) fn(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
