@@ -1,0 +1,46 @@
+// Tree reductions of a DistArray's local contributions (seed 002 executor on the array layer).
+#pragma once
+
+#include <hpf/array/dist_array.hpp>
+#include <hpf/reduce/tree_reducer.hpp>
+
+#include <optional>
+
+namespace hpf {
+
+/// Collective over the grid's parent communicator, which must be the reducer's (same group, same
+/// order): every rank folds its local elements in local storage order with op(left, right), then the
+/// ranks' contributions are reduced along the reducer's tree in rank order (ranks that own nothing,
+/// or are outside the grid, contribute nothing). The result is on reducer.root(); std::nullopt
+/// elsewhere and for an empty array. For a BLOCK distribution on a 1-D grid over the whole
+/// communicator this is the left-to-right fold of the array in global order, for any associative op.
+template <class T, int N, class Op>
+std::optional<T> tree_reduce(const TreeReducer& reducer, const DistArray<T, N>& A, Op op) {
+  const Comm& comm = A.layout().grid().comm();
+  int cmp = MPI_UNEQUAL;
+  HPF_MPI_CHECK(MPI_Comm_compare(comm.get(), reducer.comm().get(), &cmp));
+  detail::require(
+      cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "tree_reduce(DistArray '", A.label(),
+      "'): the reducer's communicator is not the grid's parent communicator (MPI_Comm_compare gave ", cmp,
+      ")");
+  struct Part {
+    T value;
+    bool has;
+  };
+  Part mine{T{}, false};
+  const T* data = A.local_data();
+  for (index_t i = 0; i < A.local_size(); ++i) {
+    mine.value = mine.has ? static_cast<T>(op(mine.value, data[i])) : data[i];
+    mine.has = true;
+  }
+  // An absent contribution is a two-sided identity, so no identity element of op is needed.
+  const std::optional<Part> r = reducer.reduce(mine, [&op](const Part& a, const Part& b) {
+    if (!a.has) return b;
+    if (!b.has) return a;
+    return Part{static_cast<T>(op(a.value, b.value)), true};
+  });
+  if (!r || !r->has) return std::nullopt;
+  return r->value;
+}
+
+} // namespace hpf

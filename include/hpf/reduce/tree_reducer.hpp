@@ -1,0 +1,190 @@
+// hpf::TreeReducer: runs a reduction tree of seed 002 (Canon & Antoniu) over MPI.
+//
+// Plan once, execute many times: the constructor plans the tree for the communicator's size and the
+// costs (d, c) -- the same tree on every rank, no broadcast -- and reduce() follows it. The operator
+// may be any callable and need not be commutative: the tree is in rank order (Lemma 1 of seed 002),
+// so the result on the root is the left-to-right fold x_0 * x_1 * ... * x_{size-1}.
+//
+// Overlap as in the model (Section 3.1): a rank posts the receive of its next input before it starts
+// combining the current one, so a transfer proceeds while the previous input is being combined.
+// Inputs are received one at a time, in the planned order (one-port). MPI libraries without an
+// asynchronous progress thread move a message larger than the eager limit only while the receiver
+// calls into MPI, so buffer reductions combine in chunks of progress_chunk_bytes and poke the progress
+// engine between chunks.
+//
+// The executor follows the tree and the receive order, not the planned clock: a rank sends as soon as
+// its partial result is ready. Algorithm 2's limit of K concurrent transfers (which it reaches by
+// delaying transfers) therefore holds in the plan, not necessarily at run time.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/mpi.hpp>
+#include <hpf/reduce/tree.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+
+namespace detail {
+/// Message tag of the tree reducer on its own (duplicated) communicator.
+inline constexpr int tag_tree_reduce = 4001;
+
+/// Collective over `comm`: the largest of every rank's `value`, on every rank.
+double allreduce_max(MPI_Comm comm, double value);
+/// Median of the samples (which are reordered in place). Throws hpf::Error if there are none.
+double median(std::vector<double>& samples);
+} // namespace detail
+
+/// Collective over `comm`: the transfer cost d of a message of `bytes` bytes, in seconds: half the
+/// median round trip of `repeats` ping-pongs between ranks 0 and 1, the same value on every rank
+/// (0 on a single rank).
+double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats = 21);
+
+/// Collective over `comm`: the computation cost c, in seconds: the median time of `repeats` calls of
+/// `call()` on each rank, the largest over ranks (so that every rank plans with the same c).
+template <class F> double measure_compute_cost(MPI_Comm comm, F&& call, int repeats = 21) {
+  detail::require(repeats >= 1, "measure_compute_cost: repeats must be >= 1, got ", repeats);
+  std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(repeats));
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return detail::allreduce_max(comm, detail::median(t));
+}
+
+class TreeReducer {
+public:
+  /// Collective over `comm`: duplicates it and plans the tree of `opts.strategy` for its size and
+  /// `costs`, with the result on opts.root. Throws hpf::Error on every rank for negative or
+  /// non-finite costs, K < 1 with a limited strategy, or a root outside the communicator.
+  TreeReducer(MPI_Comm comm, ReduceCosts costs, const TreeOptions& opts = {});
+
+  /// Collective over `comm`: a reducer that runs a tree planned elsewhere (e.g. in_rank_order of an
+  /// evaluated parent array). Throws hpf::Error on every rank unless the tree has one machine per
+  /// rank, its root is a rank, and it passes check_rank_order.
+  static TreeReducer from_tree(MPI_Comm comm, ReductionTree tree);
+
+  /// Collective over `comm`: measures d (measure_transfer_cost of `bytes`) and c (the time of
+  /// `op_call()`), then plans as the constructor does.
+  template <class F>
+  static TreeReducer measured(MPI_Comm comm, std::size_t bytes, F&& op_call, const TreeOptions& opts = {}) {
+    const double d = measure_transfer_cost(comm, bytes);
+    const double c = measure_compute_cost(comm, op_call);
+    return TreeReducer(comm, ReduceCosts{d, c}, opts);
+  }
+
+  [[nodiscard]] const ReductionTree& tree() const noexcept { return m_tree; }
+  [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  [[nodiscard]] int root() const noexcept { return m_tree.root; }
+  [[nodiscard]] int size() const noexcept { return m_tree.size(); }
+  [[nodiscard]] int rank() const noexcept { return m_rank; }
+
+  /// Collective over the communicator: reduces one value per rank with op(left, right) -> T in rank
+  /// order. The result is on root() (std::nullopt on the other ranks). T must be trivially copyable.
+  template <class T, class Op> [[nodiscard]] std::optional<T> reduce(const T& value, Op op) const {
+    static_assert(std::is_trivially_copyable_v<T>, "TreeReducer::reduce: T must be trivially copyable");
+    T acc = value;
+    run<T>(std::span<T>(&acc, 1), [&](bool input_is_left, const T* in, T* a, const auto& /*progress*/) {
+      *a = input_is_left ? static_cast<T>(op(*in, *a)) : static_cast<T>(op(*a, *in));
+    });
+    if (m_rank != m_tree.root) return std::nullopt;
+    return acc;
+  }
+
+  /// Collective over the communicator: element-wise reduction of `in` (the same number of elements on
+  /// every rank) with op(left, right) -> T in rank order; the result is written to `out` on root()
+  /// (`out` is not touched elsewhere and may be empty there). Throws hpf::Error if `out` on the root
+  /// is smaller than `in`.
+  template <class T, class Op> void reduce(std::span<const T> in, std::span<T> out, Op op) const {
+    static_assert(std::is_trivially_copyable_v<T>, "TreeReducer::reduce: T must be trivially copyable");
+    detail::require(m_rank != m_tree.root || out.size() >= in.size(),
+                    "TreeReducer::reduce: the output on root ", m_tree.root, " holds ", out.size(),
+                    " elements; expected at least ", in.size());
+    // The root accumulates in `out` directly; the others in a buffer that is never zero-filled.
+    const std::size_t count = in.size();
+    std::unique_ptr<T[]> own;
+    T* acc = out.data();
+    if (m_rank != m_tree.root) {
+      own = std::make_unique_for_overwrite<T[]>(count);
+      acc = own.get();
+    }
+    std::copy(in.begin(), in.end(), acc);
+    // Combine in chunks and let MPI progress between them: without an asynchronous progress thread
+    // a prefetched message larger than the eager limit only moves while this rank calls into MPI.
+    const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));
+    run<T>(std::span<T>(acc, count), [&](bool input_is_left, const T* x, T* a, const auto& progress) {
+      for (std::size_t lo = 0; lo < count; lo += chunk) {
+        const std::size_t hi = std::min(count, lo + chunk);
+        if (input_is_left)
+          for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<T>(op(x[i], a[i]));
+        else
+          for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<T>(op(a[i], x[i]));
+        progress();
+      }
+    });
+  }
+
+  /// Bytes of a buffer combined between two calls into MPI's progress engine.
+  static constexpr std::size_t progress_chunk_bytes = 16384;
+
+private:
+  TreeReducer() = default;
+
+  /// Follows the tree on this rank: receive the inputs in planned order (the next receive posted
+  /// before combining the current input), combine each into `acc`, send `acc` to the parent.
+  template <class T, class Combine> void run(std::span<T> acc, Combine combine) const {
+    const std::size_t bytes = acc.size() * sizeof(T);
+    const auto& inputs = m_tree.inputs[static_cast<std::size_t>(m_rank)];
+    if (!inputs.empty()) {
+      // Two receive buffers: the next input lands in one while the current one is combined.
+      std::array<std::unique_ptr<T[]>, 2> buf{
+          std::make_unique_for_overwrite<T[]>(acc.size()),
+          inputs.size() > 1 ? std::make_unique_for_overwrite<T[]>(acc.size()) : nullptr};
+      std::array<Requests, 2> req;
+      irecv_bytes(m_comm, buf[0].get(), bytes, inputs[0], detail::tag_tree_reduce, req[0]);
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        req[k % 2].wait_all();
+        if (k + 1 < inputs.size()) // prefetch the next input while combining this one (seed 002, Sec. 3.1)
+          irecv_bytes(m_comm, buf[(k + 1) % 2].get(), bytes, inputs[k + 1], detail::tag_tree_reduce,
+                      req[(k + 1) % 2]);
+        const bool pending = k + 1 < inputs.size();
+        const auto progress = [&] {
+          if (!pending) return;
+          int flag = 0; // MPI_Iprobe drives the progress engine without touching the request
+          HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm.get(), &flag, MPI_STATUS_IGNORE));
+        };
+        combine(inputs[k] < m_rank, buf[k % 2].get(), acc.data(), progress);
+      }
+    }
+    const int parent = m_tree.parent[static_cast<std::size_t>(m_rank)];
+    const int to = parent >= 0 ? parent : (m_tree.root != m_rank ? m_tree.root : -1);
+    if (to >= 0) {
+      Requests r;
+      isend_bytes(m_comm, acc.data(), bytes, to, detail::tag_tree_reduce, r);
+      r.wait_all();
+    }
+    if (m_rank == m_tree.root && parent >= 0) { // the sink could not be the root: it forwards (in_rank_order)
+      Requests r;
+      irecv_bytes(m_comm, acc.data(), bytes, m_tree.sink(), detail::tag_tree_reduce, r);
+      r.wait_all();
+    }
+  }
+
+  Comm m_comm;
+  ReductionTree m_tree;
+  int m_rank = 0;
+};
+
+} // namespace hpf
