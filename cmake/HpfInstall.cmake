@@ -8,6 +8,7 @@ install(TARGETS hpfrt EXPORT hpfrtTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hpfrt_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/hpf DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES compiler-support/include/hpfrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(HPF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hpfrt)
 install(EXPORT hpfrtTargets NAMESPACE hpfrt:: DESTINATION ${HPF_CMAKE_DIR})
 configure_package_config_file(cmake/hpfrtConfig.cmake.in
