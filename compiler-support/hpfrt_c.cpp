@@ -151,6 +151,13 @@ hpf_status hpf_finalize(void) {
   });
 }
 
+hpf_status hpf_world(int* rank, int* size) {
+  return guarded([&] {
+    if (rank != nullptr) *rank = hpf::comm_rank(MPI_COMM_WORLD);
+    if (size != nullptr) *size = hpf::comm_size(MPI_COMM_WORLD);
+  });
+}
+
 hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndims, const int* shape,
                            hpf_grid* grid) {
   return guarded([&] {
@@ -172,6 +179,10 @@ hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndim
 hpf_status hpf_grid_create_f(MPI_Fint comm, int nranks, const int* ranks, int ndims, const int* shape,
                              hpf_grid* grid) {
   return hpf_grid_create(MPI_Comm_f2c(comm), nranks, ranks, ndims, shape, grid);
+}
+
+hpf_status hpf_grid_create_world(int ndims, const int* shape, hpf_grid* grid) {
+  return hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, ndims, shape, grid);
 }
 
 hpf_status hpf_grid_free(hpf_grid* grid) {

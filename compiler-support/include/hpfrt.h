@@ -60,6 +60,9 @@ const char* hpf_last_error(void);
 hpf_status hpf_init(int* argc, char*** argv);
 hpf_status hpf_finalize(void);
 
+/* This process's rank in MPI_COMM_WORLD and its size (for programs that use no MPI themselves). */
+hpf_status hpf_world(int* rank, int* size);
+
 /* Collective over `comm`: a grid of ndims (1..4) dimensions with `shape` over `nranks` ranks of
  * `comm` given in grid-position order (Fortran order of coordinates). ranks == NULL: every rank of
  * comm in rank order (nranks is then ignored). */
@@ -68,6 +71,8 @@ hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndim
 /* The same for a Fortran communicator handle. */
 hpf_status hpf_grid_create_f(MPI_Fint comm, int nranks, const int* ranks, int ndims, const int* shape,
                              hpf_grid* grid);
+/* Collective over MPI_COMM_WORLD: every rank in rank order (for Fortran programs that use no MPI). */
+hpf_status hpf_grid_create_world(int ndims, const int* shape, hpf_grid* grid);
 hpf_status hpf_grid_free(hpf_grid* grid);
 /* Grid position of the calling rank, or -1 when it is outside the grid. */
 hpf_status hpf_grid_my_position(hpf_grid grid, int* position);

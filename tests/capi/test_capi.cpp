@@ -35,6 +35,11 @@ TEST(CApi, TwoDimensionalDoubleRoundTrip) {
   int pos = -2;
   HPF_C_OK(hpf_grid_my_position(grid.g, &pos));
   EXPECT_EQ(pos, world_rank());
+  int wr = -1;
+  int ws = -1;
+  HPF_C_OK(hpf_world(&wr, &ws));
+  EXPECT_EQ(wr, world_rank());
+  EXPECT_EQ(ws, n);
 
   // 13 x 5, CYCLIC(2) x * : extents that are no multiple of anything.
   const int64_t ext[2] = {13, 5};
