@@ -264,6 +264,28 @@ hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, i
   });
 }
 
+hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index) {
+  return guarded([&] {
+    require_handle(index, "hpf_array_global_index: index");
+    visit(array, "hpf_array_global_index: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      hpf::detail::require(local_offset >= 0 && local_offset < A.local_size(),
+                           "hpf_array_global_index: local_offset must be in [0, ", A.local_size(), "), got ",
+                           local_offset);
+      const int pos = A.layout().grid().my_position();
+      const auto ext = A.layout().local_extents(pos);
+      hpf::Index<Tr::rank> l{};
+      int64_t rest = local_offset;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) {
+        l[d] = rest % ext[d];
+        rest /= ext[d];
+      }
+      const auto g = A.layout().global_index(pos, l);
+      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) index[d] = g[d];
+    });
+  });
+}
+
 hpf_status hpf_array_fill(hpf_array array, const void* value) {
   return guarded([&] {
     require_handle(value, "hpf_array_fill: value");

@@ -90,6 +90,10 @@ hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents)
  * offset in the local block (else -1). */
 hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, int64_t* local_offset);
 
+/* The global index (rank entries) of the local element at `local_offset` (0 <= offset < local
+ * size, Fortran order within the local block): the owner-computes loop of a compiler. */
+hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index);
+
 /* Not collective: every local element := *value (of the array's type). */
 hpf_status hpf_array_fill(hpf_array array, const void* value);
 

@@ -70,6 +70,10 @@ TEST(CApi, TwoDimensionalDoubleRoundTrip) {
       EXPECT_EQ(owned == 1, L.owner({i, j}) == world_rank());
       if (owned == 1) {
         ++owned_count;
+        int64_t back[2] = {-1, -1};
+        HPF_C_OK(hpf_array_global_index(A.a, off, back));
+        EXPECT_EQ(back[0], i);
+        EXPECT_EQ(back[1], j);
         EXPECT_EQ(static_cast<double*>(data)[off], global[static_cast<std::size_t>(i + 13 * j)]);
       } else {
         EXPECT_EQ(off, -1);
@@ -196,6 +200,8 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   const int64_t out_of_range[1] = {10};
   int owned = 0;
   HPF_C_FAILS(hpf_array_locate(A.a, out_of_range, &owned, nullptr), HPF_ERR_ARG, "outside the extents");
+  int64_t gi[1] = {0};
+  HPF_C_FAILS(hpf_array_global_index(A.a, 1000, gi), HPF_ERR_ARG, "got 1000");
   double r = 0;
   HPF_C_FAILS(hpf_array_gather(A.a, n, &r), HPF_ERR_ARG, "root");
   std::vector<double> seven(7, 1.0);
