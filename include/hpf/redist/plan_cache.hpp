@@ -5,6 +5,7 @@
 
 #include <hpf/redist/plan.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
