@@ -55,6 +55,7 @@ struct DimPlan {
   CyclicMap src;
   CyclicMap dst;
   CommMatrix grid;
+  Strategy strategy = Strategy::Auto; ///< the strategy used (Auto resolved)
   Schedule schedule;
 };
 
@@ -161,7 +162,9 @@ public:
       dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
       ScheduleOptions sod = so;
       sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
-      dp.schedule = make_schedule(dp.grid, opt.strategy, sod);
+      // Auto is resolved here so that the plan can say what it runs (per dimension).
+      dp.strategy = opt.strategy == Strategy::Auto ? auto_strategy(dp.grid, sod) : opt.strategy;
+      dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
     }
     plan_my_part();
   }
@@ -174,6 +177,8 @@ public:
   /// The 1-D communication grid and schedule of dimension d (lengths in elements).
   [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
   [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
+  /// The strategy that scheduled dimension d (what Strategy::Auto chose, or the requested one).
+  [[nodiscard]] Strategy dim_strategy(int d) const { return dim(d).strategy; }
 
   /// The N-d schedule over (source grid position, target grid position), lengths in elements: the
   /// product of the per-dimension schedules (NS multiplies). Built on first use.
