@@ -89,8 +89,9 @@ int main(int argc, char** argv) {
     const auto plan1 = hpf::cached_plan(cyc3, cyc5, used);
     if (root) {
       std::printf("   after   %s\n", ownership(cyc5).c_str());
-      std::printf("   communication grid (elements p -> q) and schedule (strategy %s):\n",
-                  hpf::to_string(plan1->options().strategy).c_str());
+      std::printf("   communication grid (elements p -> q) and schedule (strategy %s, which chose %s):\n",
+                  hpf::to_string(plan1->options().strategy).c_str(),
+                  hpf::to_string(plan1->dim_strategy(0)).c_str());
       for (const hpf::Message& m : plan1->dim_grid(0).entries())
         std::printf("    %d->%d: %lld\n", m.src, m.dst, static_cast<long long>(m.len));
       print_schedule(plan1->dim_schedule(0));
