@@ -147,6 +147,7 @@ hpf_status hpf_init(int* argc, char*** argv) {
 hpf_status hpf_finalize(void) {
   return guarded([&] {
     hpf::detail::require(g_env.has_value(), "hpf_finalize: hpf_init was not called");
+    if (g_env->initialized_mpi()) hpf::clear_plan_cache(); // cached plans hold communicators
     g_env.reset();
   });
 }
@@ -200,7 +201,7 @@ hpf_status hpf_grid_my_position(hpf_grid grid, int* position) {
   });
 }
 
-hpf_status hpf_array_create(const char* label, hpf_type type, int rank, const int64_t* extents,
+hpf_status hpf_array_create(const char* label, std::int32_t type, int rank, const int64_t* extents,
                             const hpf_dist* dists, hpf_grid grid, hpf_array* array) {
   return guarded([&] {
     require_handle(array, "hpf_array_create: array");
@@ -330,6 +331,46 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
         if (count > 0) std::memcpy(all.data(), data, all.size() * sizeof(T));
       }
       A.scatter(root, all); // checks the root's count against the global size on every rank
+    });
+  });
+}
+
+hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                  std::int32_t strategy) {
+  return guarded([&] {
+    require_handle(dists, "hpf_array_redistribute: dists");
+    const hpf::ProcessGrid& g = require_handle(grid, "hpf_array_redistribute: grid")->grid;
+    hpf::RedistOptions opt;
+    switch (strategy) {
+    case HPF_STRATEGY_AUTO:
+      opt.strategy = hpf::Strategy::Auto;
+      break;
+    case HPF_STRATEGY_CATERPILLAR:
+      opt.strategy = hpf::Strategy::Caterpillar;
+      break;
+    case HPF_STRATEGY_CLASS:
+      opt.strategy = hpf::Strategy::Class;
+      break;
+    case HPF_STRATEGY_KOENIG_STEPWISE:
+      opt.strategy = hpf::Strategy::KoenigStepwise;
+      break;
+    case HPF_STRATEGY_KOENIG_GREEDY:
+      opt.strategy = hpf::Strategy::KoenigGreedy;
+      break;
+    case HPF_STRATEGY_ALL_AT_ONCE:
+      opt.strategy = hpf::Strategy::AllAtOnce;
+      break;
+    case HPF_STRATEGY_ALLTOALLV:
+      opt.strategy = hpf::Strategy::Alltoallv;
+      break;
+    default:
+      hpf::detail::fail("hpf_array_redistribute: strategy must be one of HPF_STRATEGY_AUTO .. "
+                        "HPF_STRATEGY_ALLTOALLV (0..6), got ",
+                        static_cast<int>(strategy));
+    }
+    visit(array, "hpf_array_redistribute: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      A.redistribute(make_layout<Tr::rank>(A.layout().extents().data(), dists, g), opt);
     });
   });
 }

@@ -28,7 +28,8 @@ typedef enum hpf_status {
   HPF_ERR_RUNTIME = 2, /* MPI failure or another runtime error: see hpf_last_error() */
 } hpf_status;
 
-/* Element types. */
+/* Element types. Functions take them as int32_t, so any value a caller passes is well defined
+ * (and rejected with HPF_ERR_ARG unless it is one of these). */
 typedef enum hpf_type { HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3 } hpf_type;
 
 /* Per-dimension distribution: HPF's BLOCK, CYCLIC(block) and `*`. */
@@ -79,7 +80,7 @@ hpf_status hpf_grid_my_position(hpf_grid grid, int* position);
 
 /* Not collective: an array of `rank` (1..4) dimensions with the given extents and per-dimension
  * distributions over `grid` (the k-th distributed dimension runs along grid dimension k), zeroed. */
-hpf_status hpf_array_create(const char* label, hpf_type type, int rank, const int64_t* extents,
+hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, int rank, const int64_t* extents,
                             const hpf_dist* dists, hpf_grid grid, hpf_array* array);
 hpf_status hpf_array_free(hpf_array* array);
 
@@ -108,6 +109,12 @@ hpf_status hpf_array_max(hpf_array array, void* result);
 hpf_status hpf_array_gather(hpf_array array, int root, void* out);
 /* Collective: distributes `data` (global-size elements on root; ignored elsewhere). */
 hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_t count);
+
+/* Collective over the parent communicator: HPF REDISTRIBUTE. The array keeps its extents and data
+ * and takes the new distributions over `grid` (which must share the parent communicator). Plans
+ * are cached, so repeating a redistribution between the same layouts does not re-plan. */
+hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                  int32_t strategy /* an hpf_strategy */);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@ program heat
 !HPF$ DISTRIBUTE u(CYCLIC(3)) ONTO procs
 !HPF$ DISTRIBUTE (BLOCK, *) ONTO procs :: w
 !HPF$ DISTRIBUTE counts(BLOCK) ONTO procs
+!HPF$ DYNAMIC u
 
   ! Initial temperature: a ramp; every element is an integer, so sums are exact in any order.
   forall (i = 1:n) u(i) = dble(mod(7 * i, 100))
@@ -19,6 +20,11 @@ program heat
   hottest = maxval(u)
   coldest = minval(u)
   print '(a, f12.1, a, f6.1, a, f6.1)', 'u: sum ', total, ' max ', hottest, ' min ', coldest
+
+  ! Phase change: the next kernel prefers larger blocks. The data moves; the sums do not change.
+!HPF$ REDISTRIBUTE u(CYCLIC(5))
+  total = sum(u)
+  print '(a, f12.1)', 'u after REDISTRIBUTE: sum ', total
 
   do step = 1, 3
     forall (i = 1:n / 2) u(i) = dble(step * i)

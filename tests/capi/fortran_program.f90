@@ -30,6 +30,12 @@ program fortran_program
   ok = nint(total) == 5050
   if (me == 0) ok = ok .and. all(nint(gathered) == [(i + 1, i = 0, 99)])
 
+  ! REDISTRIBUTE A to CYCLIC(5) and back to CYCLIC(3): the data follows, the local pointer changes.
+  call hpf_check(hpf_array_redistribute(a, [hpf_cyclic(5)], grid, HPF_STRATEGY_AUTO), 'redistribute A')
+  gathered = 0
+  call hpf_check(hpf_array_gather(a, 0, c_loc(gathered)), 'gather A after REDISTRIBUTE')
+  if (me == 0) ok = ok .and. all(nint(gathered) == [(i + 1, i = 0, 99)])
+
   call hpf_check(hpf_array_create('B', HPF_FLOAT64, 2, [9_c_int64_t, 5_c_int64_t], [hpf_cyclic(2), hpf_collapsed()], &
                                   grid, b), 'create B')
   call hpf_local_real64(b, y)

@@ -99,6 +99,47 @@ TEST(CApi, TwoDimensionalDoubleRoundTrip) {
   }
 }
 
+TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
+  const int n = world_size();
+  GridGuard all;
+  const int shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &all.g));
+  // Target grid: the ranks in reverse order, or only the first half of them.
+  std::vector<int> half;
+  for (int r = (n + 1) / 2 - 1; r >= 0; --r) half.push_back(r);
+  GridGuard sub;
+  const int sub_shape[1] = {static_cast<int>(half.size())};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, static_cast<int>(half.size()), half.data(), 1, sub_shape, &sub.g));
+
+  const int64_t ext[2] = {23, 3};
+  const hpf_dist from[2] = {{HPF_DIST_CYCLIC, 3}, {HPF_DIST_COLLAPSED, 0}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("R", HPF_INT64, 2, ext, from, all.g, &A.a));
+  std::vector<int64_t> global(23 * 3);
+  std::iota(global.begin(), global.end(), int64_t{100});
+  HPF_C_OK(hpf_array_scatter(A.a, 0, global.data(), world_rank() == 0 ? 69 : 0));
+
+  const hpf_dist to[2] = {{HPF_DIST_CYCLIC, 5}, {HPF_DIST_COLLAPSED, 0}};
+  for (const hpf_strategy s :
+       {HPF_STRATEGY_AUTO, HPF_STRATEGY_CATERPILLAR, HPF_STRATEGY_KOENIG_STEPWISE, HPF_STRATEGY_ALLTOALLV}) {
+    HPF_C_OK(hpf_array_redistribute(A.a, to, sub.g, s));
+    std::vector<int64_t> back(world_rank() == 0 ? global.size() : 0);
+    HPF_C_OK(hpf_array_gather(A.a, 0, back.data()));
+    if (world_rank() == 0) {
+      EXPECT_EQ(back, global) << "strategy " << s;
+    }
+    HPF_C_OK(hpf_array_redistribute(A.a, from, all.g, s));
+  }
+  // Bad input leaves the array as it was.
+  const hpf_dist bad[2] = {{HPF_DIST_CYCLIC, 0}, {HPF_DIST_COLLAPSED, 0}};
+  EXPECT_EQ(hpf_array_redistribute(A.a, bad, all.g, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
+  EXPECT_EQ(hpf_array_redistribute(A.a, to, all.g, 42), HPF_ERR_ARG);
+  EXPECT_NE(std::string(hpf_last_error()).find("got 42"), std::string::npos) << hpf_last_error();
+  int64_t sum = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &sum));
+  EXPECT_EQ(sum, std::accumulate(global.begin(), global.end(), int64_t{0}));
+}
+
 template <class T> void fill_and_sum(hpf_type type, int rank) {
   const int n = world_size();
   GridGuard grid;
@@ -190,8 +231,7 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, negative, block, grid.g, &a), HPF_ERR_ARG, "got -4");
   HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 5, ext, block, grid.g, &a), HPF_ERR_ARG,
               "rank must be 1 to 4, got 5");
-  HPF_C_FAILS(hpf_array_create("X", static_cast<hpf_type>(9), 1, ext, block, grid.g, &a), HPF_ERR_ARG,
-              "got 9");
+  HPF_C_FAILS(hpf_array_create("X", 9, 1, ext, block, grid.g, &a), HPF_ERR_ARG, "got 9");
   HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, ext, block, nullptr, &a), HPF_ERR_ARG, "handle is NULL");
   EXPECT_EQ(a, nullptr);
 
