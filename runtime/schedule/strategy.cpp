@@ -225,13 +225,17 @@ Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
     edges.clear();
     edges.reserve(left.size());
     for (const Message& m : left) {
-      // Stepwise: priority counts the maximum-degree endpoints, so a lexicographic maximum saturates
-      // every maximum-degree vertex (such a matching exists in a bipartite graph, which is what makes
-      // König's theorem constructive, Theorem 1) and among those has the most weight. Greedy: weight only.
-      const int prio = stepwise ? int(row[sz(m.src)] == delta) + int(col[sz(m.dst)] == delta) : 0;
+      // Priority counts the maximum-degree endpoints. Stepwise maximises it first, so the matching
+      // saturates every maximum-degree vertex (such a matching exists in a bipartite graph, which is
+      // what makes König's theorem constructive, Theorem 1), and among those has the most weight.
+      // Greedy maximises the weight first and breaks ties towards maximum-degree vertices (a
+      // deterministic tie-break that keeps the step count down; the seed leaves ties open).
+      const int prio = int(row[sz(m.src)] == delta) + int(col[sz(m.dst)] == delta);
       edges.push_back({m.src, m.dst, m.len, prio});
     }
-    const std::vector<std::size_t> match = max_weight_bipartite_matching(P, Q, edges);
+    const std::vector<std::size_t> match = max_weight_bipartite_matching(
+        P, Q, edges,
+        stepwise ? MatchingObjective::PriorityThenWeight : MatchingObjective::WeightThenPriority);
     detail::require(!match.empty(), "König schedule: internal error, empty matching");
     Step step;
     std::vector<char> taken(left.size(), 0);
