@@ -216,37 +216,56 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
     for (int q = 0; q < Q; ++q)
       if (const index_t v = volume(p, q); v > 0) talking.push_back({p, q, v});
 
-  std::vector<index_t> prefix; // dense P x Q counts of [0, R) when swept
+  // The prefix [0, R) when swept: runs (p, q, len), sorted by (p, q) with equal pairs merged.
+  std::vector<Message> swept;
+  bool sweep = false;
   if (R > 0) {
-    // Sweep: one step per maximal run of [0, R) with a fixed (source block, target block).
+    // Sweep: one step per maximal run of [0, R) with a fixed (source block, target block), against
+    // min(r, s) pairs of floor sums per talking pair; take the cheaper.
     const index_t sweep_cost = R / r + R / s + 1;
     const auto log_cost = static_cast<index_t>(std::bit_width(static_cast<std::uint64_t>(Pr + Qs)));
-    i128 floor_cost = static_cast<i128>(talking.size()) * std::min(r, s) * 4 * log_cost;
-    const bool dense_ok = PQ <= (index_t{1} << 22);
-    bool sweep = method == PartialSliceMethod::Sweep || (method == PartialSliceMethod::Auto && dense_ok &&
-                                                         static_cast<i128>(sweep_cost) <= floor_cost);
-    require(!sweep || dense_ok, "block-cyclic pattern: sweep needs P Q <= 2^22, got ", PQ);
-    if (sweep) {
-      prefix.assign(static_cast<std::size_t>(PQ), 0);
-      index_t i = 0;
-      while (i < R) {
-        const index_t bi = i / r;
-        const index_t bj = i / s;
-        const index_t end = std::min({(bi + 1) * r, (bj + 1) * s, R});
-        const auto p = static_cast<index_t>(bi % P);
-        const auto q = static_cast<index_t>(bj % Q);
-        prefix[static_cast<std::size_t>(p * Q + q)] += end - i;
-        i = end;
-      }
+    const i128 floor_cost = static_cast<i128>(talking.size()) * std::min(r, s) * 4 * log_cost;
+    sweep = method == PartialSliceMethod::Sweep ||
+            (method == PartialSliceMethod::Auto && static_cast<i128>(sweep_cost) <= floor_cost);
+  }
+  auto compact = [](std::vector<Message>& v) {
+    std::sort(v.begin(), v.end(), [](const Message& x, const Message& y) {
+      return x.src != y.src ? x.src < y.src : x.dst < y.dst;
+    });
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (w > 0 && v[w - 1].src == v[k].src && v[w - 1].dst == v[k].dst)
+        v[w - 1].len += v[k].len;
+      else
+        v[w++] = v[k];
     }
+    v.resize(w);
+  };
+  if (sweep) {
+    // Memory stays O(talking pairs + 2^20): runs are merged whenever the buffer fills.
+    const std::size_t limit = std::max<std::size_t>(2 * talking.size(), std::size_t{1} << 20);
+    index_t i = 0;
+    while (i < R) {
+      const index_t bi = i / r;
+      const index_t bj = i / s;
+      const index_t end = std::min({(bi + 1) * r, (bj + 1) * s, R});
+      swept.push_back({static_cast<int>(bi % P), static_cast<int>(bj % Q), end - i});
+      if (swept.size() >= limit) compact(swept);
+      i = end;
+    }
+    compact(swept);
   }
 
+  std::size_t k = 0; // walks `swept` alongside `talking`, both sorted by (p, q)
   for (const Message& m : talking) {
     index_t len = 0;
     require(!__builtin_mul_overflow(full, m.len, &len), "block-cyclic pattern: message length overflows");
-    if (R > 0)
-      len += prefix.empty() ? prefix_pair_count(R, P, r, Q, s, m.src, m.dst)
-                            : prefix[static_cast<std::size_t>(static_cast<index_t>(m.src) * Q + m.dst)];
+    if (R > 0 && !sweep) len += prefix_pair_count(R, P, r, Q, s, m.src, m.dst);
+    if (sweep) {
+      while (k < swept.size() && (swept[k].src < m.src || (swept[k].src == m.src && swept[k].dst < m.dst)))
+        ++k;
+      if (k < swept.size() && swept[k].src == m.src && swept[k].dst == m.dst) len += swept[k].len;
+    }
     grid.add(m.src, m.dst, len);
   }
   return grid;

@@ -48,6 +48,7 @@ Strategy parse_strategy(std::string_view name) {
 const std::vector<Strategy>& all_strategies() {
   static const std::vector<Strategy> all = [] {
     std::vector<Strategy> v;
+    v.reserve(kNames.size());
     for (const StrategyName& n : kNames) v.push_back(n.strategy);
     return v;
   }();
