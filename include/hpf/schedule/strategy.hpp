@@ -91,7 +91,8 @@ struct ScheduleOptions {
 /// vertex of maximum degree, so NS equals the max degree of the grid.
 [[nodiscard]] Schedule koenig_stepwise_schedule(const CommMatrix& grid);
 
-/// Greedy (section 4.5): each step a maximum-weight matching of what is left.
+/// Greedy (section 4.5): each step a maximum-weight matching of what is left; among those, one that
+/// covers the most maximum-degree vertices (our deterministic tie-break; the seed leaves ties open).
 [[nodiscard]] Schedule koenig_greedy_schedule(const CommMatrix& grid);
 
 } // namespace hpf
