@@ -24,13 +24,15 @@ index_t overlap(index_t a0, index_t a1, index_t b0, index_t b1) {
 /// (m Q + q) s + y of the slice, since the offsets l P r - m Q s cover every multiple of g exactly
 /// once per slice (proof of Proposition 1, seed 004). Summing vol(k) over k = c (mod g) is the same
 /// count, grouped by k = y - x. O(1): per x, the y in [0, s) of one residue number s / g or s / g + 1.
-index_t slice_volume(index_t r, index_t s, index_t g, index_t c) {
+/// In 128 bits: with block sizes near 2^40 the slice (and r s / g) exceeds 64 bits.
+i128 slice_volume(index_t r, index_t s, index_t g, index_t c) {
   const index_t s1 = s % g;
   const index_t r1 = r % g;
   // x in [0, r): full periods of g values of x each hit s1 residues below s1; the last r1 values of
   // x cover the circular arc [c, c + r1) of residues, split at g.
-  const index_t extra = (r / g) * s1 + overlap(c, c + r1, 0, s1) + overlap(c, c + r1, g, g + s1);
-  return r * (s / g) + extra;
+  const i128 extra =
+      static_cast<i128>(r / g) * s1 + overlap(c, c + r1, 0, s1) + overlap(c, c + r1, g, g + s1);
+  return static_cast<i128>(r) * (s / g) + extra;
 }
 
 } // namespace
@@ -135,7 +137,10 @@ index_t class_slice_volume(const BlockCyclicGeometry& geo, index_t c) {
                   "), got ", c);
   // Lemma 1: scale the reduced problem's volume by D. slice_volume(r', s', g', c) counts the same
   // solutions as summing vol'(k) over class_offsets(c), in O(1).
-  return geo.D * slice_volume(geo.r_red, geo.s_red, geo.g_red, c);
+  const i128 v = geo.D * slice_volume(geo.r_red, geo.s_red, geo.g_red, c);
+  detail::require(v <= std::numeric_limits<index_t>::max(), "class_slice_volume: the volume of class ", c,
+                  " per slice exceeds 64 bits (the slice length lcm(P r, Q s) does not fit)");
+  return static_cast<index_t>(v);
 }
 
 std::vector<std::pair<int, int>> class_members(const BlockCyclicGeometry& geo, index_t c) {
@@ -200,7 +205,7 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
 
   // Per-slice volume of each pair; a table by residue when g is not much larger than the grid.
   const auto PQ = static_cast<index_t>(P) * Q;
-  std::vector<index_t> table;
+  std::vector<i128> table;
   if (geo.g <= std::max<index_t>(PQ, 1024) * 4) {
     table.resize(static_cast<std::size_t>(geo.g));
     for (index_t c = 0; c < geo.g; ++c) table[static_cast<std::size_t>(c)] = slice_volume(r, s, geo.g, c);
@@ -210,11 +215,14 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
     return table.empty() ? slice_volume(r, s, geo.g, c) : table[static_cast<std::size_t>(c)];
   };
 
-  // Pairs that talk at all in a slice: only they can talk in the prefix, a subset of a slice.
+  // Pairs that talk at all in a slice: only they can talk in the prefix, a subset of a slice. With
+  // whole slices (full > 0) L fits in 64 bits and so does every per-slice volume (<= L / P); without,
+  // only positivity matters and len is 1.
   std::vector<Message> talking;
   for (int p = 0; p < P; ++p)
     for (int q = 0; q < Q; ++q)
-      if (const index_t v = volume(p, q); v > 0) talking.push_back({p, q, v});
+      if (const i128 v = volume(p, q); v > 0)
+        talking.push_back({p, q, full > 0 ? static_cast<index_t>(v) : 1});
 
   // The prefix [0, R) when swept: runs (p, q, len), sorted by (p, q) with equal pairs merged.
   std::vector<Message> swept;
@@ -258,8 +266,7 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
 
   std::size_t k = 0; // walks `swept` alongside `talking`, both sorted by (p, q)
   for (const Message& m : talking) {
-    index_t len = 0;
-    require(!__builtin_mul_overflow(full, m.len, &len), "block-cyclic pattern: message length overflows");
+    index_t len = full * m.len; // at most M: the pair's share of the whole slices
     if (R > 0 && !sweep) len += prefix_pair_count(R, P, r, Q, s, m.src, m.dst);
     if (sweep) {
       while (k < swept.size() && (swept[k].src < m.src || (swept[k].src == m.src && swept[k].dst < m.dst)))

@@ -1,7 +1,9 @@
 // Maximum-weight bipartite matching by successive shortest paths with blocking augmentations
 // (see matching.hpp). Written here rather than taken from LEMON / Boost.Graph: both only offer
-// general-graph weighted matching (Edmonds, O(V E log V) or O(V^3) per call), and the König
-// schedulers call this once per step.
+// general-graph weighted matching (Edmonds, O(V E log V) or O(V^3) per call), the König schedulers
+// call this once per step, and LEMON 1.3.1 does not compile as C++20 (std::allocator::construct).
+// Measured against LEMON's MaxWeightedMatching (built as C++17): same optimum, 1.3x-27x faster on the
+// first stepwise step of P = Q = 1024 grids (docs/redist_plan.md).
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/matching.hpp>
 

@@ -1,6 +1,7 @@
 // The block-cyclic communication pattern (seed 004, sections 4.1-4.2) against element-by-element
 // enumeration, and the class structure (Lemma 1, Lemma 2, Propositions 1-2).
 #include <hpf/core/error.hpp>
+#include <hpf/layout/cyclic_map.hpp>
 #include <hpf/redist/pattern.hpp>
 
 #include <gtest/gtest.h>
@@ -111,6 +112,22 @@ TEST(BlockCyclicPattern, EdgeCases) {
   const CommMatrix huge = hpf::block_cyclic_pattern(3, big + 1, 2, big - 1, 100000);
   EXPECT_EQ(huge.at(0, 0), 100000);
   EXPECT_THROW((void)hpf::slice_length(3, big + 1, 2, big - 1), hpf::Error);
+  EXPECT_EQ(hpf::block_cyclic_pattern(7, big + 1, 2, big - 1, 100000).at(0, 0), 100000);
+  // Block sizes whose product exceeds 64 bits, an array of several blocks: every row holds the
+  // source's local extent and every column the target's (CyclicMap, seed 004 section 2).
+  const index_t r2 = (index_t{1} << 33) + 1;
+  const index_t s2 = (index_t{1} << 33) - 1;
+  const index_t M2 = 5 * r2 + 12345;
+  const CommMatrix wide = hpf::block_cyclic_pattern(3, r2, 2, s2, M2);
+  for (int p = 0; p < 3; ++p) {
+    index_t row = 0;
+    for (int q = 0; q < 2; ++q) row += wide.at(p, q);
+    EXPECT_EQ(row, (hpf::CyclicMap{M2, 3, r2}.local_extent(p))) << p;
+  }
+  for (int q = 0; q < 2; ++q)
+    EXPECT_EQ(wide.at(0, q) + wide.at(1, q) + wide.at(2, q), (hpf::CyclicMap{M2, 2, s2}.local_extent(q)));
+  // Element 4 r2 (source 1, block 4) lies in target block floor(4 r2 / s2) = 4, owned by q = 0.
+  EXPECT_GT(wide.at(1, 0), 0);
 }
 
 TEST(BlockCyclicPattern, CostDoesNotGrowWithM) {

@@ -251,6 +251,13 @@ TEST(Schedulers, DegenerateGrids) {
   const CommMatrix one = hpf::block_cyclic_pattern(1, 5, 7, 2, 100);
   EXPECT_EQ(hpf::make_schedule(one, Strategy::KoenigStepwise).num_steps(), 7);
   EXPECT_EQ(hpf::make_schedule(one, Strategy::Class, with_params(1, 5, 7, 2, 100)).num_steps(), 7);
+  // Block sizes near 2^40 (a collapsed dimension): L does not fit in 64 bits, class still applies
+  // (gcd(2^40 + 1, 2) = gcd(2^40 - 1, 7) = 1) and its residue arithmetic must not overflow.
+  const index_t big = index_t{1} << 40;
+  const CommMatrix wide = hpf::block_cyclic_pattern(7, big + 1, 2, big - 1, 100000);
+  const Schedule wc = hpf::make_schedule(wide, Strategy::Class, with_params(7, big + 1, 2, big - 1, 100000));
+  EXPECT_EQ(hpf::check_schedule(wc, wide), "");
+  EXPECT_EQ(wc.total_cost(), 100000);
   const CommMatrix gather = hpf::block_cyclic_pattern(9, 2, 1, 5, 100);
   EXPECT_EQ(hpf::make_schedule(gather, Strategy::KoenigGreedy).num_steps(), 9);
 }
