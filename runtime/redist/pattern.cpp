@@ -125,10 +125,17 @@ index_t pair_class(const BlockCyclicGeometry& geo, int p, int q) {
 std::vector<index_t> class_offsets(const BlockCyclicGeometry& geo, index_t c) {
   detail::require(c >= 0 && c < geo.g_red, "class_offsets: class c must be in [0, g' = ", geo.g_red,
                   "), got ", c);
-  std::vector<index_t> ks;
   const index_t lo = 1 - geo.r_red;
-  for (index_t k = lo + detail::pos_mod(c - lo, geo.g_red); k <= geo.s_red - 1; k += geo.g_red)
-    ks.push_back(k);
+  const index_t first = lo + detail::pos_mod(c - lo, geo.g_red);
+  const index_t count = first <= geo.s_red - 1 ? (geo.s_red - 1 - first) / geo.g_red + 1 : 0;
+  // A listing, not a computation (class_slice_volume is O(1)): refuse absurd sizes rather than
+  // exhaust memory when r' + s' is huge and g' small (a collapsed dimension).
+  detail::require(count <= (index_t{1} << 24), "class_offsets: class ", c, " has ", count,
+                  " offsets k (r' + s' - 1 = ", geo.r_red + geo.s_red - 1, ", g' = ", geo.g_red,
+                  "), more than the 2^24 this listing allows");
+  std::vector<index_t> ks;
+  ks.reserve(static_cast<std::size_t>(count));
+  for (index_t k = first; k <= geo.s_red - 1; k += geo.g_red) ks.push_back(k);
   return ks;
 }
 

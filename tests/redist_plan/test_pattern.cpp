@@ -236,6 +236,8 @@ TEST(BlockCyclicPattern, BadInputsThrow) {
   HPF_EXPECT_THROW_MSG(hpf::pair_class(geo, 4, 0), "p must be in [0, 4), got 4");
   HPF_EXPECT_THROW_MSG(hpf::class_members(geo, geo.g_red), "class c must be in [0, g' = 4), got 4");
   HPF_EXPECT_THROW_MSG(hpf::block_overlap(0, 3, 1), "r and s must be >= 1");
+  const hpf::BlockCyclicGeometry collapsed = hpf::block_cyclic_geometry(1, index_t{1} << 40, 1, 3);
+  HPF_EXPECT_THROW_MSG(hpf::class_offsets(collapsed, 0), "more than the 2^24 this listing allows");
 }
 
 TEST(FloorSum, MatchesDirectSum) {
