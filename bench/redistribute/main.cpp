@@ -289,7 +289,8 @@ template <int N> void run_case(const std::string& case_name, const hpf::Layout<N
     double plan_s = MPI_Wtime() - p0;
     HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &plan_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     std::string name = hpf::to_string(st);
-    if (st == hpf::Strategy::Auto) name += "(" + hpf::to_string(plan.dim_strategy(0)) + ")";
+    if (st == hpf::Strategy::Auto)
+      name += "(" + hpf::to_string(plan.dim_strategy(0)) + " " + hpf::to_string(plan.exec_mode()) + ")";
     methods.push_back({name, plan_s, [&plan, &A, &B] { plan.execute(A, B); }});
   }
 

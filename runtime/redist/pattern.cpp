@@ -24,13 +24,15 @@ index_t overlap(index_t a0, index_t a1, index_t b0, index_t b1) {
 /// (m Q + q) s + y of the slice, since the offsets l P r - m Q s cover every multiple of g exactly
 /// once per slice (proof of Proposition 1, seed 004). Summing vol(k) over k = c (mod g) is the same
 /// count, grouped by k = y - x. O(1): per x, the y in [0, s) of one residue number s / g or s / g + 1.
-index_t slice_volume(index_t r, index_t s, index_t g, index_t c) {
+/// In 128 bits: with block sizes near 2^40 the slice (and r s / g) exceeds 64 bits.
+i128 slice_volume(index_t r, index_t s, index_t g, index_t c) {
   const index_t s1 = s % g;
   const index_t r1 = r % g;
   // x in [0, r): full periods of g values of x each hit s1 residues below s1; the last r1 values of
   // x cover the circular arc [c, c + r1) of residues, split at g.
-  const index_t extra = (r / g) * s1 + overlap(c, c + r1, 0, s1) + overlap(c, c + r1, g, g + s1);
-  return r * (s / g) + extra;
+  const i128 extra =
+      static_cast<i128>(r / g) * s1 + overlap(c, c + r1, 0, s1) + overlap(c, c + r1, g, g + s1);
+  return static_cast<i128>(r) * (s / g) + extra;
 }
 
 } // namespace
@@ -123,10 +125,17 @@ index_t pair_class(const BlockCyclicGeometry& geo, int p, int q) {
 std::vector<index_t> class_offsets(const BlockCyclicGeometry& geo, index_t c) {
   detail::require(c >= 0 && c < geo.g_red, "class_offsets: class c must be in [0, g' = ", geo.g_red,
                   "), got ", c);
-  std::vector<index_t> ks;
   const index_t lo = 1 - geo.r_red;
-  for (index_t k = lo + detail::pos_mod(c - lo, geo.g_red); k <= geo.s_red - 1; k += geo.g_red)
-    ks.push_back(k);
+  const index_t first = lo + detail::pos_mod(c - lo, geo.g_red);
+  const index_t count = first <= geo.s_red - 1 ? (geo.s_red - 1 - first) / geo.g_red + 1 : 0;
+  // A listing, not a computation (class_slice_volume is O(1)): refuse absurd sizes rather than
+  // exhaust memory when r' + s' is huge and g' small (a collapsed dimension).
+  detail::require(count <= (index_t{1} << 24), "class_offsets: class ", c, " has ", count,
+                  " offsets k (r' + s' - 1 = ", geo.r_red + geo.s_red - 1, ", g' = ", geo.g_red,
+                  "), more than the 2^24 this listing allows");
+  std::vector<index_t> ks;
+  ks.reserve(static_cast<std::size_t>(count));
+  for (index_t k = first; k <= geo.s_red - 1; k += geo.g_red) ks.push_back(k);
   return ks;
 }
 
@@ -135,7 +144,10 @@ index_t class_slice_volume(const BlockCyclicGeometry& geo, index_t c) {
                   "), got ", c);
   // Lemma 1: scale the reduced problem's volume by D. slice_volume(r', s', g', c) counts the same
   // solutions as summing vol'(k) over class_offsets(c), in O(1).
-  return geo.D * slice_volume(geo.r_red, geo.s_red, geo.g_red, c);
+  const i128 v = geo.D * slice_volume(geo.r_red, geo.s_red, geo.g_red, c);
+  detail::require(v <= std::numeric_limits<index_t>::max(), "class_slice_volume: the volume of class ", c,
+                  " per slice exceeds 64 bits (the slice length lcm(P r, Q s) does not fit)");
+  return static_cast<index_t>(v);
 }
 
 std::vector<std::pair<int, int>> class_members(const BlockCyclicGeometry& geo, index_t c) {
@@ -200,7 +212,7 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
 
   // Per-slice volume of each pair; a table by residue when g is not much larger than the grid.
   const auto PQ = static_cast<index_t>(P) * Q;
-  std::vector<index_t> table;
+  std::vector<i128> table;
   if (geo.g <= std::max<index_t>(PQ, 1024) * 4) {
     table.resize(static_cast<std::size_t>(geo.g));
     for (index_t c = 0; c < geo.g; ++c) table[static_cast<std::size_t>(c)] = slice_volume(r, s, geo.g, c);
@@ -210,43 +222,64 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
     return table.empty() ? slice_volume(r, s, geo.g, c) : table[static_cast<std::size_t>(c)];
   };
 
-  // Pairs that talk at all in a slice: only they can talk in the prefix, a subset of a slice.
+  // Pairs that talk at all in a slice: only they can talk in the prefix, a subset of a slice. With
+  // whole slices (full > 0) L fits in 64 bits and so does every per-slice volume (<= L / P); without,
+  // only positivity matters and len is 1.
   std::vector<Message> talking;
   for (int p = 0; p < P; ++p)
     for (int q = 0; q < Q; ++q)
-      if (const index_t v = volume(p, q); v > 0) talking.push_back({p, q, v});
+      if (const i128 v = volume(p, q); v > 0)
+        talking.push_back({p, q, full > 0 ? static_cast<index_t>(v) : 1});
 
-  std::vector<index_t> prefix; // dense P x Q counts of [0, R) when swept
+  // The prefix [0, R) when swept: runs (p, q, len), sorted by (p, q) with equal pairs merged.
+  std::vector<Message> swept;
+  bool sweep = false;
   if (R > 0) {
-    // Sweep: one step per maximal run of [0, R) with a fixed (source block, target block).
+    // Sweep: one step per maximal run of [0, R) with a fixed (source block, target block), against
+    // min(r, s) pairs of floor sums per talking pair; take the cheaper.
     const index_t sweep_cost = R / r + R / s + 1;
     const auto log_cost = static_cast<index_t>(std::bit_width(static_cast<std::uint64_t>(Pr + Qs)));
-    i128 floor_cost = static_cast<i128>(talking.size()) * std::min(r, s) * 4 * log_cost;
-    const bool dense_ok = PQ <= (index_t{1} << 22);
-    bool sweep = method == PartialSliceMethod::Sweep || (method == PartialSliceMethod::Auto && dense_ok &&
-                                                         static_cast<i128>(sweep_cost) <= floor_cost);
-    require(!sweep || dense_ok, "block-cyclic pattern: sweep needs P Q <= 2^22, got ", PQ);
-    if (sweep) {
-      prefix.assign(static_cast<std::size_t>(PQ), 0);
-      index_t i = 0;
-      while (i < R) {
-        const index_t bi = i / r;
-        const index_t bj = i / s;
-        const index_t end = std::min({(bi + 1) * r, (bj + 1) * s, R});
-        const auto p = static_cast<index_t>(bi % P);
-        const auto q = static_cast<index_t>(bj % Q);
-        prefix[static_cast<std::size_t>(p * Q + q)] += end - i;
-        i = end;
-      }
+    const i128 floor_cost = static_cast<i128>(talking.size()) * std::min(r, s) * 4 * log_cost;
+    sweep = method == PartialSliceMethod::Sweep ||
+            (method == PartialSliceMethod::Auto && static_cast<i128>(sweep_cost) <= floor_cost);
+  }
+  auto compact = [](std::vector<Message>& v) {
+    std::sort(v.begin(), v.end(), [](const Message& x, const Message& y) {
+      return x.src != y.src ? x.src < y.src : x.dst < y.dst;
+    });
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (w > 0 && v[w - 1].src == v[k].src && v[w - 1].dst == v[k].dst)
+        v[w - 1].len += v[k].len;
+      else
+        v[w++] = v[k];
     }
+    v.resize(w);
+  };
+  if (sweep) {
+    // Memory stays O(talking pairs + 2^20): runs are merged whenever the buffer fills.
+    const std::size_t limit = std::max<std::size_t>(2 * talking.size(), std::size_t{1} << 20);
+    index_t i = 0;
+    while (i < R) {
+      const index_t bi = i / r;
+      const index_t bj = i / s;
+      const index_t end = std::min({(bi + 1) * r, (bj + 1) * s, R});
+      swept.push_back({static_cast<int>(bi % P), static_cast<int>(bj % Q), end - i});
+      if (swept.size() >= limit) compact(swept);
+      i = end;
+    }
+    compact(swept);
   }
 
+  std::size_t k = 0; // walks `swept` alongside `talking`, both sorted by (p, q)
   for (const Message& m : talking) {
-    index_t len = 0;
-    require(!__builtin_mul_overflow(full, m.len, &len), "block-cyclic pattern: message length overflows");
-    if (R > 0)
-      len += prefix.empty() ? prefix_pair_count(R, P, r, Q, s, m.src, m.dst)
-                            : prefix[static_cast<std::size_t>(static_cast<index_t>(m.src) * Q + m.dst)];
+    index_t len = full * m.len; // at most M: the pair's share of the whole slices
+    if (R > 0 && !sweep) len += prefix_pair_count(R, P, r, Q, s, m.src, m.dst);
+    if (sweep) {
+      while (k < swept.size() && (swept[k].src < m.src || (swept[k].src == m.src && swept[k].dst < m.dst)))
+        ++k;
+      if (k < swept.size() && swept[k].src == m.src && swept[k].dst == m.dst) len += swept[k].len;
+    }
     grid.add(m.src, m.dst, len);
   }
   return grid;

@@ -1,7 +1,9 @@
 // Maximum-weight bipartite matching by successive shortest paths with blocking augmentations
 // (see matching.hpp). Written here rather than taken from LEMON / Boost.Graph: both only offer
-// general-graph weighted matching (Edmonds, O(V E log V) or O(V^3) per call), and the König
-// schedulers call this once per step.
+// general-graph weighted matching (Edmonds, O(V E log V) or O(V^3) per call), the König schedulers
+// call this once per step, and LEMON 1.3.1 does not compile as C++20 (std::allocator::construct).
+// Measured against LEMON's MaxWeightedMatching (built as C++17): same optimum, 1.3x-27x faster on the
+// first stepwise step of P = Q = 1024 grids (docs/redist_plan.md).
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/matching.hpp>
 
@@ -21,10 +23,12 @@ constexpr i128 kInf = static_cast<i128>(std::numeric_limits<std::int64_t>::max()
 } // namespace
 
 std::vector<std::size_t> max_weight_bipartite_matching(int num_left, int num_right,
-                                                       const std::vector<BipartiteEdge>& edges) {
+                                                       const std::vector<BipartiteEdge>& edges,
+                                                       MatchingObjective objective) {
   detail::require(num_left >= 0, "max_weight_bipartite_matching: num_left must be >= 0, got ", num_left);
   detail::require(num_right >= 0, "max_weight_bipartite_matching: num_right must be >= 0, got ", num_right);
   i128 total_weight = 0;
+  i128 total_priority = 0;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const BipartiteEdge& b = edges[e];
     detail::require(b.left >= 0 && b.left < num_left, "max_weight_bipartite_matching: edge ", e,
@@ -36,10 +40,16 @@ std::vector<std::size_t> max_weight_bipartite_matching(int num_left, int num_rig
     detail::require(b.priority >= 0, "max_weight_bipartite_matching: edge ", e, " has priority ", b.priority,
                     ", expected >= 0");
     total_weight += b.weight;
+    total_priority += b.priority;
   }
-  // Lexicographic objective as one 128-bit value: K exceeds the weight of any matching.
-  const i128 K = total_weight + 1;
-  auto value = [&](const BipartiteEdge& b) { return static_cast<i128>(b.priority) * K + b.weight; };
+  // Lexicographic objective as one 128-bit value: the multiplier exceeds the secondary sum of any
+  // matching (edge sums of 64-bit values, so the products stay far below 2^127).
+  const bool prio_first = objective == MatchingObjective::PriorityThenWeight;
+  const i128 K = (prio_first ? total_weight : total_priority) + 1;
+  auto value = [&](const BipartiteEdge& b) {
+    return prio_first ? static_cast<i128>(b.priority) * K + b.weight
+                      : static_cast<i128>(b.weight) * K + b.priority;
+  };
 
   const int nL = num_left;
   const int nR = num_right;

@@ -301,6 +301,33 @@ TEST(Redistribute, AutoMeasuresTheNetwork) {
   EXPECT_EQ(wrong(B, 0.5), 0);
 }
 
+// Auto runs its schedule step by step when transfers dominate the cost model and all at once when
+// start-ups do; the explicit strategies keep their executor.
+TEST(Redistribute, AutoChoosesTheExecutorFromTheCostModel) {
+  const int n = world_size();
+  const Layout<1> src({100000}, {Cyclic(3)}, ProcessGrid(MPI_COMM_WORLD, {n}));
+  const Layout<1> dst({100000}, {Cyclic(5)}, ProcessGrid(MPI_COMM_WORLD, {n}));
+  RedistOptions o = opts(Strategy::Auto);
+  o.alpha = 1.0; // start-ups dominate
+  const hpf::RedistributionPlan<1> startup(src, dst, o);
+  EXPECT_EQ(startup.exec_mode(), hpf::ExecMode::AllAtOnce);
+  o.alpha = 0.0; // transfers dominate
+  const hpf::RedistributionPlan<1> transfer(src, dst, o);
+  EXPECT_EQ(transfer.exec_mode(), hpf::ExecMode::StepSynchronous);
+  EXPECT_NE(transfer.dim_strategy(0), Strategy::Auto);
+  EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, opts(Strategy::Caterpillar)).exec_mode(),
+            hpf::ExecMode::StepSynchronous);
+  EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, opts(Strategy::Alltoallv)).exec_mode(),
+            hpf::ExecMode::Alltoallv);
+  for (const hpf::RedistributionPlan<1>* p : {&startup, &transfer}) {
+    DistArray<double, 1> A("A", src);
+    DistArray<double, 1> B("B", dst);
+    fill(A, 0.5);
+    p->execute(A, B);
+    EXPECT_EQ(wrong(B, 0.5), 0);
+  }
+}
+
 TEST(Redistribute, SplitPhaseOverlapsLocalWork) {
   const int n = world_size();
   const Layout<1> src({5003}, {Cyclic(3)}, ProcessGrid(MPI_COMM_WORLD, {n}));

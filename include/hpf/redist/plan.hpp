@@ -34,7 +34,9 @@
 namespace hpf {
 
 struct RedistOptions {
-  /// How messages are ordered and run. Auto picks the schedule of least alpha*steps + beta*TC.
+  /// How messages are ordered and run. Auto picks, per dimension, the schedule of least
+  /// alpha*steps + beta*TC, and runs it step by step when the transfer term beta*TC dominates, or
+  /// posts all messages at once when start-ups dominate (see RedistributionPlan::exec_mode()).
   Strategy strategy = Strategy::Auto;
   /// Cost model for Auto (seconds per step, seconds per byte); measured once per communicator
   /// (collectively) when not given.
@@ -166,6 +168,20 @@ public:
       dp.strategy = opt.strategy == Strategy::Auto ? auto_strategy(dp.grid, sod) : opt.strategy;
       dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
     }
+    m_mode = detail::exec_mode_of(opt.strategy);
+    if (opt.strategy == Strategy::Auto) {
+      // The product schedule has NS = prod NS_d steps and TC = prod TC_d (a step's longest message is
+      // the product of the dimensions' longest). Seed 004 (section 5) schedules steps to avoid
+      // contention, which matters when transfers dominate; when start-ups dominate (alpha NS > beta TC)
+      // every step boundary only adds a synchronisation, and posting everything at once overlaps them.
+      double ns = 1;
+      double tc = 1;
+      for (const auto& dp : m_dims) {
+        ns *= static_cast<double>(dp.schedule.num_steps());
+        tc *= static_cast<double>(dp.schedule.total_cost());
+      }
+      m_mode = so.alpha * ns > so.beta * tc ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
+    }
     plan_my_part();
   }
 
@@ -173,7 +189,8 @@ public:
   [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
   [[nodiscard]] const RedistOptions& options() const noexcept { return m_opt; }
   /// How the executor runs the messages (from options().strategy).
-  [[nodiscard]] ExecMode exec_mode() const { return detail::exec_mode_of(m_opt.strategy); }
+  /// How the executor runs the messages: from options().strategy, and for Auto from the cost model.
+  [[nodiscard]] ExecMode exec_mode() const noexcept { return m_mode; }
   /// The 1-D communication grid and schedule of dimension d (lengths in elements).
   [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
   [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
@@ -475,6 +492,7 @@ private:
   Layout<N> m_src;
   Layout<N> m_dst;
   RedistOptions m_opt;
+  ExecMode m_mode = ExecMode::StepSynchronous;
   std::array<detail::DimPlan, N> m_dims;
   std::array<int, N> m_my_src{};
   std::array<int, N> m_my_dst{};

@@ -81,17 +81,18 @@ struct ScheduleOptions {
 [[nodiscard]] bool class_schedule_applies(const BlockCyclicParams& params, std::string* why = nullptr);
 
 /// Class by class (Prop. 3 and 4): for each class residue c mod g' with data, max(P, Q) / g'
-/// complete steps; lengths are read from `grid`, which must be the grid of `params`. Zero-length
-/// messages (pairs of a talking class that hold no data when M is not a multiple of L) are left out,
-/// and steps left empty are dropped. Throws hpf::Error when it does not apply or the grid does not
-/// match.
+/// complete steps; lengths are read from `grid` (P x Q). Zero-length messages (pairs of a silent
+/// class, or pairs that hold no data when M is not a multiple of L) are left out and steps left
+/// empty are dropped. Valid for any P x Q grid; optimal in NS and TC for the grid of `params` with M a
+/// multiple of L. Throws hpf::Error when Prop. 3 does not apply or the grid is not P x Q.
 [[nodiscard]] Schedule class_schedule(const CommMatrix& grid, const BlockCyclicParams& params);
 
 /// Theorem 1 (König): each step a maximum-weight matching among the matchings that saturate every
 /// vertex of maximum degree, so NS equals the max degree of the grid.
 [[nodiscard]] Schedule koenig_stepwise_schedule(const CommMatrix& grid);
 
-/// Greedy (section 4.5): each step a maximum-weight matching of what is left.
+/// Greedy (section 4.5): each step a maximum-weight matching of what is left; among those, one that
+/// covers the most maximum-degree vertices (our deterministic tie-break; the seed leaves ties open).
 [[nodiscard]] Schedule koenig_greedy_schedule(const CommMatrix& grid);
 
 } // namespace hpf
