@@ -39,9 +39,9 @@ i128 slice_volume(index_t r, index_t s, index_t g, index_t c) {
 
 namespace detail {
 
-i128 floor_sum(index_t n, index_t m, index_t a, index_t b) {
+i128 floor_sum(index_t n, index_t m, index_t a, i128 b) {
   require(n >= 0 && m >= 1 && a >= 0 && b >= 0, "floor_sum: needs n >= 0, m >= 1, a >= 0, b >= 0, got n ", n,
-          ", m ", m, ", a ", a, ", b ", b);
+          ", m ", m, ", a ", a, ", b ", static_cast<long double>(b));
   // The Euclid-like reduction of AtCoder Library's floor_sum, in 128-bit so that a n + b never wraps.
   i128 ans = 0;
   i128 N = n;
@@ -190,7 +190,7 @@ index_t prefix_pair_count(index_t R, int P, index_t r, int Q, index_t s, int p, 
     const index_t start = first + x;
     if (start >= R) break;
     const index_t n = ceil_div(R - start, period);
-    const index_t B = pos_mod(start - other_first, other_period);
+    const i128 B = pos_mod(start - other_first, other_period);
     count += floor_sum(n, other_period, period, B + other_period) -
              floor_sum(n, other_period, period, B + other_period - other_blk);
   }
@@ -238,7 +238,8 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
     // Sweep: one step per maximal run of [0, R) with a fixed (source block, target block), against
     // min(r, s) pairs of floor sums per talking pair; take the cheaper.
     const index_t sweep_cost = R / r + R / s + 1;
-    const auto log_cost = static_cast<index_t>(std::bit_width(static_cast<std::uint64_t>(Pr + Qs)));
+    const auto log_cost =
+        static_cast<index_t>(std::bit_width(static_cast<std::uint64_t>(Pr) + static_cast<std::uint64_t>(Qs)));
     const i128 floor_cost = static_cast<i128>(talking.size()) * std::min(r, s) * 4 * log_cost;
     sweep = method == PartialSliceMethod::Sweep ||
             (method == PartialSliceMethod::Auto && static_cast<i128>(sweep_cost) <= floor_cost);
@@ -263,7 +264,8 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
     while (i < R) {
       const index_t bi = i / r;
       const index_t bj = i / s;
-      const index_t end = std::min({(bi + 1) * r, (bj + 1) * s, R});
+      // Ends of the current source and target blocks, clipped to R without forming (b + 1) r.
+      const index_t end = std::min(bi * r + std::min(r, R - bi * r), bj * s + std::min(s, R - bj * s));
       swept.push_back({static_cast<int>(bi % P), static_cast<int>(bj % Q), end - i});
       if (swept.size() >= limit) compact(swept);
       i = end;

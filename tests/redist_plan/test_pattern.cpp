@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -126,6 +127,11 @@ TEST(BlockCyclicPattern, EdgeCases) {
   }
   for (int q = 0; q < 2; ++q)
     EXPECT_EQ(wide.at(0, q) + wide.at(1, q) + wide.at(2, q), (hpf::CyclicMap{M2, 2, s2}.local_extent(q)));
+  // M = 2^63 - 1 with blocks of 2^62 and 2^61: no intermediate may wrap.
+  const index_t max = std::numeric_limits<index_t>::max();
+  const CommMatrix edge = hpf::block_cyclic_pattern(1, index_t{1} << 62, 2, index_t{1} << 61, max);
+  for (int q = 0; q < 2; ++q)
+    EXPECT_EQ(edge.at(0, q), (hpf::CyclicMap{max, 2, index_t{1} << 61}.local_extent(q)));
   // Element 4 r2 (source 1, block 4) lies in target block floor(4 r2 / s2) = 4, owned by q = 0.
   EXPECT_GT(wide.at(1, 0), 0);
 }

@@ -92,7 +92,7 @@ enum class PartialSliceMethod { Auto, Sweep, FloorSum };
 /// 128-bit integer (a GCC/Clang extension): floor sums of 64-bit terms exceed 64 bits.
 __extension__ typedef __int128 int128;
 /// sum_{i = 0}^{n - 1} floor((a i + b) / m) for n >= 0, m >= 1, a, b >= 0 (Euclid-like, O(log)).
-[[nodiscard]] int128 floor_sum(index_t n, index_t m, index_t a, index_t b);
+[[nodiscard]] int128 floor_sum(index_t n, index_t m, index_t a, int128 b);
 } // namespace detail
 
 } // namespace hpf
