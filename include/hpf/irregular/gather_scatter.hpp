@@ -78,9 +78,8 @@ std::shared_ptr<const IrregularPattern> build_irregular_pattern(const Comm& comm
 
 /// Steps 1-2 for a DistArray layout: owner ranks and local offsets of `indices`, or an error on
 /// every rank.
-template <int N>
-void locate_indices(const Layout<N>& L, std::span<const Index<N>> indices, const char* who,
-                    std::vector<int>& owner_rank, std::vector<index_t>& offset) {
+template <int N> void locate_indices(const Layout<N>& L, std::span<const Index<N>> indices, const char* who,
+                                     std::vector<int>& owner_rank, std::vector<index_t>& offset) {
   const ProcessGrid& G = L.grid();
   std::vector<Index<N>> ext(static_cast<std::size_t>(G.size()));
   for (int p = 0; p < G.size(); ++p) ext[static_cast<std::size_t>(p)] = L.local_extents(p);
@@ -112,11 +111,12 @@ template <int N> std::vector<Index<N>> as_indices(std::span<const index_t> idx) 
   return out;
 }
 
-template <class T, int N> void check_same_layout(const Layout<N>& planned, const DistArray<T, N>& x, const char* who) {
-  require(x.layout() == planned, who, ": DistArray '", x.label(), "' has layout ", x.layout().describe_dists(),
-          " extents ", Layout<N>::to_string(x.layout().extents()),
-          " on another grid or distribution than the plan was built for (", planned.describe_dists(), " extents ",
-          Layout<N>::to_string(planned.extents()), ")");
+template <class T, int N>
+void check_same_layout(const Layout<N>& planned, const DistArray<T, N>& x, const char* who) {
+  require(x.layout() == planned, who, ": DistArray '", x.label(), "' has layout ",
+          x.layout().describe_dists(), " extents ", Layout<N>::to_string(x.layout().extents()),
+          " on another grid or distribution than the plan was built for (", planned.describe_dists(),
+          " extents ", Layout<N>::to_string(planned.extents()), ")");
 }
 
 } // namespace detail
@@ -138,13 +138,14 @@ public:
     m_xplan = all_to_many_exchange_plan(m_pattern->schedule, m_pattern->rank, sizeof(T));
   }
   /// 1-D arrays: plain global indices.
-  GatherPlan(const DistArray<T, N>& x, std::span<const index_t> indices, const IrregularOptions& opt = {})
-    requires(N == 1)
+  GatherPlan(const DistArray<T, N>& x, std::span<const index_t> indices,
+             const IrregularOptions& opt = {}) requires(N == 1)
       : GatherPlan(x, std::span<const Index<1>>(detail::as_indices<1>(indices)), opt) {}
   /// HPF form: the calling rank's part of a distributed index array.
-  GatherPlan(const DistArray<T, N>& x, const DistArray<index_t, 1>& idx, const IrregularOptions& opt = {})
-    requires(N == 1)
-      : GatherPlan(x, std::span<const index_t>(idx.local_data(), static_cast<std::size_t>(idx.local_size())), opt) {}
+  GatherPlan(const DistArray<T, N>& x, const DistArray<index_t, 1>& idx,
+             const IrregularOptions& opt = {}) requires(N == 1)
+      : GatherPlan(x, std::span<const index_t>(idx.local_data(), static_cast<std::size_t>(idx.local_size())),
+                   opt) {}
 
   /// Collective over x's grid's parent communicator: y[i] = x(idx[i]) for this rank's indices.
   /// Throws hpf::Error (on the calling rank) if x's layout differs from the plan's or y.size() differs.
@@ -165,7 +166,7 @@ public:
         },
         [&](std::size_t i, const std::byte* buf) {
           for (const auto& [pos, slot] : P.fill[static_cast<std::size_t>(m_xplan.recvs[i].peer)])
-            std::memcpy(&y[pos], buf, sizeof(T));
+            std::memcpy(&y[pos], buf + slot * sizeof(T), sizeof(T));
         });
   }
   /// Same, returning y.
@@ -175,9 +176,7 @@ public:
     return y;
   }
   /// Same, into the calling rank's part of a distributed y (HPF form).
-  void execute(const DistArray<T, N>& x, DistArray<T, 1>& y) const
-    requires(N == 1)
-  {
+  void execute(const DistArray<T, N>& x, DistArray<T, 1>& y) const requires(N == 1) {
     execute(x, std::span<T>(y.local_data(), static_cast<std::size_t>(y.local_size())));
   }
 
@@ -211,12 +210,13 @@ public:
                                                 detail::IrregularDirection::Scatter);
     m_xplan = all_to_many_exchange_plan(m_pattern->schedule, m_pattern->rank, sizeof(T));
   }
-  ScatterPlan(const DistArray<T, N>& x, std::span<const index_t> indices, const IrregularOptions& opt = {})
-    requires(N == 1)
+  ScatterPlan(const DistArray<T, N>& x, std::span<const index_t> indices,
+              const IrregularOptions& opt = {}) requires(N == 1)
       : ScatterPlan(x, std::span<const Index<1>>(detail::as_indices<1>(indices)), opt) {}
-  ScatterPlan(const DistArray<T, N>& x, const DistArray<index_t, 1>& idx, const IrregularOptions& opt = {})
-    requires(N == 1)
-      : ScatterPlan(x, std::span<const index_t>(idx.local_data(), static_cast<std::size_t>(idx.local_size())), opt) {}
+  ScatterPlan(const DistArray<T, N>& x, const DistArray<index_t, 1>& idx,
+              const IrregularOptions& opt = {}) requires(N == 1)
+      : ScatterPlan(x, std::span<const index_t>(idx.local_data(), static_cast<std::size_t>(idx.local_size())),
+                    opt) {}
 
   /// Collective over x's grid's parent communicator: x(idx[i]) = op(x(idx[i]), y[i]) for the indices
   /// of every rank, combined in ascending (rank, position) order.
@@ -250,7 +250,8 @@ public:
     T* xl = x.local_data();
     const auto me = static_cast<std::size_t>(P.rank);
     combine(me, incoming[me]);
-    for (std::size_t r = incoming.size(); r-- > 0;) {
+    // Ascending rank order, as documented: for a non-commutative op the last contributor wins.
+    for (std::size_t r = 0; r < incoming.size(); ++r) {
       const std::vector<index_t>& offs = r == me ? P.requested[me] : P.served[r];
       for (std::size_t j = 0; j < incoming[r].size(); ++j) xl[offs[j]] = op(xl[offs[j]], incoming[r][j]);
     }
