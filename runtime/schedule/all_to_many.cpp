@@ -79,7 +79,7 @@ private:
   bool m_on;
   std::vector<char> m_busy;
   std::vector<int> m_claimed;
-  std::vector<int> m_links;      // every message's path, concatenated
+  std::vector<int> m_links;       // every message's path, concatenated
   std::vector<std::size_t> m_off; // message i's path is m_links[m_off[i], m_off[i + 1])
 };
 
@@ -108,19 +108,35 @@ Schedule random_schedule(const CommMatrix& com, const Routing* routing, std::uin
   std::vector<Step> steps;
   std::size_t remaining = com.entries().size();
 
-  // Pending pairs (src * nr + dst): O(1) test for "the reverse message is still to be sent".
-  std::unordered_set<std::uint64_t> pending;
-  auto pair_key = [nr](int s, int t) { return static_cast<std::uint64_t>(s) * uz(nr) + uz(t); };
-  if (routing)
-    for (const Message& m : com.entries()) pending.insert(pair_key(m.src, m.dst));
+  // Pairwise-exchange bookkeeping of RS_NL, all O(1) per query: rev[m] is the message id of the
+  // reverse of message m (-1 if COM has none), sent[m] whether m is already scheduled, col[m] the
+  // CCOM column that currently holds m (it moves when take() fills a gap).
+  std::vector<int> rev;
+  std::vector<char> sent;
+  std::vector<int> col;
+  if (routing) {
+    const auto& e = com.entries();
+    rev.assign(e.size(), -1);
+    sent.assign(e.size(), 0);
+    col.assign(e.size(), -1);
+    for (std::size_t m = 0; m < e.size(); ++m) {
+      const auto it = std::lower_bound(
+          e.begin(), e.end(), Message{e[m].dst, e[m].src, 0},
+          [](const Message& a, const Message& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+      if (it != e.end() && it->src == e[m].dst && it->dst == e[m].src)
+        rev[m] = static_cast<int>(it - e.begin());
+    }
+    for (int x = 0; x < ns; ++x)
+      for (int z = 0; z <= c.prt[uz(x)]; ++z) col[uz(mid[c.idx(x, z)])] = z;
+  }
   // Takes CCOM(x, z) into the phase and closes the gap with the row's last active entry (Fig. 3 ii).
   auto take = [&](Step& step, int x, int z) {
     const int y = c.dst_at(x, z);
+    const int m = mid[c.idx(x, z)];
     tsend[uz(x)] = y;
     trecv[uz(y)] = x;
-    links.claim(mid[c.idx(x, z)]);
+    links.claim(m);
     step.messages.push_back({x, y, c.len_at(x, z)});
-    if (routing) pending.erase(pair_key(x, y));
     const int last = c.prt[uz(x)];
     c.dst[c.idx(x, z)] = c.dst_at(x, last);
     c.len[c.idx(x, z)] = c.len_at(x, last);
@@ -128,11 +144,10 @@ Schedule random_schedule(const CommMatrix& com, const Routing* routing, std::uin
     c.dst[c.idx(x, last)] = -1;
     c.len[c.idx(x, last)] = 0;
     --c.prt[uz(x)];
-  };
-  auto column_of = [&](int row, int dst) {
-    for (int z = 0; z <= c.prt[uz(row)]; ++z)
-      if (c.dst_at(row, z) == dst) return z;
-    return -1;
+    if (routing) {
+      sent[uz(m)] = 1;
+      col[uz(mid[c.idx(x, z)])] = z; // the moved entry (or m itself when z was the last column)
+    }
   };
 
   while (remaining > 0) {
@@ -141,7 +156,7 @@ Schedule random_schedule(const CommMatrix& com, const Routing* routing, std::uin
     links.reset();
     Step step;
     int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(ns))); // (b)
-    for (int k = 0; k < ns; ++k, x = (x + 1) % ns) {                       // (c)
+    for (int k = 0; k < ns; ++k, x = (x + 1) % ns) {                     // (c)
       // A row already used as the second half of a pairwise exchange has sent in this phase.
       if (tsend[uz(x)] != -1 || c.prt[uz(x)] < 0) continue;
       if (routing && trecv[uz(x)] == -1) {
@@ -150,9 +165,10 @@ Schedule random_schedule(const CommMatrix& com, const Routing* routing, std::uin
         for (int z = 0; z <= c.prt[uz(x)] && !paired; ++z) {
           const int y = c.dst_at(x, z);
           if (y == x || trecv[uz(y)] != -1 || tsend[uz(y)] != -1) continue;
-          if (!pending.count(pair_key(y, x))) continue;
-          const int zr = column_of(y, x);
-          if (!links.free_pair(mid[c.idx(x, z)], mid[c.idx(y, zr)])) continue;
+          const int r = rev[uz(mid[c.idx(x, z)])];
+          if (r < 0 || sent[uz(r)]) continue; // no pending reverse message y -> x
+          const int zr = col[uz(r)];
+          if (!links.free_pair(mid[c.idx(x, z)], r)) continue;
           take(step, x, z);
           take(step, y, zr);
           paired = true;
@@ -271,7 +287,9 @@ Schedule schedule_lp(const CommMatrix& com) {
   return Schedule(n, n, std::move(steps));
 }
 
-Schedule schedule_rs_n(const CommMatrix& com, std::uint64_t seed) { return random_schedule(com, nullptr, seed); }
+Schedule schedule_rs_n(const CommMatrix& com, std::uint64_t seed) {
+  return random_schedule(com, nullptr, seed);
+}
 
 Schedule schedule_rs_nl(const CommMatrix& com, const Routing& routing, std::uint64_t seed) {
   require_square(com, "schedule_rs_nl");
@@ -359,8 +377,8 @@ Schedule schedule_all_to_many(const CommMatrix& com, const AllToManyOptions& opt
 
 std::string check_link_contention(const Schedule& s, const Routing& routing) {
   if (s.num_senders() > routing.num_nodes() || s.num_receivers() > routing.num_nodes())
-    return detail::concat("schedule is ", s.num_senders(), "x", s.num_receivers(), " but ", routing.describe(),
-                          " has ", routing.num_nodes(), " nodes");
+    return detail::concat("schedule is ", s.num_senders(), "x", s.num_receivers(), " but ",
+                          routing.describe(), " has ", routing.num_nodes(), " nodes");
   std::vector<int> user(uz(routing.num_links()), -1); // message index that claimed the link
   std::vector<int> path;
   for (std::size_t k = 0; k < s.steps().size(); ++k) {
@@ -396,8 +414,7 @@ CommMatrix random_regular_com(int n, int d, index_t len, std::uint64_t seed) {
   // A relabelled circulant graph: node pi(i) sends to pi(i + s) for d distinct shifts s in [1, n).
   std::vector<int> pi(uz(n));
   for (int i = 0; i < n; ++i) pi[uz(i)] = i;
-  for (int i = n - 1; i > 0; --i)
-    std::swap(pi[uz(i)], pi[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+  for (int i = n - 1; i > 0; --i) std::swap(pi[uz(i)], pi[rng.below(static_cast<std::uint64_t>(i) + 1)]);
   std::vector<int> shifts(uz(n - 1));
   for (int i = 0; i < n - 1; ++i) shifts[uz(i)] = i + 1;
   for (int i = 0; i < d; ++i) // partial Fisher-Yates: the first d entries are a random d-subset
@@ -407,7 +424,9 @@ CommMatrix random_regular_com(int n, int d, index_t len, std::uint64_t seed) {
   };
   std::vector<Arc> arcs;
   arcs.reserve(uz(n) * uz(d));
-  auto key = [n](int s, int t) { return static_cast<std::uint64_t>(s) * static_cast<std::uint64_t>(n) + uz(t); };
+  auto key = [n](int s, int t) {
+    return static_cast<std::uint64_t>(s) * static_cast<std::uint64_t>(n) + uz(t);
+  };
   std::unordered_set<std::uint64_t> present;
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < d; ++k) {
