@@ -35,8 +35,9 @@ struct AllToManyArgs {
   bool d_given = false;
 };
 
-/// Largest n accepted: keeps the n x n link tables of the routing models and CCOM in memory.
-constexpr int max_n = 1 << 15;
+/// Largest n accepted: the fully connected model keeps one flag per ordered pair (n^2 bytes), which
+/// stays at 16 MB here; larger machines are for the library API, not for printing schedules.
+constexpr int max_n = 1 << 12;
 
 /// `{"n":N,"messages":[[src,dst,len],...]}`; repeated (src, dst) pairs accumulate, as in assemble_com.
 CommMatrix read_com(const std::string& path) {
