@@ -80,8 +80,8 @@ hpf_status hpf_grid_my_position(hpf_grid grid, int* position);
 
 /* Not collective: an array of `rank` (1..4) dimensions with the given extents and per-dimension
  * distributions over `grid` (the k-th distributed dimension runs along grid dimension k), zeroed. */
-hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, int rank, const int64_t* extents,
-                            const hpf_dist* dists, hpf_grid grid, hpf_array* array);
+hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, int rank,
+                            const int64_t* extents, const hpf_dist* dists, hpf_grid grid, hpf_array* array);
 hpf_status hpf_array_free(hpf_array* array);
 
 /* The local block: its data (Fortran order, NULL when empty) and its `rank` extents. The pointer is

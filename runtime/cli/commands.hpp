@@ -22,5 +22,5 @@ bool add_command(std::string name, RegisterFn fn);
 } // namespace hpf::cli
 
 /// Registers `fn` as the sub-command `name` of the tool (at namespace scope, once per command file).
-#define HPF_CLI_COMMAND(name, fn)                                                                    \
+#define HPF_CLI_COMMAND(name, fn)                                                                            \
   [[maybe_unused]] static const bool hpf_cli_registered_##fn = ::hpf::cli::add_command(name, fn)
