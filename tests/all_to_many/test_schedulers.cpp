@@ -5,6 +5,7 @@
 #include <hpf/schedule/all_to_many.hpp>
 
 #include "hpf_test.hpp"
+#include "test_scale.hpp"
 
 #include <cmath>
 #include <map>
@@ -35,25 +36,12 @@ CommMatrix random_com(int n, int density, hpf::index_t max_len, hpf::detail::Spl
 
 bool is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// The ASan+UBSan pass of scripts/test runs this suite about 25x slower (RS_NL on a 1 x n mesh, a
-// prime n, needs hundreds of phases, each scanning every pending message's path). There the
-// random-matrix test checks the first 250 matrices of the same stream; the normal build checks 2000.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
-
 TEST(AllToMany, EveryScheduleIsValidOnRandomMatrices) {
   hpf::detail::SplitMix64 rng(2024);
   std::map<std::string, int> checked;
-  const int trials = sanitized ? 250 : 2000;
+  // 200 under sanitizers (test_scale.hpp): RS_NL on a 1 x n mesh (prime n) needs hundreds of
+  // phases, each scanning every pending message's path, and ASan makes that ~25x slower.
+  const int trials = hpf::test::cases(2000);
   for (int t = 0; t < trials; ++t) {
     // Sizes skewed towards small n keep the run short while still reaching n = 128 and d = n.
     const int n = t % 20 == 0 ? 65 + static_cast<int>(rng.below(64)) : 1 + static_cast<int>(rng.below(64));
