@@ -72,8 +72,9 @@ std::vector<Message> send_list(const CommMatrix& com, int rank) {
 }
 
 ExchangePlan all_to_many_exchange_plan(const Schedule& s, int my_rank, std::size_t bytes_per_unit) {
-  detail::require(s.num_senders() == s.num_receivers(), "all_to_many_exchange_plan: the schedule must be n x n, got ",
-                  s.num_senders(), " x ", s.num_receivers());
+  detail::require(s.num_senders() == s.num_receivers(),
+                  "all_to_many_exchange_plan: the schedule must be n x n, got ", s.num_senders(), " x ",
+                  s.num_receivers());
   std::vector<int> ranks(static_cast<std::size_t>(s.num_senders()));
   std::iota(ranks.begin(), ranks.end(), 0);
   return exchange_plan(s, my_rank, my_rank, ranks, ranks, bytes_per_unit);

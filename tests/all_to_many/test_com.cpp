@@ -48,7 +48,8 @@ TEST(AllToManyCom, BadEntryThrowsOnEveryRank) {
   std::vector<SendEntry> mine{{0, 1}};
   if (world_rank() == n - 1) mine.push_back({n, 3});
   HPF_EXPECT_ERROR((void)hpf::assemble_com(comm, mine), "send list of rank " + std::to_string(n - 1),
-                   "entry 1", "dst must be a rank in [0, " + std::to_string(n) + ")", "got " + std::to_string(n));
+                   "entry 1", "dst must be a rank in [0, " + std::to_string(n) + ")",
+                   "got " + std::to_string(n));
   std::vector<SendEntry> neg{{0, world_rank() == 0 ? -2 : 1}};
   HPF_EXPECT_ERROR((void)hpf::assemble_com(comm, neg), "rank 0", "len must be >= 0", "-2");
 }
@@ -77,7 +78,8 @@ TEST(AllToManyCom, EverySchedulerUnderEveryExecutor) {
           std::size_t received = 0;
           ex.execute(
               [&](std::size_t i, std::byte* buf) {
-                for (std::size_t b = 0; b < plan.sends[i].bytes; ++b) buf[b] = payload(me, plan.sends[i].peer, b, round);
+                for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
+                  buf[b] = payload(me, plan.sends[i].peer, b, round);
               },
               [&](std::size_t i, const std::byte* buf) {
                 const hpf::Transfer& tr = plan.recvs[i];
@@ -89,7 +91,8 @@ TEST(AllToManyCom, EverySchedulerUnderEveryExecutor) {
               });
           hpf::index_t want = 0;
           for (const hpf::Message& m : hpf::receive_list(com, me)) want += m.len * 8;
-          EXPECT_EQ(received, static_cast<std::size_t>(want)) << hpf::to_string(algo) << " " << hpf::to_string(mode);
+          EXPECT_EQ(received, static_cast<std::size_t>(want))
+              << hpf::to_string(algo) << " " << hpf::to_string(mode);
         }
       }
     }

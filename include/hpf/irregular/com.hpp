@@ -43,7 +43,8 @@ struct SendEntry {
 
 /// The calling rank's part of an all-to-many schedule whose senders and receivers are the ranks of
 /// a communicator (sender i = receiver i = rank i): exchange_plan with identity rank maps.
-[[nodiscard]] ExchangePlan all_to_many_exchange_plan(const Schedule& s, int my_rank, std::size_t bytes_per_unit);
+[[nodiscard]] ExchangePlan all_to_many_exchange_plan(const Schedule& s, int my_rank,
+                                                     std::size_t bytes_per_unit);
 
 /// The executor seed 001 §6 pairs with each algorithm: S1 (ExecMode::Handshake) for those built
 /// on pairwise exchanges and synchronised phases (LP, RS_NL, optimal), S2 (ExecMode::AllAtOnce)
