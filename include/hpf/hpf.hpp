@@ -11,6 +11,8 @@
 #include <hpf/layout/process_grid.hpp>
 #include <hpf/layout/runs.hpp>
 
+#include <hpf/schedule/all_to_many.hpp>
+#include <hpf/schedule/routing.hpp>
 #include <hpf/schedule/schedule.hpp>
 #include <hpf/schedule/strategy.hpp>
 
@@ -21,6 +23,9 @@
 #include <hpf/redist/plan.hpp>
 #include <hpf/redist/plan_cache.hpp>
 #include <hpf/redist/runs.hpp>
+
+#include <hpf/irregular/com.hpp>
+#include <hpf/irregular/gather_scatter.hpp>
 
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>

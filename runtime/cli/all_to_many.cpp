@@ -1,0 +1,189 @@
+// `hpfrt all-to-many --n 64 --d 8 [--len 1024] [--algo ac|lp|rs_n|rs_nl|optimal|all]
+//  [--routing hypercube|mesh2d|full] [--seed 1] [--alpha 1e-5] [--beta 1e-9] [--com file.json] [--json]`:
+// the all-to-many schedules of seed 001 (Wang & Ranka) for a random d-regular pattern (the workload
+// of the paper's §6) or for a pattern read from JSON, with their phase counts and alpha-beta costs
+// (assumption 1 of seed 001 §2.1: a phase costs alpha + beta * its longest message).
+#include "commands.hpp"
+
+#include <hpf/core/error.hpp>
+#include <hpf/schedule/all_to_many.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace hpf::cli {
+
+namespace {
+
+struct AllToManyArgs {
+  int n = 0;
+  int d = 0;
+  index_t len = 1024;
+  std::string algo = "rs_n";
+  std::string routing; // empty: hypercube for a power of two, mesh2d otherwise
+  std::uint64_t seed = 1;
+  double alpha = 1e-5;
+  double beta = 1e-9;
+  std::string com_file;
+  bool json = false;
+  bool n_given = false;
+  bool d_given = false;
+};
+
+/// Largest n accepted: the fully connected model keeps one flag per ordered pair (n^2 bytes), which
+/// stays at 16 MB here; larger machines are for the library API, not for printing schedules.
+constexpr int max_n = 1 << 12;
+
+/// `{"n":N,"messages":[[src,dst,len],...]}`; repeated (src, dst) pairs accumulate, as in assemble_com.
+CommMatrix read_com(const std::string& path) {
+  std::ifstream in(path);
+  detail::require(in.good(), "--com: cannot open '", path, "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    detail::fail("--com: '", path, "' is not valid JSON: ", e.what());
+  }
+  detail::require(
+      j.is_object() && j.contains("n") && j["n"].is_number_integer(), "--com: '", path,
+      "' must be an object with an integer \"n\"; expected {\"n\":N,\"messages\":[[src,dst,len],...]}");
+  const auto n = j["n"].get<long long>();
+  detail::require(n >= 1 && n <= max_n, "--com: \"n\" must be in [1, ", max_n, "], got ", n);
+  detail::require(j.contains("messages") && j["messages"].is_array(), "--com: '", path,
+                  "' needs an array \"messages\" of [src, dst, len] triples");
+  CommMatrix com(static_cast<int>(n), static_cast<int>(n));
+  std::size_t i = 0;
+  for (const nlohmann::json& m : j["messages"]) {
+    detail::require(m.is_array() && m.size() == 3 && m[0].is_number_integer() && m[1].is_number_integer() &&
+                        m[2].is_number_integer(),
+                    "--com: messages[", i, "] = ", m.dump(), "; expected [src, dst, len] with integers");
+    const auto src = m[0].get<long long>();
+    const auto dst = m[1].get<long long>();
+    const auto len = m[2].get<long long>();
+    detail::require(src >= 0 && src < n, "--com: messages[", i, "]: src must be in [0, ", n, "), got ", src);
+    detail::require(dst >= 0 && dst < n, "--com: messages[", i, "]: dst must be in [0, ", n, "), got ", dst);
+    detail::require(len >= 1, "--com: messages[", i, "]: len must be >= 1, got ", len);
+    com.add(static_cast<int>(src), static_cast<int>(dst), static_cast<index_t>(len));
+    ++i;
+  }
+  return com;
+}
+
+nlohmann::ordered_json phases_json(const Schedule& s) {
+  nlohmann::ordered_json phases = nlohmann::ordered_json::array();
+  for (const Step& st : s.steps()) {
+    nlohmann::ordered_json p = nlohmann::ordered_json::array();
+    for (const Message& m : st.messages) p.push_back({m.src, m.dst, m.len});
+    phases.push_back(std::move(p));
+  }
+  return phases;
+}
+
+void run_all_to_many(const AllToManyArgs& a) {
+  CommMatrix com;
+  std::string pattern;
+  if (!a.com_file.empty()) {
+    detail::require(!a.n_given && !a.d_given, "--com: give either --com or --n/--d, not both");
+    com = read_com(a.com_file);
+    pattern = "pattern from " + a.com_file;
+  } else {
+    detail::require(a.n_given, "--n: number of nodes is required (or give --com file.json)");
+    detail::require(a.n >= 1 && a.n <= max_n, "--n: number of nodes must be in [1, ", max_n, "], got ", a.n);
+    detail::require(a.d_given, "--d: density is required with --n");
+    detail::require(a.d >= 0 && a.d < a.n, "--d: density must be in [0, n - 1] = [0, ", a.n - 1, "], got ",
+                    a.d);
+    detail::require(a.len >= 1, "--len: message length must be >= 1, got ", a.len);
+    com = random_regular_com(a.n, a.d, a.len, a.seed);
+    pattern =
+        detail::concat("random ", a.d, "-regular pattern, messages of ", a.len, " units, seed ", a.seed);
+  }
+  detail::require(a.alpha >= 0, "--alpha: start-up cost must be >= 0, got ", a.alpha);
+  detail::require(a.beta >= 0, "--beta: cost per unit must be >= 0, got ", a.beta);
+  const int n = com.num_senders();
+  std::vector<AllToManyAlgo> algos;
+  if (a.algo == "all")
+    algos = all_to_many_algos();
+  else
+    algos.push_back(parse_all_to_many_algo(a.algo, "--algo"));
+  const bool pow2 = (n & (n - 1)) == 0;
+  const RoutingKind rk = a.routing.empty() ? (pow2 ? RoutingKind::Hypercube : RoutingKind::Mesh2D)
+                                           : parse_routing_kind(a.routing, "--routing");
+  detail::require(rk != RoutingKind::Hypercube || pow2,
+                  "--routing: hypercube needs n a power of two, got n = ", n, " (use mesh2d or full)");
+  const Routing routing = Routing::make(rk, n);
+
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  if (!a.json) {
+    std::cout << "all-to-many on n " << n << ": " << pattern << "\n"
+              << com.entries().size() << " messages, max in/out degree " << com.max_degree()
+              << " (the minimum number of phases), routing model " << routing.describe() << "\n"
+              << "cost = alpha * phases + beta * sum of the longest message per phase, alpha " << a.alpha
+              << ", beta " << a.beta << "\n"
+              << std::left << std::setw(9) << "algo" << std::setw(8) << "phases" << std::setw(14)
+              << "sum max len" << std::setw(14) << "cost"
+              << "link-contention-free\n";
+  }
+  for (AllToManyAlgo algo : algos) {
+    const Schedule s = schedule_all_to_many(com, AllToManyOptions{algo, rk, a.seed});
+    validate(s, com); // a scheduler bug must never print a wrong schedule
+    const std::string contention = check_link_contention(s, routing);
+    if (a.json) {
+      // Exactly the keys of issue 5, in its order; routing, contention and the lower bound are in
+      // the text output.
+      nlohmann::ordered_json j;
+      j["n"] = n;
+      j["algo"] = to_string(algo);
+      j["phases"] = phases_json(s);
+      j["num_phases"] = s.num_steps();
+      j["cost"] = s.cost(a.alpha, a.beta);
+      out.push_back(std::move(j));
+    } else {
+      std::cout << std::setw(9) << to_string(algo) << std::setw(8) << s.num_steps() << std::setw(14)
+                << s.total_cost() << std::setw(14) << s.cost(a.alpha, a.beta)
+                << (contention.empty() ? "yes" : "no (" + contention + ")") << "\n";
+    }
+  }
+  if (a.json) std::cout << (out.size() == 1 ? out[0] : out).dump() << "\n";
+}
+
+void register_all_to_many(CLI::App& app) {
+  auto args = std::make_shared<AllToManyArgs>();
+  CLI::App* sub = app.add_subcommand("all-to-many", "all-to-many schedules, phases and costs (seed 001)");
+  CLI::Option* n = sub->add_option("--n", args->n, "number of nodes (random pattern)");
+  CLI::Option* d = sub->add_option("--d", args->d, "density: messages sent and received per node");
+  sub->add_option("--len", args->len, "message length in units (bytes) of the random pattern")
+      ->capture_default_str();
+  sub->add_option("--algo", args->algo, "ac | lp | rs_n | rs_nl | optimal | all")->capture_default_str();
+  sub->add_option(
+      "--routing", args->routing,
+      "hypercube | mesh2d | full (RS_NL's model; default hypercube for a power of two, else mesh2d)");
+  sub->add_option("--seed", args->seed, "seed of the pattern and of RS_N / RS_NL")
+      // An unsigned option would silently wrap -1 to 2^64 - 1.
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v.find('-') == std::string::npos ? "" : "must be >= 0, got " + v;
+          },
+          "SEED >= 0"))
+      ->capture_default_str();
+  sub->add_option("--alpha", args->alpha, "start-up cost per phase")->capture_default_str();
+  sub->add_option("--beta", args->beta, "cost per unit of the longest message of a phase")
+      ->capture_default_str();
+  sub->add_option("--com", args->com_file, "pattern as JSON {\"n\":N,\"messages\":[[src,dst,len],...]}");
+  sub->add_flag("--json", args->json, "print JSON (one object, or an array for --algo all)");
+  sub->callback([args, n, d] {
+    args->n_given = n->count() > 0;
+    args->d_given = d->count() > 0;
+    run_all_to_many(*args);
+  });
+}
+
+} // namespace
+
+HPF_CLI_COMMAND("all-to-many", register_all_to_many);
+
+} // namespace hpf::cli
