@@ -7,7 +7,12 @@ install(TARGETS hpfrt EXPORT hpfrtTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hpfrt_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(HPF_FORTRAN)
+  install(TARGETS hpfrt_fortran EXPORT hpfrtTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/fortran-modules/hpfrt.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 install(DIRECTORY include/hpf DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES compiler-support/include/hpfrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(HPF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hpfrt)
 install(EXPORT hpfrtTargets NAMESPACE hpfrt:: DESTINATION ${HPF_CMAKE_DIR})
 configure_package_config_file(cmake/hpfrtConfig.cmake.in

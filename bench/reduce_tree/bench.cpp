@@ -9,15 +9,21 @@
 // measured d and c; none for MPI_Reduce, whose algorithm Open MPI chooses) next to the measured
 // median and minimum.
 //
+//
+// Built with -DHPF_SMPI by smpi_build.sh for SimGrid SMPI: then the operator does not spin, it injects
+// its cost into the simulated clock (smpi_execute), run with smpi/simulate-computation:no so that the
+// simulation is deterministic, and c is exactly c-over-d * d. Only MPI and the Kokkos-free core/ and
+// reduce/ sources are used, so the same file builds both ways.
+//
 //   mpiexec -n 8 bench_reduce_tree [--bytes 2048] [--c-over-d 1] [--repeats 201] [--csv out.csv]
-#include <hpf/hpf.hpp>
-#include <hpf/reduce/reduce.hpp>
+#include <hpf/core/mpi.hpp>
+#include <hpf/reduce/tree.hpp>
+#include <hpf/reduce/tree_reducer.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -35,10 +41,26 @@ struct Mat {
 
 /// Busy-loop iterations per element combination; set by calibration, the same on every rank.
 long g_spin_per_element = 0;
+#ifdef HPF_SMPI
+/// Simulated seconds per element combination (SMPI); 0 while computing the reference result.
+double g_smpi_cost_per_element = 0;
+/// Elements combined since the cost was last injected: injecting per element would cost one simcall
+/// each, so the cost goes in by slices of this many elements (the buffer sizes used are multiples).
+constexpr long smpi_slice = 256;
+long g_smpi_pending = 0;
+#endif
 
 inline void spin(long iters) {
+#ifdef HPF_SMPI
+  (void)iters;
+  if (g_smpi_cost_per_element > 0 && ++g_smpi_pending == smpi_slice) {
+    smpi_execute(g_smpi_cost_per_element * smpi_slice);
+    g_smpi_pending = 0;
+  }
+#else
   volatile std::uint64_t x = 1;
   for (long i = 0; i < iters; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+#endif
 }
 
 inline Mat combine(const Mat& x, const Mat& y) {
@@ -63,14 +85,35 @@ Mat element(int rank, std::size_t i) {
   return m;
 }
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+/// MPI_Wtime: the simulated clock under SMPI.
+double now() { return MPI_Wtime(); }
+
+/// MPI_Init / MPI_Finalize (the benchmark needs MPI only, no Kokkos).
+struct MpiSession {
+  MpiSession(int* argc, char*** argv) { HPF_MPI_CHECK(MPI_Init(argc, argv)); }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession() { MPI_Finalize(); }
+};
+
+int run(int argc, char** argv);
 
 } // namespace
 
 int main(int argc, char** argv) {
-  hpf::Environment env(argc, argv);
+  MpiSession mpi(&argc, &argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_reduce_tree: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return 2;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   std::size_t bytes = 2048;
   double c_over_d = 1.0;
   int repeats = 201;
@@ -102,6 +145,16 @@ int main(int argc, char** argv) {
 
   // d: half a ping-pong round trip of the message (ranks 0 and 1; 0 on one rank).
   const double d = hpf::measure_transfer_cost(MPI_COMM_WORLD, bytes, 101);
+  const double d_ref = n > 1 ? d : hpf::measure_transfer_cost(MPI_COMM_SELF, bytes, 1) + 1e-6;
+#ifdef HPF_SMPI
+  if (count % smpi_slice != 0) {
+    if (rank == 0)
+      std::fprintf(stderr, "bench_reduce_tree (SMPI): --bytes must be a multiple of %zu, got %zu\n",
+                   smpi_slice * sizeof(Mat), bytes);
+    return 2;
+  }
+  g_smpi_cost_per_element = c_over_d * d_ref / static_cast<double>(count);
+#else
   // Calibrate the busy loop on rank 0 alone (the others wait), so c is a one-core cost.
   double iters_per_sec = 0;
   if (rank == 0) {
@@ -116,8 +169,8 @@ int main(int argc, char** argv) {
     iters_per_sec = static_cast<double>(probe) / t[t.size() / 2];
   }
   MPI_Bcast(&iters_per_sec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  const double d_ref = n > 1 ? d : hpf::measure_transfer_cost(MPI_COMM_SELF, bytes, 1) + 1e-6;
   g_spin_per_element = static_cast<long>(c_over_d * d_ref * iters_per_sec / static_cast<double>(count));
+#endif
   // c as measured: one whole-buffer combination, each rank in turn (so that oversubscribed ranks do
   // not share a core while measuring), the largest over ranks.
   std::vector<Mat> x(count);
@@ -146,12 +199,19 @@ int main(int argc, char** argv) {
   std::vector<Mat> want(count);
   if (rank == 0) {
     g_spin_per_element = -g_spin_per_element; // no busy loop for the reference
+#ifdef HPF_SMPI
+    const double cost = g_smpi_cost_per_element;
+    g_smpi_cost_per_element = 0;
+#endif
     for (std::size_t i = 0; i < count; ++i) {
       Mat acc = element(0, i);
       for (int r = 1; r < n; ++r) acc = combine(acc, element(r, i));
       want[i] = acc;
     }
     g_spin_per_element = -g_spin_per_element;
+#ifdef HPF_SMPI
+    g_smpi_cost_per_element = cost;
+#endif
   }
   MPI_Bcast(&g_spin_per_element, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 
@@ -270,3 +330,4 @@ int main(int argc, char** argv) {
   for (const Variant& v : variants) all_ok &= static_cast<int>(v.ok);
   return all_ok ? 0 : 1;
 }
+} // namespace

@@ -12,8 +12,15 @@
 #include <hpf/layout/runs.hpp>
 
 #include <hpf/schedule/schedule.hpp>
+#include <hpf/schedule/strategy.hpp>
 
 #include <hpf/exec/exchange.hpp>
+#include <hpf/exec/network_model.hpp>
+
+#include <hpf/redist/pattern.hpp>
+#include <hpf/redist/plan.hpp>
+#include <hpf/redist/plan_cache.hpp>
+#include <hpf/redist/runs.hpp>
 
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>

@@ -1,5 +1,6 @@
 #include <hpf/array/environment.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/redist/plan_cache.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -27,6 +28,8 @@ void Environment::init(int* argc, char*** argv) {
 }
 
 Environment::~Environment() {
+  // Cached plans hold communicators and executors: release them while MPI is still running.
+  clear_plan_cache();
   if (m_kokkos && Kokkos::is_initialized()) Kokkos::finalize();
   int finalized = 0;
   MPI_Finalized(&finalized);

@@ -170,55 +170,62 @@ void Exchange::wait_all_at_once() {
   for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) m_unpack(i, m_recv_bufs[i].data());
 }
 
-void Exchange::run_alltoallv() {
+// Collective (the first post() of an Alltoallv exchange): counts and displacements per peer, and
+// whether they fit MPI_Alltoallv's ints on every rank.
+void Exchange::setup_alltoallv() {
   const int size = m_comm.size();
   std::vector<std::size_t> scount(static_cast<std::size_t>(size), 0);
   std::vector<std::size_t> rcount(static_cast<std::size_t>(size), 0);
   for (const Transfer& t : m_plan.sends) scount[static_cast<std::size_t>(t.peer)] += t.bytes;
   for (const Transfer& t : m_plan.recvs) rcount[static_cast<std::size_t>(t.peer)] += t.bytes;
-  std::size_t stotal = 0;
-  std::size_t rtotal = 0;
-  for (int p = 0; p < size; ++p) {
-    stotal += scount[static_cast<std::size_t>(p)];
-    rtotal += rcount[static_cast<std::size_t>(p)];
-  }
+  const std::size_t stotal = m_plan.send_bytes();
+  const std::size_t rtotal = m_plan.recv_bytes();
   // Displacements are ints too: fall back (on every rank together) when any total exceeds INT_MAX.
   int too_big =
       (stotal > static_cast<std::size_t>(INT_MAX) || rtotal > static_cast<std::size_t>(INT_MAX)) ? 1 : 0;
   int any_too_big = 0;
   HPF_MPI_CHECK(MPI_Allreduce(&too_big, &any_too_big, 1, MPI_INT, MPI_MAX, m_comm.get()));
   m_fallback = any_too_big != 0;
+  m_a2a_ready = true;
+  if (m_fallback) return;
+  const auto n = static_cast<std::size_t>(size);
+  m_sc.assign(n, 0);
+  m_sd.assign(n, 0);
+  m_rc.assign(n, 0);
+  m_rd.assign(n, 0);
+  int so = 0;
+  int ro = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    m_sc[p] = static_cast<int>(scount[p]);
+    m_rc[p] = static_cast<int>(rcount[p]);
+    m_sd[p] = so;
+    m_rd[p] = ro;
+    so += m_sc[p];
+    ro += m_rc[p];
+  }
+  m_a2a_send.resize(stotal);
+  m_a2a_recv.resize(rtotal);
+}
+
+void Exchange::run_alltoallv() {
+  if (!m_a2a_ready) setup_alltoallv();
   if (m_fallback) {
     post_all_at_once();
     return;
   }
-  std::vector<int> sc(static_cast<std::size_t>(size)), sd(static_cast<std::size_t>(size));
-  std::vector<int> rc(static_cast<std::size_t>(size)), rd(static_cast<std::size_t>(size));
-  int so = 0;
-  int ro = 0;
-  for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
-    sc[p] = static_cast<int>(scount[p]);
-    rc[p] = static_cast<int>(rcount[p]);
-    sd[p] = so;
-    rd[p] = ro;
-    so += sc[p];
-    ro += rc[p];
-  }
   // Messages to one peer are concatenated in step order; the receiver splits them in the same order.
-  std::vector<std::byte> sbuf(stotal);
-  std::vector<std::byte> rbuf(rtotal);
-  std::vector<std::size_t> cursor(sd.begin(), sd.end());
+  std::vector<std::size_t> cursor(m_sd.begin(), m_sd.end());
   for (std::size_t i = 0; i < m_plan.sends.size(); ++i) {
     const Transfer& t = m_plan.sends[i];
-    m_pack(i, sbuf.data() + cursor[static_cast<std::size_t>(t.peer)]);
+    m_pack(i, m_a2a_send.data() + cursor[static_cast<std::size_t>(t.peer)]);
     cursor[static_cast<std::size_t>(t.peer)] += t.bytes;
   }
-  HPF_MPI_CHECK(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
-                              MPI_BYTE, m_comm.get()));
-  cursor.assign(rd.begin(), rd.end());
+  HPF_MPI_CHECK(MPI_Alltoallv(m_a2a_send.data(), m_sc.data(), m_sd.data(), MPI_BYTE, m_a2a_recv.data(),
+                              m_rc.data(), m_rd.data(), MPI_BYTE, m_comm.get()));
+  cursor.assign(m_rd.begin(), m_rd.end());
   for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
     const Transfer& t = m_plan.recvs[i];
-    m_unpack(i, rbuf.data() + cursor[static_cast<std::size_t>(t.peer)]);
+    m_unpack(i, m_a2a_recv.data() + cursor[static_cast<std::size_t>(t.peer)]);
     cursor[static_cast<std::size_t>(t.peer)] += t.bytes;
   }
 }

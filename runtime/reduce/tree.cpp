@@ -251,7 +251,9 @@ ReductionTree limited_transfers_tree(int n, int K, ReduceCosts costs) {
     L = std::max(L, t[idx(i)]);
   }
   // Lines 13-15: back to forward time. The transfer that completes at reversed time t[i] starts at
-  // forward time L - t[i].
+  // forward time L - t[i], L = max t = t_n. (The seed's line 14 reads t_n - t_i + c, which for n = 2
+  // would start the only transfer at c instead of 0 and give 2c + d; LimitedTransfersOptimalAgainst-
+  // ExhaustiveSearch checks that L - t[i] reaches the optimum.)
   std::vector<double> release(idx(n), 0.0);
   for (int i = 1; i < n; ++i) release[idx(i)] = L - t[idx(i)];
   TreeSchedule s = evaluate_tree(parent, costs, release);

@@ -2,7 +2,6 @@
 #include <hpf/reduce/tree_reducer.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -27,6 +26,8 @@ double median(std::vector<double>& samples) {
 
 double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats) {
   detail::require(repeats >= 1, "measure_transfer_cost: repeats must be >= 1, got ", repeats);
+  detail::require(bytes <= max_message_bytes, "measure_transfer_cost: bytes must be <= ", max_message_bytes,
+                  " (one MPI message), got ", bytes);
   // A private duplicate, so that the pings never match a message of the caller.
   const Comm own = Comm::duplicate(comm);
   comm = own.get();
@@ -40,7 +41,7 @@ double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats) {
     std::vector<double> t;
     // One untimed round trip first: it sets up the connection between the two ranks.
     for (int r = -1; r < repeats; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = MPI_Wtime(); // the simulated clock under SimGrid SMPI
       if (rank == 0) {
         HPF_MPI_CHECK(MPI_Send(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm));
         HPF_MPI_CHECK(
@@ -50,7 +51,7 @@ double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats) {
             MPI_Recv(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm, MPI_STATUS_IGNORE));
         HPF_MPI_CHECK(MPI_Send(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm));
       }
-      if (r >= 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      if (r >= 0) t.push_back(MPI_Wtime() - t0);
     }
     d = detail::median(t) / 2;
   }

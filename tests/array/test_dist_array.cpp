@@ -148,6 +148,27 @@ TEST(DistArray, IndexedAccessAndErrors) {
   EXPECT_EQ(hpf::sum(E), 0.0);
 }
 
+TEST(Environment, NestedEnvironmentLeavesRunningMpiAndKokkosAlone) {
+  // The test main already holds an Environment: a second one (a library initialising "just in
+  // case") must neither re-initialise nor finalise MPI or Kokkos.
+  {
+    hpf::Environment inner;
+    EXPECT_FALSE(inner.initialized_mpi());
+    EXPECT_FALSE(inner.initialized_kokkos());
+  }
+  int initialized = 0;
+  int finalized = 1;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  EXPECT_EQ(initialized, 1);
+  EXPECT_EQ(finalized, 0);
+  EXPECT_TRUE(Kokkos::is_initialized());
+  const auto g = ProcessGrid::world({world_size()});
+  DistArray<double, 1> A("after", Layout<1>({17}, {hpf::Cyclic(2)}, g));
+  A.fill(1.0);
+  EXPECT_DOUBLE_EQ(hpf::sum(A), 17.0);
+}
+
 TEST(Environment, MpiErrorsBecomeExceptions) {
   // A runtime communicator returns errors instead of aborting; HPF_MPI_CHECK turns them into hpf::Error.
   const auto g = ProcessGrid::world({world_size()});

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <random>
 
 namespace {
@@ -49,6 +50,44 @@ TEST(RedistRuns, MatchBruteForceAndAgreeBetweenSides) {
       }
     }
     ASSERT_EQ(covered, n);
+  }
+}
+
+// One stored slice, repeated, gives exactly the runs of the whole extent (seed 004: the pattern repeats
+// every L = lcm(P r, Q s) elements), including extents below, at and far above L and n = 0.
+TEST(RedistRuns, PeriodicRunsExpandToTheFullRunList) {
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 3000; ++t) {
+    const int P = 1 + static_cast<int>(rng() % 9);
+    const int Q = 1 + static_cast<int>(rng() % 9);
+    const index_t r = 1 + static_cast<index_t>(rng() % 8);
+    const index_t s = 1 + static_cast<index_t>(rng() % 8);
+    const index_t L = std::lcm(P * r, Q * s);
+    const index_t n = static_cast<index_t>(rng() % static_cast<std::uint64_t>(4 * L + 2));
+    const CyclicMap S{n, P, r};
+    const CyclicMap T{n, Q, s};
+    for (int p = 0; p < P; ++p) {
+      const auto full = hpf::runs_from(S, T, p);
+      const auto per = hpf::periodic_runs_from(S, T, p);
+      ASSERT_EQ(per.size(), full.size());
+      for (std::size_t q = 0; q < full.size(); ++q) {
+        std::vector<RunT> got;
+        per[q].for_each([&](index_t so, index_t dof, index_t len) { got.push_back({so, dof, len}); });
+        ASSERT_EQ(got, full[q]) << "P=" << P << " Q=" << Q << " r=" << r << " s=" << s << " n=" << n;
+        index_t total = 0;
+        for (const RunT& run : full[q]) total += run.len;
+        ASSERT_EQ(per[q].elements, total);
+      }
+    }
+    for (int q = 0; q < Q; ++q) {
+      const auto full = hpf::runs_to(S, T, q);
+      const auto per = hpf::periodic_runs_to(S, T, q);
+      for (std::size_t p = 0; p < full.size(); ++p) {
+        std::vector<RunT> got;
+        per[p].for_each([&](index_t so, index_t dof, index_t len) { got.push_back({so, dof, len}); });
+        ASSERT_EQ(got, full[p]);
+      }
+    }
   }
 }
 

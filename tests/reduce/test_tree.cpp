@@ -374,6 +374,8 @@ TEST(ReduceLimited, LimitedReducersOptimalAgainstExhaustiveSearch) {
       for (int K = 1; K <= n; ++K) {
         double best = 1e300;
         for_each_tree(n, [&](const std::vector<int>& p) {
+          for (int i = 1; i < n; ++i) // every shape once (recursive trees); labels change nothing
+            if (p[static_cast<std::size_t>(i)] >= i) return;
           std::vector<char> reducer(p.size(), 0);
           for (int q : p)
             if (q >= 0) reducer[static_cast<std::size_t>(q)] = 1;
@@ -382,6 +384,88 @@ TEST(ReduceLimited, LimitedReducersOptimalAgainstExhaustiveSearch) {
         const ReductionTree t = hpf::limited_reducers_tree(n, K, k);
         EXPECT_LE(t.reducers(), K);
         EXPECT_NEAR(t.length, best, kEps) << "n " << n << " K " << K << " d " << k.d << " c " << k.c;
+      }
+}
+
+/// The shortest schedule of the tree `parent` with at most K transfers in progress at any instant,
+/// by exhaustive search: every order in which the transfers may start (children before parents), each
+/// transfer placed at its earliest feasible time after the previous one in that order. Any schedule
+/// can be left-shifted into one of these without lengthening it (moving a transfer earlier frees the
+/// port and the capacity it held later), so the minimum over the orders is the optimum for the tree.
+double best_with_transfer_limit(const std::vector<int>& parent, int K, ReduceCosts k) {
+  const int n = static_cast<int>(parent.size());
+  std::vector<int> pending(static_cast<std::size_t>(n), 0); // inputs not yet received
+  for (int v = 0; v < n; ++v)
+    if (parent[static_cast<std::size_t>(v)] >= 0)
+      ++pending[static_cast<std::size_t>(parent[static_cast<std::size_t>(v)])];
+  std::vector<double> start(static_cast<std::size_t>(n), -1);
+  std::vector<double> ready(static_cast<std::size_t>(n), 0.0); // combinations done so far
+  std::vector<double> port(static_cast<std::size_t>(n), 0.0);  // receive port free from
+  std::vector<char> sent(static_cast<std::size_t>(n), 0);
+  std::vector<int> started;
+  double best = 1e300;
+  std::function<void(double)> rec = [&](double last) {
+    if (static_cast<int>(started.size()) == n - 1) {
+      for (int v = 0; v < n; ++v)
+        if (parent[static_cast<std::size_t>(v)] < 0)
+          best = std::min(best, ready[static_cast<std::size_t>(v)]);
+      return;
+    }
+    for (int u = 0; u < n; ++u) {
+      const int v = parent[static_cast<std::size_t>(u)];
+      if (v < 0 || sent[static_cast<std::size_t>(u)] || pending[static_cast<std::size_t>(u)] > 0) continue;
+      double t = std::max({last, ready[static_cast<std::size_t>(u)], port[static_cast<std::size_t>(v)]});
+      // Capacity: every started transfer began at or before t, so the count in [t, t + d) is largest
+      // at t. Wait for the earliest ends until fewer than K remain.
+      std::vector<double> ends;
+      for (int j : started)
+        if (start[static_cast<std::size_t>(j)] + k.d > t)
+          ends.push_back(start[static_cast<std::size_t>(j)] + k.d);
+      std::sort(ends.begin(), ends.end());
+      if (static_cast<int>(ends.size()) >= K)
+        t = std::max(t, ends[ends.size() - static_cast<std::size_t>(K)]);
+      const double saved_ready = ready[static_cast<std::size_t>(v)];
+      const double saved_port = port[static_cast<std::size_t>(v)];
+      start[static_cast<std::size_t>(u)] = t;
+      sent[static_cast<std::size_t>(u)] = 1;
+      started.push_back(u);
+      --pending[static_cast<std::size_t>(v)];
+      port[static_cast<std::size_t>(v)] = t + k.d;
+      // Section 3.1: the k-th combination starts when both the input and the previous result are there.
+      ready[static_cast<std::size_t>(v)] = std::max(saved_ready, t + k.d) + k.c;
+      rec(t);
+      ready[static_cast<std::size_t>(v)] = saved_ready;
+      port[static_cast<std::size_t>(v)] = saved_port;
+      ++pending[static_cast<std::size_t>(v)];
+      started.pop_back();
+      sent[static_cast<std::size_t>(u)] = 0;
+    }
+  };
+  rec(0.0);
+  return best;
+}
+
+TEST(ReduceLimited, LimitedTransfersOptimalAgainstExhaustiveSearch) {
+  // Theorem 7: Algorithm 2 is optimal among the schedules with at most K concurrent transfers. The
+  // search ranges over every tree shape (recursive trees) and every start order of its transfers.
+  for (const ReduceCosts k : {ReduceCosts{1, 1}, ReduceCosts{1, 2}, ReduceCosts{2, 1}, ReduceCosts{1, 3},
+                              ReduceCosts{3, 1}, ReduceCosts{1, 0.45}})
+    for (int n = 2; n <= 6; ++n)
+      for (int K = 1; K <= n / 2; ++K) {
+        double best = 1e300;
+        for_each_tree(n, [&](const std::vector<int>& p) {
+          // Only the shape matters: the labelled trees add nothing but time, keep parent[i] < i.
+          for (int i = 1; i < n; ++i)
+            if (p[static_cast<std::size_t>(i)] >= i) return;
+          best = std::min(best, best_with_transfer_limit(p, K, k));
+        });
+        const ReductionTree t = hpf::limited_transfers_tree(n, K, k);
+        EXPECT_LE(t.max_concurrent_transfers(), K);
+        EXPECT_NEAR(t.length, best, kEps) << "n " << n << " K " << K << " d " << k.d << " c " << k.c;
+        // With K >= n/2 the limit does not bind (one-port): the search finds Algorithm 1's optimum.
+        if (K == n / 2) {
+          EXPECT_NEAR(best, hpf::greedy_tree(n, k).length, kEps) << "n " << n;
+        }
       }
 }
 
@@ -519,9 +603,77 @@ TEST(ReduceRankOrder, EveryStrategyAndRootGivesTheLeftToRightFold) {
       }
   EXPECT_TRUE(raw_out_of_order)
       << "Algorithm 1's own labelling is never out of order: the relabelling is untested";
-  // In these trees a subset of the sink's inputs always covers `root` ranks; the forwarding path is
-  // exercised by ForwardsWhenTheSinkCannotSitAtTheRoot.
-  EXPECT_GE(forwarded, 0);
+  // The planners' trees never need the forward (see ForwardsOnlyWhenNoInputSubsetFitsTheRoot); the
+  // forwarding path is exercised by ForwardsWhenTheSinkCannotSitAtTheRoot.
+  EXPECT_EQ(forwarded, 0);
+}
+
+/// Whether some subset of `sizes` sums to `target`: every subset when there are few, else the sums
+/// reachable one size at a time (independent of the table in in_rank_order either way).
+bool some_subset_sums_to(const std::vector<int>& sizes, int target) {
+  const std::size_t m = sizes.size();
+  if (m <= 12) {
+    for (unsigned long mask = 0; mask < (1UL << m); ++mask) {
+      int sum = 0;
+      for (std::size_t k = 0; k < m; ++k)
+        if (mask & (1UL << k)) sum += sizes[k];
+      if (sum == target) return true;
+    }
+    return false;
+  }
+  std::vector<int> sums{0};
+  for (int sz : sizes) {
+    const std::size_t before = sums.size();
+    for (std::size_t j = 0; j < before; ++j) sums.push_back(sums[j] + sz);
+    std::sort(sums.begin(), sums.end());
+    sums.erase(std::unique(sums.begin(), sums.end()), sums.end());
+  }
+  return std::binary_search(sums.begin(), sums.end(), target);
+}
+
+TEST(ReduceRankOrder, ForwardsOnlyWhenNoInputSubsetFitsTheRoot) {
+  // Lemma 1 lets the sink sit at rank r iff the subtrees it receives from on its left hold exactly r
+  // ranks: forwarding (one more d) must happen exactly when no subset of its inputs' subtree sizes
+  // sums to r.
+  int forwarded = 0;
+  int placed = 0;
+  for (int n = 1; n <= 24; ++n)
+    for (ReduceStrategy s : {ReduceStrategy::greedy, ReduceStrategy::binomial, ReduceStrategy::fibonacci,
+                             ReduceStrategy::limited_transfers, ReduceStrategy::limited_reducers})
+      for (int K : {1, 2, 3}) {
+        const ReductionTree t0 = hpf::plan_reduction_tree(n, {1, 1}, {s, K, 0});
+        ASSERT_EQ(t0.sink(), 0);
+        // Subtree sizes of the sink's inputs.
+        std::vector<int> size(static_cast<std::size_t>(n), 1);
+        std::vector<int> order{0};
+        for (std::size_t k = 0; k < order.size(); ++k)
+          for (int u : t0.inputs[static_cast<std::size_t>(order[k])]) order.push_back(u);
+        for (auto it = order.rbegin(); it != order.rend(); ++it)
+          for (int u : t0.inputs[static_cast<std::size_t>(*it)])
+            size[static_cast<std::size_t>(*it)] += size[static_cast<std::size_t>(u)];
+        std::vector<int> top;
+        for (int u : t0.inputs[0]) top.push_back(size[static_cast<std::size_t>(u)]);
+        for (int root = 0; root < n; ++root) {
+          const ReductionTree t = hpf::plan_reduction_tree(n, {1, 1}, {s, K, root});
+          const bool fits = some_subset_sums_to(top, root);
+          EXPECT_EQ(t.forward_start < 0, fits)
+              << to_string(s) << " n " << n << " K " << K << " root " << root;
+          EXPECT_EQ(t.sink() == root, fits);
+          EXPECT_NEAR(t.length, t0.length + (fits ? 0.0 : 1.0), kEps); // d = 1 for the forward
+          (fits ? placed : forwarded) += 1;
+        }
+        // Why the planners' trees always fit (observed on every tree here; the seed does not state
+        // it): taken in increasing size, every input subtree of the sink holds at most one rank more
+        // than the smaller ones together, so every count 0..n-1 is a subset sum.
+        std::sort(top.begin(), top.end());
+        int covered = 0;
+        for (int sz : top) {
+          EXPECT_LE(sz, covered + 1) << to_string(s) << " n " << n << " K " << K;
+          covered += sz;
+        }
+      }
+  EXPECT_EQ(forwarded, 0);
+  EXPECT_GT(placed, 0);
 }
 
 TEST(ReduceRankOrder, ForwardsWhenTheSinkCannotSitAtTheRoot) {

@@ -104,6 +104,33 @@ TEST(TreeReducer, BufferReductionIsElementWise) {
   }
 }
 
+TEST(TreeReducer, EmptyBuffersInPlaceAndUntouchedOutputs) {
+  const int n = world_size();
+  for (const TreeOptions& o : all_options(n)) {
+    const TreeReducer R(MPI_COMM_WORLD, {1, 1}, o);
+    // Zero elements: every message is empty, the reduction still completes on every rank.
+    std::vector<Mat> none;
+    std::vector<Mat> out_none;
+    R.reduce(std::span<const Mat>(none), std::span<Mat>(out_none), mul);
+    // In place on the root; `out` on the other ranks is left as it was.
+    const std::size_t count = 5;
+    std::vector<Mat> buf(count);
+    for (std::size_t i = 0; i < count; ++i)
+      buf[i] = element(static_cast<std::uint64_t>(world_rank()) + 50 * i);
+    const std::vector<Mat> mine = buf;
+    const Mat marker{{7, 7, 7, 7}};
+    std::vector<Mat> other(count, marker);
+    if (world_rank() == o.root) {
+      R.reduce(std::span<const Mat>(buf), std::span<Mat>(buf), mul);
+      for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(buf[i], fold(n, 50 * i)) << "element " << i;
+    } else {
+      R.reduce(std::span<const Mat>(buf), std::span<Mat>(other), mul);
+      EXPECT_EQ(buf, mine) << "the input of a non-root rank was modified";
+      EXPECT_EQ(other, std::vector<Mat>(count, marker)) << "the output of a non-root rank was written";
+    }
+  }
+}
+
 TEST(TreeReducer, DistArrayContributionsInRankOrder) {
   const int n = world_size();
   const auto grid = hpf::ProcessGrid::world({n});
@@ -217,6 +244,10 @@ TEST(TreeReducer, BadInputThrowsOnEveryRank) {
   HPF_EXPECT_ERROR(TreeReducer(MPI_COMM_WORLD, {1, -1}), "computation cost c");
   HPF_EXPECT_ERROR(TreeReducer(MPI_COMM_WORLD, {1, 1}, {ReduceStrategy::limited_transfers, 0, 0}),
                    "K must be >= 1");
+  HPF_EXPECT_ERROR(hpf::measure_transfer_cost(MPI_COMM_WORLD, 16, 0), "repeats must be >= 1, got 0");
+  HPF_EXPECT_ERROR(hpf::measure_compute_cost(
+                       MPI_COMM_WORLD, [] {}, -2),
+                   "repeats must be >= 1, got -2");
   const TreeReducer R(MPI_COMM_WORLD, {1, 1}, {ReduceStrategy::greedy, 0, 0});
   std::vector<int> in(4, 1);
   std::vector<int> out(2);

@@ -9,6 +9,7 @@
 #include <hpf/core/mpi.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
+#include <hpf/redist/plan_cache.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -138,6 +139,20 @@ public:
     reqs.wait_all();
   }
 
+  /// Collective over the parent communicator of both grids (every rank of it calls, in or out of
+  /// either grid): HPF REDISTRIBUTE. The array keeps its label and its values and takes `layout`
+  /// (same extents; another block size, grid or number of processes). The plan comes from the plan
+  /// cache, so alternating between layouts plans each move once. Throws hpf::Error on every rank,
+  /// with the array unchanged, for other extents or a grid on another parent communicator.
+  void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
+    if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
+    options.element_bytes = sizeof(T);
+    const auto plan = cached_plan(m_layout, layout, options);
+    DistArray next(m_label, layout);
+    plan->execute(*this, next); // on failure *this is untouched
+    *this = std::move(next);
+  }
+
   /// Replaces the layout and reallocates: the data is NOT preserved (redistribute() preserves it).
   void reset_layout(Layout<N> layout) {
     m_layout = std::move(layout);
@@ -207,5 +222,17 @@ private:
   view_type m_view;
   std::array<std::vector<index_t>, N> m_l2g;
 };
+
+/// Collective over the parent communicator of both grids: a copy of `A` laid out by `layout` (same
+/// label, same values); `A` is unchanged. Plans through the plan cache. Throws hpf::Error on every
+/// rank for other extents or a grid on another parent communicator.
+template <class T, int N> [[nodiscard]] DistArray<T, N>
+redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
+  options.element_bytes = sizeof(T);
+  const auto plan = cached_plan(A.layout(), layout, options);
+  DistArray<T, N> out(A.label(), layout);
+  plan->execute(A, out);
+  return out;
+}
 
 } // namespace hpf

@@ -88,6 +88,7 @@ private:
   void run_step(std::size_t& si, std::size_t& ri, int step);
   void post_all_at_once();
   void wait_all_at_once();
+  void setup_alltoallv();
   void run_alltoallv();
 
   Comm m_comm;
@@ -108,7 +109,13 @@ private:
   std::vector<std::vector<std::byte>> m_send_bufs;
   std::vector<std::vector<std::byte>> m_recv_bufs;
   Requests m_reqs;
+  // Alltoallv: counts, displacements and buffers, set up by the first post() and reused (the plan is
+  // fixed, so they never change).
+  bool m_a2a_ready = false;
   bool m_fallback = false; // Alltoallv counts too large: run AllAtOnce instead
+  std::vector<int> m_sc, m_sd, m_rc, m_rd;
+  std::vector<std::byte> m_a2a_send;
+  std::vector<std::byte> m_a2a_recv;
 };
 
 } // namespace hpf

@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -57,9 +56,10 @@ template <class F> double measure_compute_cost(MPI_Comm comm, F&& call, int repe
   std::vector<double> t;
   t.reserve(static_cast<std::size_t>(repeats));
   for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+    // MPI_Wtime, not std::chrono: under SimGrid SMPI it is the simulated clock.
+    const double t0 = MPI_Wtime();
     call();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    t.push_back(MPI_Wtime() - t0);
   }
   return detail::allreduce_max(comm, detail::median(t));
 }
@@ -104,9 +104,10 @@ public:
   }
 
   /// Collective over the communicator: element-wise reduction of `in` (the same number of elements on
-  /// every rank) with op(left, right) -> T in rank order; the result is written to `out` on root()
-  /// (`out` is not touched elsewhere and may be empty there). Throws hpf::Error if `out` on the root
-  /// is smaller than `in`.
+  /// every rank, possibly none) with op(left, right) -> T in rank order; the result is written to
+  /// `out` on root() (`out` is not touched elsewhere and may be empty there). On the root `out` may
+  /// be `in` itself (in place, like MPI_IN_PLACE) but must not otherwise overlap it. Throws
+  /// hpf::Error if `out` on the root is smaller than `in`.
   template <class T, class Op> void reduce(std::span<const T> in, std::span<T> out, Op op) const {
     static_assert(std::is_trivially_copyable_v<T>, "TreeReducer::reduce: T must be trivially copyable");
     detail::require(m_rank != m_tree.root || out.size() >= in.size(),
@@ -120,7 +121,7 @@ public:
       own = std::make_unique_for_overwrite<T[]>(count);
       acc = own.get();
     }
-    std::copy(in.begin(), in.end(), acc);
+    if (acc != in.data()) std::copy(in.begin(), in.end(), acc); // in place on the root otherwise
     // Combine in chunks and let MPI progress between them: without an asynchronous progress thread
     // a prefetched message larger than the eager limit only moves while this rank calls into MPI.
     const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));

@@ -1,0 +1,282 @@
+! hpfrt — the Fortran module over the C ABI (compiler-support/include/hpfrt.h).
+!
+! Every C entry point is bound 1:1 (same names, same status codes, ISO_C_BINDING). On top, a few
+! conveniences for hand-written Fortran and for code lowered from !HPF$ directives:
+!   hpf_block(), hpf_cyclic(r), hpf_collapsed()  -> distributions (type(hpf_dist))
+!   hpf_check(status, what)                      -> stops with hpf_last_error() on failure
+!   hpf_error_message()                          -> the last error as a Fortran string
+!   hpf_local_real64(a, x1) / (a, x2)            -> the local block as a Fortran pointer
+! Global indices are 0-based (as in C): a front end subtracts its lower bounds. Arrays are in
+! Fortran order throughout, so local blocks map directly onto Fortran arrays.
+module hpfrt
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: HPF_OK = 0, HPF_ERR_ARG = 1, HPF_ERR_RUNTIME = 2
+  integer(c_int), parameter, public :: HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3
+  integer(c_int32_t), parameter, public :: HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2
+  integer(c_int), parameter, public :: HPF_STRATEGY_AUTO = 0, HPF_STRATEGY_CATERPILLAR = 1, &
+                                       HPF_STRATEGY_CLASS = 2, HPF_STRATEGY_KOENIG_STEPWISE = 3, &
+                                       HPF_STRATEGY_KOENIG_GREEDY = 4, HPF_STRATEGY_ALL_AT_ONCE = 5, &
+                                       HPF_STRATEGY_ALLTOALLV = 6
+
+  ! The C struct hpf_dist { int32_t kind; int64_t block; } (same layout under bind(c)).
+  type, bind(c), public :: hpf_dist
+    integer(c_int32_t) :: kind
+    integer(c_int64_t) :: block
+  end type hpf_dist
+
+  public :: hpf_last_error, hpf_init, hpf_finalize, hpf_world
+  public :: hpf_grid_create_f, hpf_grid_create_world, hpf_grid_free, hpf_grid_my_position
+  public :: hpf_array_create, hpf_array_free, hpf_array_local, hpf_array_locate, hpf_array_fill, &
+            hpf_array_global_index, hpf_array_redistribute
+  public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
+  public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_check, hpf_error_message, hpf_local_real64
+
+  interface
+    function hpf_last_error() bind(c, name="hpf_last_error") result(msg)
+      import :: c_ptr
+      type(c_ptr) :: msg
+    end function hpf_last_error
+
+    function hpf_init(argc, argv) bind(c, name="hpf_init") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: argc, argv
+      integer(c_int) :: status
+    end function hpf_init
+
+    function hpf_finalize() bind(c, name="hpf_finalize") result(status)
+      import :: c_int
+      integer(c_int) :: status
+    end function hpf_finalize
+
+    function hpf_world(rank, size) bind(c, name="hpf_world") result(status)
+      import :: c_int
+      integer(c_int), intent(out) :: rank, size
+      integer(c_int) :: status
+    end function hpf_world
+
+    function hpf_grid_create_f(comm, nranks, ranks, ndims, shape, grid) bind(c, name="hpf_grid_create_f") &
+        result(status)
+      import :: c_int, c_ptr
+      integer(c_int), value :: comm, nranks, ndims
+      integer(c_int), intent(in) :: ranks(*), shape(*)
+      type(c_ptr), intent(out) :: grid
+      integer(c_int) :: status
+    end function hpf_grid_create_f
+
+    function hpf_grid_create_world(ndims, shape, grid) bind(c, name="hpf_grid_create_world") result(status)
+      import :: c_int, c_ptr
+      integer(c_int), value :: ndims
+      integer(c_int), intent(in) :: shape(*)
+      type(c_ptr), intent(out) :: grid
+      integer(c_int) :: status
+    end function hpf_grid_create_world
+
+    function hpf_grid_free(grid) bind(c, name="hpf_grid_free") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: grid
+      integer(c_int) :: status
+    end function hpf_grid_free
+
+    function hpf_grid_my_position(grid, position) bind(c, name="hpf_grid_my_position") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: grid
+      integer(c_int), intent(out) :: position
+      integer(c_int) :: status
+    end function hpf_grid_my_position
+
+    function hpf_array_create_c(label, type, rank, extents, dists, grid, array) bind(c, name="hpf_array_create") &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr, c_char, hpf_dist
+      character(kind=c_char), intent(in) :: label(*)
+      integer(c_int), value :: type, rank
+      integer(c_int64_t), intent(in) :: extents(*)
+      type(hpf_dist), intent(in) :: dists(*)
+      type(c_ptr), value :: grid
+      type(c_ptr), intent(out) :: array
+      integer(c_int) :: status
+    end function hpf_array_create_c
+
+    function hpf_array_free(array) bind(c, name="hpf_array_free") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: array
+      integer(c_int) :: status
+    end function hpf_array_free
+
+    function hpf_array_local(array, data, local_extents) bind(c, name="hpf_array_local") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      type(c_ptr), intent(out) :: data
+      integer(c_int64_t), intent(out) :: local_extents(*)
+      integer(c_int) :: status
+    end function hpf_array_local
+
+    function hpf_array_locate(array, index, owned, local_offset) bind(c, name="hpf_array_locate") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: index(*)
+      integer(c_int), intent(out) :: owned
+      integer(c_int64_t), intent(out) :: local_offset
+      integer(c_int) :: status
+    end function hpf_array_locate
+
+    function hpf_array_global_index(array, local_offset, index) bind(c, name="hpf_array_global_index") &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), value :: local_offset
+      integer(c_int64_t), intent(out) :: index(*)
+      integer(c_int) :: status
+    end function hpf_array_global_index
+
+    function hpf_array_fill(array, value) bind(c, name="hpf_array_fill") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, value
+      integer(c_int) :: status
+    end function hpf_array_fill
+
+    function hpf_array_sum(array, result) bind(c, name="hpf_array_sum") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, result
+      integer(c_int) :: status
+    end function hpf_array_sum
+
+    function hpf_array_min(array, result) bind(c, name="hpf_array_min") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, result
+      integer(c_int) :: status
+    end function hpf_array_min
+
+    function hpf_array_max(array, result) bind(c, name="hpf_array_max") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, result
+      integer(c_int) :: status
+    end function hpf_array_max
+
+    function hpf_array_gather(array, root, out) bind(c, name="hpf_array_gather") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, out
+      integer(c_int), value :: root
+      integer(c_int) :: status
+    end function hpf_array_gather
+
+    function hpf_array_scatter(array, root, data, count) bind(c, name="hpf_array_scatter") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array, data
+      integer(c_int), value :: root
+      integer(c_int64_t), value :: count
+      integer(c_int) :: status
+    end function hpf_array_scatter
+
+    function hpf_array_redistribute(array, dists, grid, strategy) bind(c, name="hpf_array_redistribute") &
+        result(status)
+      import :: c_int, c_ptr, hpf_dist
+      type(c_ptr), value :: array, grid
+      type(hpf_dist), intent(in) :: dists(*)
+      integer(c_int), value :: strategy
+      integer(c_int) :: status
+    end function hpf_array_redistribute
+
+    function c_strlen(s) bind(c, name="strlen") result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function c_strlen
+  end interface
+
+  interface hpf_local_real64
+    module procedure hpf_local_real64_1d, hpf_local_real64_2d
+  end interface hpf_local_real64
+
+  ! What an empty local block points at (a rank outside the grid, or owning no element).
+  real(c_double), target, save :: empty1(0), empty2(0, 0)
+
+contains
+
+  !> HPF's BLOCK.
+  pure function hpf_block() result(d)
+    type(hpf_dist) :: d
+    d = hpf_dist(HPF_DIST_BLOCK, 0_c_int64_t)
+  end function hpf_block
+
+  !> HPF's CYCLIC(r).
+  pure function hpf_cyclic(r) result(d)
+    integer, intent(in) :: r
+    type(hpf_dist) :: d
+    d = hpf_dist(HPF_DIST_CYCLIC, int(r, c_int64_t))
+  end function hpf_cyclic
+
+  !> HPF's `*` (the dimension is not distributed).
+  pure function hpf_collapsed() result(d)
+    type(hpf_dist) :: d
+    d = hpf_dist(HPF_DIST_COLLAPSED, 0_c_int64_t)
+  end function hpf_collapsed
+
+  !> hpf_array_create with a Fortran string label.
+  function hpf_array_create(label, type, rank, extents, dists, grid, array) result(status)
+    character(len=*), intent(in) :: label
+    integer(c_int), intent(in) :: type, rank
+    integer(c_int64_t), intent(in) :: extents(*)
+    type(hpf_dist), intent(in) :: dists(*)
+    type(c_ptr), intent(in) :: grid
+    type(c_ptr), intent(out) :: array
+    integer(c_int) :: status
+    status = hpf_array_create_c(trim(label)//c_null_char, type, rank, extents, dists, grid, array)
+  end function hpf_array_create
+
+  !> The message of the last failed call.
+  function hpf_error_message() result(msg)
+    character(len=:), allocatable :: msg
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = hpf_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function hpf_error_message
+
+  !> Stops the program with the runtime's message unless status is HPF_OK.
+  subroutine hpf_check(status, what)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: what
+    if (status /= HPF_OK) then
+      write (*, '(a, a, a)') what, ' failed: ', hpf_error_message()
+      error stop 1
+    end if
+  end subroutine hpf_check
+
+  !> The local block of a rank-1 HPF_FLOAT64 array as a Fortran pointer (size 0 when empty).
+  subroutine hpf_local_real64_1d(array, x)
+    type(c_ptr), intent(in) :: array
+    real(c_double), pointer, intent(out) :: x(:)
+    type(c_ptr) :: p
+    integer(c_int64_t) :: ext(1)
+    call hpf_check(hpf_array_local(array, p, ext), 'hpf_local_real64')
+    if (c_associated(p)) then
+      call c_f_pointer(p, x, [ext(1)])
+    else
+      x => empty1
+    end if
+  end subroutine hpf_local_real64_1d
+
+  !> The local block of a rank-2 HPF_FLOAT64 array as a Fortran pointer.
+  subroutine hpf_local_real64_2d(array, x)
+    type(c_ptr), intent(in) :: array
+    real(c_double), pointer, intent(out) :: x(:, :)
+    type(c_ptr) :: p
+    integer(c_int64_t) :: ext(2)
+    call hpf_check(hpf_array_local(array, p, ext), 'hpf_local_real64')
+    if (c_associated(p)) then
+      call c_f_pointer(p, x, [ext(1), ext(2)])
+    else
+      x => empty2
+    end if
+  end subroutine hpf_local_real64_2d
+
+end module hpfrt

@@ -1,0 +1,378 @@
+// The C ABI (hpfrt.h) over the C++ API: handles own C++ objects, every call catches and reports.
+//
+// An hpf_array holds one DistArray<T, N> among the 4 element types x 4 ranks of the ABI, in a
+// std::variant; visit() dispatches a generic lambda to the held alternative, so each entry point is
+// written once for all 16 instantiations.
+#include <hpfrt.h>
+
+#include <hpf/hpf.hpp>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+struct hpf_grid_s {
+  hpf::ProcessGrid grid;
+};
+
+namespace {
+
+template <class T> using Arrays =
+    std::variant<hpf::DistArray<T, 1>, hpf::DistArray<T, 2>, hpf::DistArray<T, 3>, hpf::DistArray<T, 4>>;
+
+template <class... Vs> struct Concat;
+template <class... A, class... B, class... C, class... D>
+struct Concat<std::variant<A...>, std::variant<B...>, std::variant<C...>, std::variant<D...>> {
+  using type = std::variant<A..., B..., C..., D...>;
+};
+using AnyArray = Concat<Arrays<double>, Arrays<float>, Arrays<std::int32_t>, Arrays<std::int64_t>>::type;
+
+thread_local std::string g_last_error;
+std::optional<hpf::Environment> g_env;
+
+/// Runs `body`; turns every exception into a status and remembers its message.
+template <class F> hpf_status guarded(F&& body) noexcept {
+  try {
+    body();
+    return HPF_OK;
+  } catch (const hpf::Error& e) {
+    g_last_error = e.what();
+    // MPI failures are hpf::Error too (HPF_MPI_CHECK); they say "MPI call failed".
+    return std::string(e.what()).find("MPI call failed") != std::string::npos ? HPF_ERR_RUNTIME : HPF_ERR_ARG;
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HPF_ERR_RUNTIME;
+  } catch (...) {
+    g_last_error = "unknown exception";
+    return HPF_ERR_RUNTIME;
+  }
+}
+
+template <class P> P* require_handle(P* p, const char* what) {
+  hpf::detail::require(p != nullptr, what,
+                       ": the handle is NULL; expected one returned by the matching create call");
+  return p;
+}
+
+hpf::Distribution to_dist(const hpf_dist& d, int dim) {
+  switch (d.kind) {
+  case HPF_DIST_BLOCK:
+    return hpf::Block();
+  case HPF_DIST_CYCLIC:
+    return hpf::Cyclic(d.block);
+  case HPF_DIST_COLLAPSED:
+    return hpf::Collapsed();
+  default:
+    hpf::detail::fail(
+        "dists[", dim,
+        "].kind: expected HPF_DIST_BLOCK (0), HPF_DIST_CYCLIC (1) or HPF_DIST_COLLAPSED (2), got ", d.kind);
+  }
+}
+
+template <int N>
+hpf::Layout<N> make_layout(const int64_t* extents, const hpf_dist* dists, const hpf::ProcessGrid& grid) {
+  hpf::Index<N> ext{};
+  std::array<hpf::Distribution, N> ds;
+  for (int d = 0; d < N; ++d) {
+    ext[static_cast<std::size_t>(d)] = extents[d];
+    ds[static_cast<std::size_t>(d)] = to_dist(dists[d], d);
+  }
+  return hpf::Layout<N>(ext, ds, grid);
+}
+
+template <class T> AnyArray make_array(const char* label, int rank, const int64_t* extents,
+                                       const hpf_dist* dists, const hpf::ProcessGrid& grid) {
+  switch (rank) {
+  case 1:
+    return hpf::DistArray<T, 1>(label, make_layout<1>(extents, dists, grid));
+  case 2:
+    return hpf::DistArray<T, 2>(label, make_layout<2>(extents, dists, grid));
+  case 3:
+    return hpf::DistArray<T, 3>(label, make_layout<3>(extents, dists, grid));
+  case 4:
+    return hpf::DistArray<T, 4>(label, make_layout<4>(extents, dists, grid));
+  default:
+    hpf::detail::fail("hpf_array_create: rank must be 1 to 4, got ", rank);
+  }
+}
+
+template <class A> struct ArrayTraits;
+template <class T, int N> struct ArrayTraits<hpf::DistArray<T, N>> {
+  using value_type = T;
+  static constexpr int rank = N;
+};
+
+} // namespace
+
+struct hpf_array_s {
+  AnyArray array;
+};
+
+namespace {
+template <class F> void visit(hpf_array a, const char* what, F&& f) {
+  std::visit(std::forward<F>(f), require_handle(a, what)->array);
+}
+} // namespace
+
+namespace {
+template <class Reduce>
+hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& reduce) {
+  return guarded([&] {
+    require_handle(result, what);
+    visit(array, what, [&](auto& A) {
+      const auto v = reduce(A);
+      std::memcpy(result, &v, sizeof v);
+    });
+  });
+}
+} // namespace
+
+extern "C" {
+
+const char* hpf_last_error(void) { return g_last_error.c_str(); }
+
+hpf_status hpf_init(int* argc, char*** argv) {
+  return guarded([&] {
+    hpf::detail::require(!g_env, "hpf_init: already called; call hpf_finalize first");
+    if (argc != nullptr && argv != nullptr) {
+      g_env.emplace(*argc, *argv);
+    } else {
+      g_env.emplace();
+    }
+  });
+}
+
+hpf_status hpf_finalize(void) {
+  return guarded([&] {
+    hpf::detail::require(g_env.has_value(), "hpf_finalize: hpf_init was not called");
+    if (g_env->initialized_mpi()) hpf::clear_plan_cache(); // cached plans hold communicators
+    g_env.reset();
+  });
+}
+
+hpf_status hpf_world(int* rank, int* size) {
+  return guarded([&] {
+    if (rank != nullptr) *rank = hpf::comm_rank(MPI_COMM_WORLD);
+    if (size != nullptr) *size = hpf::comm_size(MPI_COMM_WORLD);
+  });
+}
+
+hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndims, const int* shape,
+                           hpf_grid* grid) {
+  return guarded([&] {
+    require_handle(grid, "hpf_grid_create: grid");
+    hpf::detail::require(ndims >= 1 && ndims <= 4, "hpf_grid_create: ndims must be 1 to 4, got ", ndims);
+    hpf::detail::require(shape != nullptr, "hpf_grid_create: shape is NULL");
+    std::vector<int> sh(shape, shape + ndims);
+    std::optional<hpf::ProcessGrid> g;
+    if (ranks == nullptr) {
+      g.emplace(comm, std::move(sh));
+    } else {
+      hpf::detail::require(nranks >= 0, "hpf_grid_create: nranks must be >= 0, got ", nranks);
+      g.emplace(comm, std::vector<int>(ranks, ranks + nranks), std::move(sh));
+    }
+    *grid = new hpf_grid_s{std::move(*g)};
+  });
+}
+
+hpf_status hpf_grid_create_f(MPI_Fint comm, int nranks, const int* ranks, int ndims, const int* shape,
+                             hpf_grid* grid) {
+  return hpf_grid_create(MPI_Comm_f2c(comm), nranks, ranks, ndims, shape, grid);
+}
+
+hpf_status hpf_grid_create_world(int ndims, const int* shape, hpf_grid* grid) {
+  return hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, ndims, shape, grid);
+}
+
+hpf_status hpf_grid_free(hpf_grid* grid) {
+  return guarded([&] {
+    require_handle(grid, "hpf_grid_free: grid");
+    delete *grid;
+    *grid = nullptr;
+  });
+}
+
+hpf_status hpf_grid_my_position(hpf_grid grid, int* position) {
+  return guarded([&] {
+    require_handle(position, "hpf_grid_my_position: position");
+    *position = require_handle(grid, "hpf_grid_my_position: grid")->grid.my_position();
+  });
+}
+
+hpf_status hpf_array_create(const char* label, std::int32_t type, int rank, const int64_t* extents,
+                            const hpf_dist* dists, hpf_grid grid, hpf_array* array) {
+  return guarded([&] {
+    require_handle(array, "hpf_array_create: array");
+    require_handle(extents, "hpf_array_create: extents");
+    require_handle(dists, "hpf_array_create: dists");
+    const hpf::ProcessGrid& g = require_handle(grid, "hpf_array_create: grid")->grid;
+    const char* name = label != nullptr ? label : "";
+    switch (type) {
+    case HPF_FLOAT64:
+      *array = new hpf_array_s{make_array<double>(name, rank, extents, dists, g)};
+      break;
+    case HPF_FLOAT32:
+      *array = new hpf_array_s{make_array<float>(name, rank, extents, dists, g)};
+      break;
+    case HPF_INT32:
+      *array = new hpf_array_s{make_array<std::int32_t>(name, rank, extents, dists, g)};
+      break;
+    case HPF_INT64:
+      *array = new hpf_array_s{make_array<std::int64_t>(name, rank, extents, dists, g)};
+      break;
+    default:
+      hpf::detail::fail(
+          "hpf_array_create: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or HPF_INT64 (0..3), got ",
+          static_cast<int>(type));
+    }
+  });
+}
+
+hpf_status hpf_array_free(hpf_array* array) {
+  return guarded([&] {
+    require_handle(array, "hpf_array_free: array");
+    delete *array;
+    *array = nullptr;
+  });
+}
+
+hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents) {
+  return guarded([&] {
+    visit(array, "hpf_array_local: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      if (data != nullptr) *data = A.local_size() > 0 ? static_cast<void*>(A.local_data()) : nullptr;
+      if (local_extents != nullptr)
+        for (int d = 0; d < Tr::rank; ++d)
+          local_extents[d] = static_cast<int64_t>(A.local_view().extent(static_cast<std::size_t>(d)));
+    });
+  });
+}
+
+hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, int64_t* local_offset) {
+  return guarded([&] {
+    require_handle(index, "hpf_array_locate: index");
+    visit(array, "hpf_array_locate: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      hpf::Index<Tr::rank> g{};
+      for (int d = 0; d < Tr::rank; ++d) g[static_cast<std::size_t>(d)] = index[d];
+      A.layout().check_bounds(g, "hpf_array_locate");
+      const bool mine = A.owns(g);
+      if (owned != nullptr) *owned = mine ? 1 : 0;
+      if (local_offset != nullptr) *local_offset = mine ? static_cast<int64_t>(&A[g] - A.local_data()) : -1;
+    });
+  });
+}
+
+hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index) {
+  return guarded([&] {
+    require_handle(index, "hpf_array_global_index: index");
+    visit(array, "hpf_array_global_index: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      hpf::detail::require(local_offset >= 0 && local_offset < A.local_size(),
+                           "hpf_array_global_index: local_offset must be in [0, ", A.local_size(), "), got ",
+                           local_offset);
+      const int pos = A.layout().grid().my_position();
+      const auto ext = A.layout().local_extents(pos);
+      hpf::Index<Tr::rank> l{};
+      int64_t rest = local_offset;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) {
+        l[d] = rest % ext[d];
+        rest /= ext[d];
+      }
+      const auto g = A.layout().global_index(pos, l);
+      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) index[d] = g[d];
+    });
+  });
+}
+
+hpf_status hpf_array_fill(hpf_array array, const void* value) {
+  return guarded([&] {
+    require_handle(value, "hpf_array_fill: value");
+    visit(array, "hpf_array_fill: array", [&](auto& A) {
+      typename ArrayTraits<std::decay_t<decltype(A)>>::value_type v;
+      std::memcpy(&v, value, sizeof v);
+      A.fill(v);
+    });
+  });
+}
+
+hpf_status hpf_array_sum(hpf_array array, void* result) {
+  return reduce_to(array, result, "hpf_array_sum", [](const auto& A) { return hpf::sum(A); });
+}
+hpf_status hpf_array_min(hpf_array array, void* result) {
+  return reduce_to(array, result, "hpf_array_min", [](const auto& A) { return hpf::min(A); });
+}
+hpf_status hpf_array_max(hpf_array array, void* result) {
+  return reduce_to(array, result, "hpf_array_max", [](const auto& A) { return hpf::max(A); });
+}
+
+hpf_status hpf_array_gather(hpf_array array, int root, void* out) {
+  return guarded([&] {
+    visit(array, "hpf_array_gather: array", [&](auto& A) {
+      const auto all = A.gather(root);
+      if (A.layout().grid().parent_rank() != root || all.empty()) return;
+      require_handle(out, "hpf_array_gather: out (on the root)");
+      std::memcpy(out, all.data(), all.size() * sizeof(all[0]));
+    });
+  });
+}
+
+hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_t count) {
+  return guarded([&] {
+    visit(array, "hpf_array_scatter: array", [&](auto& A) {
+      using T = typename ArrayTraits<std::decay_t<decltype(A)>>::value_type;
+      std::vector<T> all;
+      if (A.layout().grid().parent_rank() == root) {
+        hpf::detail::require(count >= 0, "hpf_array_scatter: count must be >= 0, got ", count);
+        if (count > 0) require_handle(data, "hpf_array_scatter: data (on the root)");
+        all.resize(static_cast<std::size_t>(count));
+        if (count > 0) std::memcpy(all.data(), data, all.size() * sizeof(T));
+      }
+      A.scatter(root, all); // checks the root's count against the global size on every rank
+    });
+  });
+}
+
+hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                  std::int32_t strategy) {
+  return guarded([&] {
+    require_handle(dists, "hpf_array_redistribute: dists");
+    const hpf::ProcessGrid& g = require_handle(grid, "hpf_array_redistribute: grid")->grid;
+    hpf::RedistOptions opt;
+    switch (strategy) {
+    case HPF_STRATEGY_AUTO:
+      opt.strategy = hpf::Strategy::Auto;
+      break;
+    case HPF_STRATEGY_CATERPILLAR:
+      opt.strategy = hpf::Strategy::Caterpillar;
+      break;
+    case HPF_STRATEGY_CLASS:
+      opt.strategy = hpf::Strategy::Class;
+      break;
+    case HPF_STRATEGY_KOENIG_STEPWISE:
+      opt.strategy = hpf::Strategy::KoenigStepwise;
+      break;
+    case HPF_STRATEGY_KOENIG_GREEDY:
+      opt.strategy = hpf::Strategy::KoenigGreedy;
+      break;
+    case HPF_STRATEGY_ALL_AT_ONCE:
+      opt.strategy = hpf::Strategy::AllAtOnce;
+      break;
+    case HPF_STRATEGY_ALLTOALLV:
+      opt.strategy = hpf::Strategy::Alltoallv;
+      break;
+    default:
+      hpf::detail::fail("hpf_array_redistribute: strategy must be one of HPF_STRATEGY_AUTO .. "
+                        "HPF_STRATEGY_ALLTOALLV (0..6), got ",
+                        static_cast<int>(strategy));
+    }
+    visit(array, "hpf_array_redistribute: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      A.redistribute(make_layout<Tr::rank>(A.layout().extents().data(), dists, g), opt);
+    });
+  });
+}
+
+} // extern "C"

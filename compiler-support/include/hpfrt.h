@@ -1,0 +1,123 @@
+/* hpfrt.h — the C ABI of the hpfrt runtime: what an HPF compiler (or a C or Fortran program) calls.
+ *
+ * Conventions
+ *   - Every function returns an hpf_status; HPF_OK (0) is success. On failure, hpf_last_error()
+ *     returns the message of the hpf::Error behind it (argument, value, what was expected, rank).
+ *     No C++ exception ever crosses this interface.
+ *   - Collective functions say so; they must be called by every rank of the grid's parent
+ *     communicator, in the same order, with the same arguments (as in the C++ API).
+ *   - Global indices are 0-based and arrays are in Fortran (column-major) order: dimension 0 varies
+ *     fastest, in local blocks and in gathered/scattered global buffers alike. A Fortran front end
+ *     subtracts its lower bounds.
+ *   - Handles are opaque; *_free sets the handle to NULL. A grid may be freed while arrays on it live
+ *     (they keep what they need).
+ */
+#ifndef HPFRT_H
+#define HPFRT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hpf_status {
+  HPF_OK = 0,
+  HPF_ERR_ARG = 1,     /* bad argument: see hpf_last_error() */
+  HPF_ERR_RUNTIME = 2, /* MPI failure or another runtime error: see hpf_last_error() */
+} hpf_status;
+
+/* Element types. Functions take them as int32_t, so any value a caller passes is well defined
+ * (and rejected with HPF_ERR_ARG unless it is one of these). */
+typedef enum hpf_type { HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3 } hpf_type;
+
+/* Per-dimension distribution: HPF's BLOCK, CYCLIC(block) and `*`. */
+typedef enum hpf_dist_kind { HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2 } hpf_dist_kind;
+typedef struct hpf_dist {
+  int32_t kind;  /* an hpf_dist_kind */
+  int64_t block; /* CYCLIC's block size (>= 1); ignored for BLOCK and `*` */
+} hpf_dist;
+
+/* Redistribution strategies (see the README): AUTO picks by the alpha-beta cost model. */
+typedef enum hpf_strategy {
+  HPF_STRATEGY_AUTO = 0,
+  HPF_STRATEGY_CATERPILLAR = 1,
+  HPF_STRATEGY_CLASS = 2,
+  HPF_STRATEGY_KOENIG_STEPWISE = 3,
+  HPF_STRATEGY_KOENIG_GREEDY = 4,
+  HPF_STRATEGY_ALL_AT_ONCE = 5,
+  HPF_STRATEGY_ALLTOALLV = 6
+} hpf_strategy;
+
+typedef struct hpf_grid_s* hpf_grid;
+typedef struct hpf_array_s* hpf_array;
+
+/* Message of the last failed call on this thread ("" if none). Valid until the next failing call. */
+const char* hpf_last_error(void);
+
+/* MPI and Kokkos, initialised unless they already are (argc/argv may be NULL). hpf_finalize
+ * finalises only what hpf_init started. Not thread-safe; call once each. */
+hpf_status hpf_init(int* argc, char*** argv);
+hpf_status hpf_finalize(void);
+
+/* This process's rank in MPI_COMM_WORLD and its size (for programs that use no MPI themselves). */
+hpf_status hpf_world(int* rank, int* size);
+
+/* Collective over `comm`: a grid of ndims (1..4) dimensions with `shape` over `nranks` ranks of
+ * `comm` given in grid-position order (Fortran order of coordinates). ranks == NULL: every rank of
+ * comm in rank order (nranks is then ignored). */
+hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndims, const int* shape,
+                           hpf_grid* grid);
+/* The same for a Fortran communicator handle. */
+hpf_status hpf_grid_create_f(MPI_Fint comm, int nranks, const int* ranks, int ndims, const int* shape,
+                             hpf_grid* grid);
+/* Collective over MPI_COMM_WORLD: every rank in rank order (for Fortran programs that use no MPI). */
+hpf_status hpf_grid_create_world(int ndims, const int* shape, hpf_grid* grid);
+hpf_status hpf_grid_free(hpf_grid* grid);
+/* Grid position of the calling rank, or -1 when it is outside the grid. */
+hpf_status hpf_grid_my_position(hpf_grid grid, int* position);
+
+/* Not collective: an array of `rank` (1..4) dimensions with the given extents and per-dimension
+ * distributions over `grid` (the k-th distributed dimension runs along grid dimension k), zeroed. */
+hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, int rank, const int64_t* extents,
+                            const hpf_dist* dists, hpf_grid grid, hpf_array* array);
+hpf_status hpf_array_free(hpf_array* array);
+
+/* The local block: its data (Fortran order, NULL when empty) and its `rank` extents. The pointer is
+ * valid until the array is freed or redistributed. */
+hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents);
+/* Whether the calling rank owns the element at global index `index` (rank entries), and if so its
+ * offset in the local block (else -1). */
+hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, int64_t* local_offset);
+
+/* The global index (rank entries) of the local element at `local_offset` (0 <= offset < local
+ * size, Fortran order within the local block): the owner-computes loop of a compiler. */
+hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index);
+
+/* Not collective: every local element := *value (of the array's type). */
+hpf_status hpf_array_fill(hpf_array array, const void* value);
+
+/* Collective: the sum / minimum / maximum of all elements, written to *result (array's type) on
+ * every rank. min and max of an empty array fail with HPF_ERR_ARG on every rank. */
+hpf_status hpf_array_sum(hpf_array array, void* result);
+hpf_status hpf_array_min(hpf_array array, void* result);
+hpf_status hpf_array_max(hpf_array array, void* result);
+
+/* Collective: the whole array in global Fortran order into `out` (global-size elements) on `root`
+ * (a rank of the parent communicator); `out` is ignored elsewhere. */
+hpf_status hpf_array_gather(hpf_array array, int root, void* out);
+/* Collective: distributes `data` (global-size elements on root; ignored elsewhere). */
+hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_t count);
+
+/* Collective over the parent communicator: HPF REDISTRIBUTE. The array keeps its extents and data
+ * and takes the new distributions over `grid` (which must share the parent communicator). Plans
+ * are cached, so repeating a redistribution between the same layouts does not re-plan. */
+hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                  int32_t strategy /* an hpf_strategy */);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPFRT_H */

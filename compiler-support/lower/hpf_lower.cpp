@@ -1,0 +1,766 @@
+// Lowering of HPF directives to hpfrt calls (see hpf_lower.hpp for the accepted subset).
+//
+// Two passes over logical lines (continuations joined): the first collects PROCESSORS, DISTRIBUTE,
+// DYNAMIC and the declarations of distributed arrays; the second copies the program, rewriting the
+// declarations, inserting the set-up where the specification part ends, rewriting the statements
+// that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
+// underscore (a__h, hpf__k), which HPF programs do not use.
+#include "hpf_lower.hpp"
+
+#include <hpf/core/error.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace hpf {
+
+namespace {
+
+std::string lower_case(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+/// `s` with the contents of string literals replaced by spaces (same length), so that searches
+/// for names, commas and comment marks ignore them.
+std::string mask_strings(const std::string& s) {
+  std::string out = s;
+  char quote = 0;
+  for (char& c : out) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        c = ' ';
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    }
+  }
+  return out;
+}
+
+/// The statement without its trailing comment.
+std::string strip_comment(const std::string& s) {
+  const auto bang = mask_strings(s).find('!');
+  return bang == std::string::npos ? s : s.substr(0, bang);
+}
+
+/// Splits at commas outside parentheses and strings.
+std::vector<std::string> split_top(const std::string& s) {
+  const std::string m = mask_strings(s);
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] == '(' || m[i] == '[') ++depth;
+    if (m[i] == ')' || m[i] == ']') --depth;
+    if (m[i] == ',' && depth == 0) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  out.push_back(trim(s.substr(start)));
+  return out;
+}
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+/// Positions where `name` (lower case) occurs as a whole word in `s` outside strings.
+std::vector<std::size_t> find_word(const std::string& s, const std::string& name) {
+  const std::string m = lower_case(mask_strings(s));
+  std::vector<std::size_t> at;
+  for (std::size_t p = m.find(name); p != std::string::npos; p = m.find(name, p + 1)) {
+    const bool left = p == 0 || !is_name_char(m[p - 1]);
+    const bool right = p + name.size() >= m.size() || !is_name_char(m[p + name.size()]);
+    if (left && right) at.push_back(p);
+  }
+  return at;
+}
+
+std::string replace_word(std::string s, const std::string& name, const std::string& by) {
+  auto at = find_word(s, name);
+  for (auto it = at.rbegin(); it != at.rend(); ++it) s.replace(*it, name.size(), by);
+  return s;
+}
+
+/// The text inside the parentheses that open at s[open]; `end` receives the index after ')'.
+std::string paren_group(const std::string& s, std::size_t open, std::size_t& end, const std::string& where) {
+  const std::string m = mask_strings(s);
+  int depth = 0;
+  for (std::size_t i = open; i < m.size(); ++i) {
+    if (m[i] == '(') ++depth;
+    if (m[i] == ')' && --depth == 0) {
+      end = i + 1;
+      return s.substr(open + 1, i - open - 1);
+    }
+  }
+  detail::fail(where, "unbalanced parentheses in '", trim(s), "'");
+}
+
+/// Breaks a generated statement into continuation lines of at most ~100 characters, at commas
+/// outside string literals (free-form Fortran allows 132).
+std::string wrap(const std::string& indent, const std::string& stmt) {
+  const std::string m = mask_strings(stmt);
+  std::string out;
+  std::string cur = indent;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] != ',' && i + 1 != m.size()) continue;
+    std::string piece = stmt.substr(last, i + 1 - last);
+    last = i + 1;
+    if (cur.size() + piece.size() > 100 && cur.size() > indent.size() + 4) {
+      out += cur + " &\n";
+      cur = indent + "    ";
+      piece = trim(piece);
+    }
+    cur += piece;
+  }
+  return out + cur + "\n";
+}
+
+enum class Elem { R8, R4, I4, I8 };
+
+struct ElemInfo {
+  const char* hpf_type;
+  const char* ftype;
+  const char* tmp;
+};
+
+ElemInfo info(Elem e) {
+  switch (e) {
+  case Elem::R8:
+    return {"HPF_FLOAT64", "real(c_double)", "hpf__t_r8"};
+  case Elem::R4:
+    return {"HPF_FLOAT32", "real(c_float)", "hpf__t_r4"};
+  case Elem::I4:
+    return {"HPF_INT32", "integer(c_int32_t)", "hpf__t_i4"};
+  case Elem::I8:
+    return {"HPF_INT64", "integer(c_int64_t)", "hpf__t_i8"};
+  }
+  return {"", "", ""};
+}
+
+/// Element type of a declaration's type spec, or nullopt for types the runtime does not hold.
+std::optional<Elem> elem_of(const std::string& type_spec) {
+  std::string t;
+  for (char c : lower_case(type_spec))
+    if (c != ' ' && c != '\t') t += c;
+  if (t == "real(8)" || t == "real(kind=8)" || t == "real*8" || t == "doubleprecision" ||
+      t == "real(c_double)" || t == "real(kind=c_double)")
+    return Elem::R8;
+  if (t == "real" || t == "real(4)" || t == "real(kind=4)" || t == "real*4" || t == "real(c_float)")
+    return Elem::R4;
+  if (t == "integer" || t == "integer(4)" || t == "integer(kind=4)" || t == "integer*4" ||
+      t == "integer(c_int32_t)")
+    return Elem::I4;
+  if (t == "integer(8)" || t == "integer(kind=8)" || t == "integer*8" || t == "integer(c_int64_t)")
+    return Elem::I8;
+  return std::nullopt;
+}
+
+struct Processors {
+  std::string name;
+  std::vector<std::string> shape; // Fortran expressions
+  int line = 0;
+};
+
+struct DistArray {
+  std::string name;
+  std::string spelled; // as written in the declaration
+  Elem elem = Elem::R8;
+  std::vector<std::pair<std::string, std::string>> bounds; // (lower, upper) expressions
+  std::vector<std::string> dists;                          // hpf_block() / hpf_cyclic(r) / hpf_collapsed()
+  std::string onto;                                        // processors name ("" = the default grid)
+  bool dynamic = false;
+  int dist_line = 0;
+  int decl_line = 0;
+};
+
+struct LogicalLine {
+  std::string text; // continuations joined
+  int line = 0;     // first physical line
+  std::vector<std::string> physical;
+};
+
+class Lowerer {
+public:
+  Lowerer(const std::string& source, std::string file) : m_file(std::move(file)) { split(source); }
+
+  std::string run() {
+    collect();
+    return emit();
+  }
+
+private:
+  [[noreturn]] void fail_at(int line, const std::string& what) const {
+    detail::fail(m_file, ":", line, ": ", what);
+  }
+
+  void split(const std::string& source) {
+    std::istringstream in(source);
+    std::string raw;
+    int no = 0;
+    LogicalLine cur;
+    bool continuing = false;
+    while (std::getline(in, raw)) {
+      ++no;
+      if (!continuing) cur = LogicalLine{"", no, {}};
+      cur.physical.push_back(raw);
+      std::string body = raw;
+      const bool directive = lower_case(trim(raw)).rfind("!hpf$", 0) == 0;
+      // A directive is a comment line; its own trailing comment starts at the next '!'.
+      body = directive ? trim(raw).substr(0, 5) + strip_comment(trim(raw).substr(5)) : strip_comment(raw);
+      body = trim(body);
+      if (continuing && !body.empty() && body.front() == '&') body = trim(body.substr(1));
+      if (directive && continuing) body = trim(body.substr(5)); // "!HPF$ &..." continues a directive
+      continuing = !body.empty() && body.back() == '&';
+      if (continuing) body = trim(body.substr(0, body.size() - 1));
+      cur.text += (cur.text.empty() ? "" : " ") + body;
+      if (!continuing) m_lines.push_back(cur);
+    }
+    if (continuing) m_lines.push_back(cur);
+  }
+
+  static bool is_directive(const LogicalLine& l) { return lower_case(l.text).rfind("!hpf$", 0) == 0; }
+  static std::string directive_body(const LogicalLine& l) { return trim(l.text.substr(5)); }
+
+  /// Parses "a(dist, ...) [ONTO p]" or "(dist, ...) [ONTO p] :: a, b" into (names, dists, onto).
+  void parse_dist_spec(const std::string& body, int line, std::vector<std::string>& names,
+                       std::vector<std::string>& dists, std::string& onto) const {
+    std::string spec = body;
+    const auto colons = spec.find("::");
+    std::string list;
+    if (colons != std::string::npos) {
+      for (const auto& n : split_top(spec.substr(colons + 2))) names.push_back(lower_case(n));
+      spec = trim(spec.substr(0, colons));
+    }
+    const auto open = spec.find('(');
+    if (open == std::string::npos)
+      fail_at(line, "expected a distribution list '(BLOCK, CYCLIC(r), *)' in '" + body + "'");
+    if (colons == std::string::npos) {
+      const std::string n = lower_case(trim(spec.substr(0, open)));
+      if (n.empty()) fail_at(line, "no array named in '" + body + "'");
+      names.push_back(n);
+    } else if (!trim(spec.substr(0, open)).empty()) {
+      fail_at(line, "write either 'a(dists)' or '(dists) :: a, b', not both, in '" + body + "'");
+    }
+    std::size_t end = 0;
+    const std::string group = paren_group(spec, open, end, m_file + ":" + std::to_string(line) + ": ");
+    for (const auto& d : split_top(group)) {
+      const std::string ld = lower_case(d);
+      std::smatch m;
+      if (ld == "block") {
+        dists.emplace_back("hpf_block()");
+      } else if (ld == "*") {
+        dists.emplace_back("hpf_collapsed()");
+      } else if (ld == "cyclic") {
+        dists.emplace_back("hpf_cyclic(1)");
+      } else if (std::regex_match(ld, m, std::regex(R"(cyclic\s*\((.+)\))"))) {
+        dists.push_back(
+            "hpf_cyclic(int(" +
+            d.substr(static_cast<std::size_t>(m.position(1)), static_cast<std::size_t>(m.length(1))) + "))");
+      } else {
+        fail_at(line, "distribution '" + d + "' is not BLOCK, CYCLIC, CYCLIC(r) or *");
+      }
+    }
+    const std::string rest = lower_case(trim(spec.substr(end)));
+    if (!rest.empty()) {
+      std::smatch m;
+      if (!std::regex_match(rest, m, std::regex(R"(onto\s+([a-z][a-z0-9_]*))")))
+        fail_at(line, "expected 'ONTO processors' after the distribution list, got '" + rest + "'");
+      onto = m[1];
+    }
+  }
+
+  DistArray& array_named(const std::string& n, int line, const char* what) {
+    auto it = m_arrays.find(n);
+    if (it == m_arrays.end()) fail_at(line, std::string(what) + ": '" + n + "' is not a distributed array");
+    return it->second;
+  }
+
+  void collect() {
+    static const std::regex program_re(R"(program\s+([a-z][a-z0-9_]*))", std::regex::icase);
+    bool seen_program = false;
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
+      const LogicalLine& l = m_lines[i];
+      const std::string t = lower_case(l.text);
+      if (t.empty() || (t.front() == '!' && !is_directive(l))) continue;
+      if (!seen_program) {
+        if (!std::regex_match(t, program_re))
+          fail_at(l.line,
+                  "expected 'PROGRAM name' (only a main program can be lowered), got '" + l.text + "'");
+        seen_program = true;
+        m_program_line = i;
+        continue;
+      }
+      if (!is_directive(l)) continue;
+      const std::string body = directive_body(l);
+      const std::string lb = lower_case(body);
+      std::smatch m;
+      if (std::regex_match(lb, m, std::regex(R"(processors\s+([a-z][a-z0-9_]*)\s*\((.*)\))"))) {
+        Processors p{m[1], {}, l.line};
+        const auto open = body.find('(');
+        std::size_t end = 0;
+        for (const auto& e : split_top(paren_group(body, open, end, "")))
+          p.shape.push_back(std::regex_replace(
+              e, std::regex(R"(number_of_processors\s*\(\s*\))", std::regex::icase), "hpf__size"));
+        if (p.shape.empty() || p.shape.size() > 4)
+          fail_at(l.line, "PROCESSORS " + p.name + ": 1 to 4 dimensions expected");
+        if (m_procs.count(p.name) != 0) fail_at(l.line, "PROCESSORS " + p.name + " declared twice");
+        m_procs.emplace(p.name, p);
+        m_proc_order.push_back(p.name);
+      } else if (lb.rfind("distribute", 0) == 0) {
+        std::vector<std::string> names;
+        std::vector<std::string> dists;
+        std::string onto;
+        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto);
+        for (const auto& n : names) {
+          if (m_arrays.count(n) != 0) fail_at(l.line, "DISTRIBUTE " + n + ": distributed twice");
+          DistArray a;
+          a.name = n;
+          a.dists = dists;
+          a.onto = onto;
+          a.dist_line = l.line;
+          m_default_grid = m_default_grid || onto.empty();
+          m_arrays.emplace(n, a);
+          m_array_order.push_back(n);
+        }
+      } else if (lb.rfind("dynamic", 0) == 0) {
+        std::string list = trim(body.substr(7));
+        if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+        for (const auto& n : split_top(list)) m_dynamic.insert(lower_case(n));
+      } else if (lb.rfind("redistribute", 0) == 0 || lb.rfind("independent", 0) == 0) {
+        // handled in place by emit()
+      } else {
+        fail_at(l.line, "unsupported directive '!HPF$ " + body +
+                            "' (supported: PROCESSORS, DISTRIBUTE, DYNAMIC, REDISTRIBUTE, INDEPENDENT)");
+      }
+    }
+    if (!seen_program) detail::fail(m_file, ": no PROGRAM statement: only a main program can be lowered");
+    for (const auto& n : m_dynamic) array_named(n, 0, "DYNAMIC").dynamic = true;
+    for (auto& [n, a] : m_arrays) {
+      if (!a.onto.empty() && m_procs.count(a.onto) == 0)
+        fail_at(a.dist_line, "DISTRIBUTE " + n + " ONTO " + a.onto + ": no PROCESSORS " + a.onto);
+      check_grid_rank(a, a.onto, a.dists, a.dist_line);
+    }
+    // Declarations of the distributed arrays: find, check, and remember the line to rewrite.
+    for (std::size_t i = m_program_line + 1; i < m_lines.size(); ++i) parse_declaration(i);
+    for (const auto& n : m_array_order)
+      if (m_arrays[n].decl_line == 0)
+        fail_at(m_arrays[n].dist_line,
+                "distributed array '" + n + "' has no declaration 'type :: " + n + "(bounds)'");
+  }
+
+  void check_grid_rank(const DistArray& a, const std::string& onto, const std::vector<std::string>& dists,
+                       int line) {
+    const auto distributed = static_cast<std::size_t>(std::count_if(
+        dists.begin(), dists.end(), [](const std::string& d) { return d != "hpf_collapsed()"; }));
+    const std::size_t grid_rank = onto.empty() ? 1 : m_procs.at(onto).shape.size();
+    if (distributed != grid_rank)
+      fail_at(line, a.name + ": " + std::to_string(distributed) +
+                        " distributed dimension(s) but the processors " +
+                        (onto.empty() ? std::string("(default, 1-D)") : onto) + " have " +
+                        std::to_string(grid_rank) + (onto.empty() ? "; add ONTO" : ""));
+  }
+
+  /// Recognises a type declaration; records distributed arrays declared in it.
+  void parse_declaration(std::size_t i) {
+    static const std::regex decl_re(
+        R"(^\s*(double\s+precision|real\s*\*\s*[48]|integer\s*\*\s*[48]|real\s*(\([^)]*\))?|integer\s*(\([^)]*\))?)(\s*(,[^:]*)?::|\s+)\s*(.*)$)",
+        std::regex::icase);
+    const LogicalLine& l = m_lines[i];
+    if (is_directive(l)) return;
+    std::smatch m;
+    if (!std::regex_match(l.text, m, decl_re)) return;
+    const std::string entities = m[6];
+    const std::string attrs = m[5];
+    // Without "::" the entities must start with a name: "real x", not an assignment "real (x) = 1".
+    if (std::string(m[4]).find("::") == std::string::npos &&
+        !std::regex_search(entities, std::regex(R"(^[A-Za-z])")))
+      return;
+    for (const auto& e : split_top(entities)) {
+      std::smatch em;
+      if (!std::regex_match(e, em, std::regex(R"(([A-Za-z][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(=.*)?)"))) continue;
+      const std::string n = lower_case(em[1]);
+      auto it = m_arrays.find(n);
+      if (it == m_arrays.end()) continue;
+      DistArray& a = it->second;
+      if (a.decl_line != 0) fail_at(l.line, "'" + n + "' declared twice");
+      if (!trim(attrs).empty())
+        fail_at(l.line, "declare distributed array '" + n + "' as 'type :: " + n +
+                            "(bounds)' without attributes, got '" + l.text + "'");
+      const auto elem = elem_of(m[1]);
+      if (!elem)
+        fail_at(
+            l.line,
+            "distributed array '" + n + "' has type '" + std::string(m[1]) +
+                "'; expected REAL(8), DOUBLE PRECISION, REAL(4), REAL, INTEGER(4), INTEGER or INTEGER(8)");
+      if (!em[2].matched) fail_at(l.line, "distributed array '" + n + "' is declared without bounds");
+      if (em[4].matched) fail_at(l.line, "distributed array '" + n + "' cannot have an initialiser");
+      a.elem = *elem;
+      a.spelled = em[1];
+      a.decl_line = l.line;
+      for (const auto& b : split_top(em[3])) {
+        const auto colon = mask_strings(b).find(':');
+        if (colon == std::string::npos) {
+          a.bounds.emplace_back("1", trim(b));
+        } else {
+          a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
+        }
+        if (a.bounds.back().first.empty() || a.bounds.back().second.empty() || a.bounds.back().second == "*")
+          fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + b + "'");
+      }
+      if (a.bounds.size() != a.dists.size())
+        fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) +
+                            " dimension(s) but its DISTRIBUTE (line " + std::to_string(a.dist_line) +
+                            ") gives " + std::to_string(a.dists.size()));
+      m_decl_rewrites[i].push_back(n);
+    }
+  }
+
+  /// True when the logical line belongs to the specification part.
+  static bool is_specification(const LogicalLine& l) {
+    static const std::regex spec_re(
+        R"(^\s*(use\b|implicit\b|integer\b|real\b|double\s+precision\b|logical\b|character\b|complex\b|type\s*\(|parameter\b|dimension\b|data\b|save\b|external\b|intrinsic\b).*)",
+        std::regex::icase);
+    const std::string t = trim(l.text);
+    if (t.empty() || t.front() == '!') return true;
+    return std::regex_match(t, spec_re) &&
+           !std::regex_match(t, std::regex(R"(^\s*[a-z_0-9]+\s*(\(.*\))?\s*=.*)", std::regex::icase));
+  }
+
+  std::string grid_var(const std::string& onto) const { return onto.empty() ? "hpf__world_g" : onto + "__g"; }
+
+  std::string bind_local(const DistArray& a, const std::string& ind) const {
+    std::string s;
+    s += ind + "call hpf_check(hpf_array_local(" + a.name + "__h, hpf__p, hpf__ext), '" + a.name +
+         ": local block')\n";
+    s += ind + a.name + "__n = product(hpf__ext(1:" + std::to_string(a.bounds.size()) + "))\n";
+    s += ind + "if (" + a.name + "__n > 0) then\n";
+    s += ind + "  call c_f_pointer(hpf__p, " + a.name + "__l, [" + a.name + "__n])\n";
+    s += ind + "else\n" + ind + "  nullify (" + a.name + "__l)\n" + ind + "end if\n";
+    return s;
+  }
+
+  std::string declarations(const std::string& ind) const {
+    std::string s = ind + "! --- hpfrt: handles and local blocks of the distributed arrays (lowered) ---\n";
+    for (const auto& p : m_proc_order) s += ind + "type(c_ptr) :: " + p + "__g\n";
+    if (m_default_grid) s += ind + "type(c_ptr) :: hpf__world_g\n";
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays.at(n);
+      s += ind + "type(c_ptr) :: " + n + "__h\n";
+      s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
+      s += ind + "integer(c_int64_t) :: " + n + "__n\n";
+    }
+    s += ind + "integer(c_int) :: hpf__rank, hpf__size\n";
+    s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
+    s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
+    s += ind + "type(c_ptr) :: hpf__p\n";
+    for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
+      s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
+    return s;
+  }
+
+  std::string create_array(const DistArray& a, const std::string& ind) const {
+    std::string ext;
+    for (const auto& [lo, hi] : a.bounds)
+      ext += std::string(ext.empty() ? "" : ", ") + "int((" + hi + ") - (" + lo + ") + 1, c_int64_t)";
+    std::string dists;
+    for (const auto& d : a.dists) dists += std::string(dists.empty() ? "" : ", ") + d;
+    std::string s = wrap(ind, "call hpf_check(hpf_array_create('" + a.name + "', " + info(a.elem).hpf_type +
+                                  ", " + std::to_string(a.bounds.size()) + ", [" + ext + "], [" + dists +
+                                  "], " + grid_var(a.onto) + ", " + a.name + "__h), 'DISTRIBUTE " + a.name +
+                                  " (line " + std::to_string(a.dist_line) + ")')");
+    return s + bind_local(a, ind);
+  }
+
+  std::string setup(const std::string& ind) const {
+    std::string s = ind + "! --- hpfrt: runtime, processors and distributed arrays (lowered) ---\n";
+    s += ind + "call hpf_check(hpf_init(c_null_ptr, c_null_ptr), 'hpf_init')\n";
+    s += ind + "call hpf_check(hpf_world(hpf__rank, hpf__size), 'hpf_world')\n";
+    for (const auto& pn : m_proc_order) {
+      const Processors& p = m_procs.at(pn);
+      std::string shape;
+      for (const auto& e : p.shape) shape += std::string(shape.empty() ? "" : ", ") + "int(" + e + ", c_int)";
+      s +=
+          wrap(ind, "call hpf_check(hpf_grid_create_world(" + std::to_string(p.shape.size()) + ", [" + shape +
+                        "], " + pn + "__g), 'PROCESSORS " + pn + " (line " + std::to_string(p.line) + ")')");
+    }
+    if (m_default_grid)
+      s += ind + "call hpf_check(hpf_grid_create_world(1, [hpf__size], hpf__world_g), 'default grid')\n";
+    for (const auto& n : m_array_order) s += create_array(m_arrays.at(n), ind);
+    return s;
+  }
+
+  std::string cleanup(const std::string& ind) const {
+    std::string s = ind + "! --- hpfrt: release (lowered) ---\n";
+    for (const auto& n : m_array_order)
+      s += ind + "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
+    for (const auto& p : m_proc_order)
+      s += ind + "call hpf_check(hpf_grid_free(" + p + "__g), 'free " + p + "')\n";
+    if (m_default_grid) s += ind + "call hpf_check(hpf_grid_free(hpf__world_g), 'free default grid')\n";
+    s += ind + "call hpf_check(hpf_finalize(), 'hpf_finalize')\n";
+    return s;
+  }
+
+  /// Distributed arrays referenced by a statement.
+  std::vector<std::string> references(const std::string& stmt) const {
+    std::vector<std::string> out;
+    for (const auto& n : m_array_order)
+      if (!find_word(stmt, n).empty()) out.push_back(n);
+    return out;
+  }
+
+  [[noreturn]] void unsupported(const LogicalLine& l, const std::string& why) const {
+    fail_at(l.line,
+            why + " in '" + trim(l.text) +
+                "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr without "
+                "distributed arrays>; a = <expr>; x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ REDISTRIBUTE");
+  }
+
+  std::string lower_forall(const LogicalLine& l, const std::string& ind) const {
+    const std::string& t = l.text;
+    const auto open = t.find('(');
+    std::size_t end = 0;
+    const std::string header = paren_group(t, open, end, m_file + ":" + std::to_string(l.line) + ": ");
+    const std::string assign = trim(t.substr(end));
+    const auto eq = mask_strings(assign).find('=');
+    if (assign.empty() || eq == std::string::npos)
+      unsupported(l, "only the single-statement FORALL is supported");
+    const std::string lhs = trim(assign.substr(0, eq));
+    const std::string rhs = trim(assign.substr(eq + 1));
+    std::vector<std::string> idx;
+    std::vector<std::pair<std::string, std::string>> range;
+    for (const auto& trip : split_top(header)) {
+      std::smatch m;
+      if (!std::regex_match(trip, m, std::regex(R"(\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*([^:]+):([^:]+))")))
+        unsupported(l, "FORALL header item '" + trip + "' is not 'i = l:u' (no stride, no mask)");
+      idx.push_back(lower_case(m[1]));
+      range.emplace_back(trim(m[2]), trim(m[3]));
+    }
+    std::smatch lm;
+    if (!std::regex_match(lhs, lm, std::regex(R"(([A-Za-z][A-Za-z0-9_]*)\s*\((.*)\))")))
+      unsupported(l, "the FORALL must assign an element of a distributed array");
+    const std::string name = lower_case(lm[1]);
+    if (m_arrays.count(name) == 0) unsupported(l, "the FORALL must assign an element of a distributed array");
+    const DistArray& a = m_arrays.at(name);
+    if (!references(rhs).empty())
+      unsupported(l, "the right-hand side references distributed array '" + references(rhs)[0] + "'");
+    const auto subs = split_top(lm[2]);
+    if (subs.size() != a.bounds.size())
+      unsupported(l, "'" + name + "' takes " + std::to_string(a.bounds.size()) + " subscripts");
+    // Each subscript is a distinct FORALL index: the loop visits the local block (owner computes).
+    std::string expr = rhs;
+    std::string body;
+    std::set<std::string> used;
+    for (std::size_t d = 0; d < subs.size(); ++d) {
+      const std::string s = lower_case(subs[d]);
+      const auto k = std::find(idx.begin(), idx.end(), s);
+      if (k == idx.end() || !used.insert(s).second)
+        unsupported(l, "subscript '" + subs[d] + "' of '" + name + "' is not a distinct FORALL index");
+      const std::string v = "hpf__i" + std::to_string(d + 1);
+      body +=
+          ind + "  " + v + " = int(hpf__g(" + std::to_string(d + 1) + ")) + (" + a.bounds[d].first + ")\n";
+      const auto& [lo, hi] = range[static_cast<std::size_t>(k - idx.begin())];
+      body += ind + "  if (" + v + " < (" + lo + ") .or. " + v + " > (" + hi + ")) cycle\n";
+      expr = replace_word(expr, s, v);
+    }
+    if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
+    std::string s = ind + "! " + trim(t) + "   (line " + std::to_string(l.line) + ", owner computes)\n";
+    s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
+    s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
+         std::to_string(l.line) + ")')\n";
+    s += body;
+    s += wrap(ind + "  ", name + "__l(hpf__k + 1) = " + expr);
+    s += ind + "end do\n";
+    return s;
+  }
+
+  std::string lower_redistribute(const LogicalLine& l, const std::string& ind) {
+    std::vector<std::string> names;
+    std::vector<std::string> dists;
+    std::string onto;
+    parse_dist_spec(trim(directive_body(l).substr(12)), l.line, names, dists, onto);
+    if (!onto.empty() && m_procs.count(onto) == 0)
+      fail_at(l.line, "REDISTRIBUTE ONTO " + onto + ": no PROCESSORS " + onto);
+    std::string s;
+    for (const auto& n : names) {
+      DistArray& a = array_named(n, l.line, "REDISTRIBUTE");
+      if (!a.dynamic) fail_at(l.line, "REDISTRIBUTE " + n + ": the array is not declared !HPF$ DYNAMIC");
+      if (dists.size() != a.bounds.size())
+        fail_at(l.line, "REDISTRIBUTE " + n + ": " + std::to_string(dists.size()) + " distributions for " +
+                            std::to_string(a.bounds.size()) + " dimension(s)");
+      const std::string target = onto.empty() ? a.onto : onto;
+      check_grid_rank(a, target, dists, l.line);
+      std::string dl;
+      for (const auto& d : dists) dl += std::string(dl.empty() ? "" : ", ") + d;
+      s += wrap(ind, "call hpf_check(hpf_array_redistribute(" + n + "__h, [" + dl + "], " + grid_var(target) +
+                         ", HPF_STRATEGY_AUTO), 'REDISTRIBUTE " + n + " (line " + std::to_string(l.line) +
+                         ")')");
+      s += bind_local(a, ind);
+    }
+    return s;
+  }
+
+  std::string lower_statement(const LogicalLine& l, const std::string& ind) {
+    const std::string t = trim(l.text);
+    const std::string lt = lower_case(t);
+    const auto refs = references(t);
+    static const std::regex io_re(R"(^(print\b|write\s*\().*)", std::regex::icase);
+    if (refs.empty()) {
+      std::string out;
+      for (const auto& p : l.physical) out += p + "\n";
+      out = std::regex_replace(out, std::regex(R"(number_of_processors\s*\(\s*\))", std::regex::icase),
+                               "hpf__size");
+      if (std::regex_match(t, io_re)) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
+      return out;
+    }
+    if (std::regex_match(lt, std::regex(R"(forall\s*\(.*)"))) return lower_forall(l, ind);
+    const auto eq = mask_strings(t).find('=');
+    if (eq != std::string::npos && eq + 1 < t.size() && t[eq + 1] != '=' &&
+        (eq == 0 || std::string("<>/=").find(t[eq - 1]) == std::string::npos)) {
+      const std::string lhs = lower_case(trim(t.substr(0, eq)));
+      const std::string rhs = trim(t.substr(eq + 1));
+      if (m_arrays.count(lhs) != 0) {
+        if (!references(rhs).empty())
+          unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
+        const char* tmp = info(m_arrays.at(lhs).elem).tmp;
+        return ind + std::string(tmp) + " = " + rhs + "\n" + ind + "call hpf_check(hpf_array_fill(" + lhs +
+               "__h, c_loc(" + tmp + ")), 'line " + std::to_string(l.line) + "')\n";
+      }
+      std::smatch m;
+      const std::string lrhs = lower_case(rhs);
+      if (references(lhs).empty() &&
+          std::regex_match(lrhs, m, std::regex(R"((sum|minval|maxval)\s*\(\s*([a-z][a-z0-9_]*)\s*\))")) &&
+          m_arrays.count(m[2]) != 0) {
+        const std::string fn = m[1] == "sum" ? "sum" : (m[1] == "minval" ? "min" : "max");
+        const char* tmp = info(m_arrays.at(m[2]).elem).tmp;
+        return ind + "call hpf_check(hpf_array_" + fn + "(" + std::string(m[2]) + "__h, c_loc(" + tmp +
+               ")), 'line " + std::to_string(l.line) + "')\n" + ind + trim(t.substr(0, eq)) + " = " + tmp +
+               "\n";
+      }
+    }
+    unsupported(l, "unsupported use of distributed array '" + refs[0] + "'");
+  }
+
+  std::string emit() {
+    static const std::regex end_program_re(R"(end(\s*program(\s+[a-z][a-z0-9_]*)?)?)", std::regex::icase);
+    std::string out =
+        "! Lowered by `hpfrt lower` from " + m_file + ": compile with the hpfrt Fortran module.\n";
+    bool in_spec = true;
+    const std::string ind = "  ";
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
+      const LogicalLine& l = m_lines[i];
+      auto copy = [&] {
+        for (const auto& p : l.physical) out += p + "\n";
+      };
+      if (i <= m_program_line) {
+        copy();
+        if (i == m_program_line) out += ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
+        continue;
+      }
+      if (in_spec && is_directive(l) && lower_case(directive_body(l)).rfind("redistribute", 0) != 0) {
+        copy(); // PROCESSORS, DISTRIBUTE, DYNAMIC: kept as comments, acted on at the set-up
+        continue;
+      }
+      if (in_spec && !is_directive(l) && is_specification(l)) {
+        auto it = m_decl_rewrites.find(i);
+        if (it == m_decl_rewrites.end()) {
+          copy();
+        } else {
+          out += "! " + trim(l.text) + "   (distributed: declared by hpfrt below)\n";
+          out += keep_undistributed(l, it->second);
+        }
+        continue;
+      }
+      if (in_spec) {
+        in_spec = false;
+        out += declarations(ind) + setup(ind);
+      }
+      if (is_directive(l)) {
+        const std::string lb = lower_case(directive_body(l));
+        copy();
+        if (lb.rfind("redistribute", 0) == 0) {
+          out += lower_redistribute(l, ind);
+        } else if (lb.rfind("independent", 0) != 0) {
+          fail_at(l.line, "directive '!HPF$ " + directive_body(l) + "' must be in the specification part");
+        }
+        continue;
+      }
+      if (trim(l.text).empty() || trim(l.text).front() == '!') {
+        copy();
+        continue;
+      }
+      if (std::regex_match(trim(l.text), end_program_re)) {
+        out += cleanup(ind);
+        copy();
+        continue;
+      }
+      out += lower_statement(l, ind);
+    }
+    return out;
+  }
+
+  /// The declaration without its distributed entities ("" when none remain).
+  std::string keep_undistributed(const LogicalLine& l, const std::vector<std::string>& drop) const {
+    const std::string t = trim(l.text);
+    const std::string m = mask_strings(t);
+    auto colons = m.find("::");
+    std::string head;
+    std::string list;
+    if (colons != std::string::npos) {
+      head = t.substr(0, colons + 2);
+      list = t.substr(colons + 2);
+    } else {
+      static const std::regex type_re(
+          R"(^\s*(double\s+precision|real\s*\*\s*[48]|integer\s*\*\s*[48]|real\s*(\([^)]*\))?|integer\s*(\([^)]*\))?)\s*)",
+          std::regex::icase);
+      std::smatch mm;
+      std::regex_search(t, mm, type_re);
+      head = std::string(mm[0]) + " ::";
+      list = t.substr(static_cast<std::size_t>(mm.length(0)));
+    }
+    std::string kept;
+    for (const auto& e : split_top(list)) {
+      std::smatch em;
+      std::regex_match(e, em, std::regex(R"(([A-Za-z][A-Za-z0-9_]*).*)"));
+      if (std::find(drop.begin(), drop.end(), lower_case(em[1])) != drop.end()) continue;
+      kept += std::string(kept.empty() ? " " : ", ") + e;
+    }
+    return kept.empty() ? "" : "  " + head + kept + "\n";
+  }
+
+  std::string m_file;
+  std::vector<LogicalLine> m_lines;
+  std::size_t m_program_line = 0;
+  std::map<std::string, Processors> m_procs;
+  std::vector<std::string> m_proc_order;
+  std::map<std::string, DistArray> m_arrays;
+  std::vector<std::string> m_array_order;
+  std::set<std::string> m_dynamic;
+  std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
+  bool m_default_grid = false;
+};
+
+} // namespace
+
+std::string lower_hpf(const std::string& source, const std::string& file) {
+  Lowerer l(source, file);
+  return l.run();
+}
+
+} // namespace hpf

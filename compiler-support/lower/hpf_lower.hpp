@@ -1,0 +1,36 @@
+// hpf::lower_hpf: lowers an HPF main program (free-form Fortran with !HPF$ directives) to Fortran
+// that calls the hpfrt module (compiler-support/fortran/hpfrt.f90). Pure text to text: no MPI, no I/O.
+//
+// The subset it accepts, and what each piece becomes:
+//
+//   | HPF                                              | lowered to                                       |
+//   |--------------------------------------------------|--------------------------------------------------|
+//   | !HPF$ PROCESSORS p(e1, ...)                      | hpf_grid_create_world (NUMBER_OF_PROCESSORS()   |
+//   |                                                  | is the number of MPI ranks)                      |
+//   | !HPF$ DISTRIBUTE a(BLOCK|CYCLIC[(r)]|*, ...)     | hpf_array_create + the local block as a pointer  |
+//   |   [ONTO p]; also DISTRIBUTE (...) [ONTO p] :: a,b|                                                  |
+//   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
+//   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
+//   | !HPF$ INDEPENDENT                                | kept as a comment (an assertion, no code)        |
+//   | FORALL (i = l:u, j = ...) a(i, j) = expr         | owner-computes loop over the local block         |
+//   | a = expr                                         | hpf_array_fill                                   |
+//   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
+//   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
+//
+// Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
+// REAL, INTEGER(4) / INTEGER or INTEGER(8). In a FORALL, the subscripts of the assigned array are the
+// FORALL indices and the right-hand side references no distributed array. Any other use of a
+// distributed array is rejected with an hpf::Error naming the line, so a lowered program never
+// silently computes something else than the serial program (whose directives are comments).
+#pragma once
+
+#include <string>
+
+namespace hpf {
+
+/// Lowers `source` (the whole file) and returns the Fortran to compile against the hpfrt module.
+/// `file` names the input in error messages. Throws hpf::Error ("file:line: ...") on input outside
+/// the subset above.
+std::string lower_hpf(const std::string& source, const std::string& file = "<input>");
+
+} // namespace hpf

@@ -1,0 +1,516 @@
+// hpf::RedistributionPlan<N>: HPF REDISTRIBUTE of an N-d array from one Layout to another, planned
+// once and executed many times.
+//
+// Each dimension is an independent 1-D problem CYCLIC(r) on P -> CYCLIC(s) on Q (a collapsed dimension
+// is CYCLIC(n) on one process): its communication grid comes from the closed forms of seed 004 and its
+// schedule from the chosen Strategy. A message of the N-d problem is the tuple of one message per
+// dimension, and the product of the 1-D schedules is a schedule of the N-d problem (DESIGN.md): the
+// N-d step (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position
+// still sends and receives at most once per step. Data moves by runs of the fastest dimension.
+//
+// Plans are computed locally on every rank from the two layouts (no handshake, STYLE.md). Source and
+// target grids may be identical, overlap or be disjoint, with P != Q; they must share a parent
+// communicator. Ranks in neither grid take part in execute() but move nothing.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/exec/exchange.hpp>
+#include <hpf/exec/network_model.hpp>
+#include <hpf/layout/layout.hpp>
+#include <hpf/layout/runs.hpp>
+#include <hpf/redist/pattern.hpp>
+#include <hpf/redist/runs.hpp>
+#include <hpf/schedule/strategy.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+
+struct RedistOptions {
+  /// How messages are ordered and run. Auto picks, per dimension, the schedule of least
+  /// alpha*steps + beta*TC, and runs it step by step when the transfer term beta*TC dominates, or
+  /// posts all messages at once when start-ups dominate (see RedistributionPlan::exec_mode()).
+  Strategy strategy = Strategy::Auto;
+  /// Cost model for Auto (seconds per step, seconds per byte); measured once per communicator
+  /// (collectively) when not given.
+  std::optional<double> alpha;
+  std::optional<double> beta;
+  /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
+  std::size_t element_bytes = 8;
+  /// Message tag; plans in flight at the same time on one grid need distinct tags.
+  int tag = 3001;
+
+  friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
+};
+
+namespace detail {
+
+/// Per-dimension plan: the 1-D maps, communication grid and schedule.
+struct DimPlan {
+  CyclicMap src;
+  CyclicMap dst;
+  CommMatrix grid;
+  Strategy strategy = Strategy::Auto; ///< the strategy used (Auto resolved)
+  Schedule schedule;
+};
+
+/// Which local offsets a walk over a message needs: the sender's (Src), the receiver's (Dst) or both
+/// (the locally kept part).
+enum class Side { Src, Dst, Both };
+
+template <int D, int N, class Emit> void piece_walk(const std::array<const PeriodicRuns*, N>& runs,
+                                                    const Index<N>& ss, const Index<N>& ds, index_t so,
+                                                    index_t dof, Emit& emit) {
+  if constexpr (D == 0) {
+    runs[0]->for_each([&](index_t s, index_t d, index_t len) { emit(so + s, dof + d, len); });
+  } else {
+    // Dimensions above the fastest are walked element by element (each is a new column), but by runs
+    // of indices that need no owner computation; only dimension 0 moves data.
+    runs[D]->for_each([&](index_t s, index_t d, index_t len) {
+      for (index_t t = 0; t < len; ++t)
+        piece_walk<D - 1, N>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], emit);
+    });
+  }
+}
+
+/// Calls fn(src_offset, dst_offset, len) for every contiguous piece of the N-d message whose
+/// per-dimension runs are `runs`, in the message's buffer order (global order, dimension 0 fastest).
+/// Offsets are into local blocks with Fortran strides `ss` (source) and `ds` (target); only the
+/// offsets of `side` are meaningful. Consecutive pieces that are contiguous on `side` are merged, so a
+/// message made of whole columns (e.g. an unchanged dimension 0) is copied column group by column group.
+template <int N, Side side, class Fn> void for_each_piece(const std::array<const PeriodicRuns*, N>& runs,
+                                                          const Index<N>& ss, const Index<N>& ds, Fn&& fn) {
+  for (const PeriodicRuns* r : runs)
+    if (r->elements == 0) return;
+  index_t ps = 0;
+  index_t pd = 0;
+  index_t pl = 0;
+  auto emit = [&](index_t s, index_t d, index_t len) {
+    const bool src_next = side == Side::Dst || s == ps + pl;
+    const bool dst_next = side == Side::Src || d == pd + pl;
+    if (pl > 0 && src_next && dst_next) {
+      pl += len;
+      return;
+    }
+    if (pl > 0) fn(ps, pd, pl);
+    ps = s;
+    pd = d;
+    pl = len;
+  };
+  piece_walk<N - 1, N>(runs, ss, ds, 0, 0, emit);
+  if (pl > 0) fn(ps, pd, pl);
+}
+
+/// Copies len elements; short runs (CYCLIC(r) with small r) by a loop, long ones by memcpy.
+template <class T> inline void copy_elements(T* dst, const T* src, index_t len) noexcept {
+  if (len <= 8) {
+    for (index_t i = 0; i < len; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+  }
+}
+
+/// The executor mode that runs a strategy's schedule: the step schedules (caterpillar, class, König)
+/// step by step as seed 004 prescribes; AllAtOnce and Alltoallv as their names say.
+ExecMode exec_mode_of(Strategy s);
+
+} // namespace detail
+
+template <int N> class RedistributionPlan {
+public:
+  /// Plans the move of an array from `src` to `dst` (same extents). Not collective, except when
+  /// Strategy::Auto has no alpha/beta: then the first plan on a communicator measures them
+  /// collectively over the parent communicator. Throws hpf::Error (on every rank, as every rank
+  /// passes the same layouts) for different extents, grids on different parent communicators, a tag
+  /// out of range, or a strategy that does not apply.
+  RedistributionPlan(const Layout<N>& src, const Layout<N>& dst, RedistOptions opt = {})
+      : m_src(src), m_dst(dst), m_opt(opt) {
+    detail::require(src.extents() == dst.extents(), "RedistributionPlan: source extents ",
+                    Layout<N>::to_string(src.extents()), " differ from target extents ",
+                    Layout<N>::to_string(dst.extents()), "; expected the same global extents");
+    int cmp = MPI_UNEQUAL;
+    HPF_MPI_CHECK(MPI_Comm_compare(src.grid().comm().get(), dst.grid().comm().get(), &cmp));
+    detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "RedistributionPlan: the source grid (",
+                    src.grid().size(), " ranks) and the target grid (", dst.grid().size(),
+                    " ranks) are built on different parent communicators; expected one parent");
+    detail::require(opt.tag >= 0 && opt.tag < 32000,
+                    "RedistributionPlan: options.tag must be in [0, 32000), got ", opt.tag);
+    detail::require(opt.element_bytes >= 1, "RedistributionPlan: options.element_bytes must be >= 1, got ",
+                    opt.element_bytes);
+    detail::require(!opt.alpha || *opt.alpha >= 0, "RedistributionPlan: options.alpha must be >= 0, got ",
+                    opt.alpha.value_or(0));
+    detail::require(!opt.beta || *opt.beta >= 0, "RedistributionPlan: options.beta must be >= 0, got ",
+                    opt.beta.value_or(0));
+    ScheduleOptions so;
+    if (opt.strategy == Strategy::Auto && !(opt.alpha && opt.beta)) {
+      const NetworkModel net = measure_network(src.grid().comm());
+      so.alpha = opt.alpha.value_or(net.alpha);
+      so.beta = opt.beta.value_or(net.beta) * static_cast<double>(opt.element_bytes);
+    } else {
+      if (opt.alpha) so.alpha = *opt.alpha;
+      if (opt.beta) so.beta = *opt.beta * static_cast<double>(opt.element_bytes);
+    }
+    for (int d = 0; d < N; ++d) {
+      auto& dp = m_dims[static_cast<std::size_t>(d)];
+      dp.src = src.map(d);
+      dp.dst = dst.map(d);
+      dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
+      ScheduleOptions sod = so;
+      sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
+      // Auto is resolved here so that the plan can say what it runs (per dimension).
+      dp.strategy = opt.strategy == Strategy::Auto ? auto_strategy(dp.grid, sod) : opt.strategy;
+      dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
+    }
+    m_mode = detail::exec_mode_of(opt.strategy);
+    if (opt.strategy == Strategy::Auto) {
+      // The product schedule has NS = prod NS_d steps and TC = prod TC_d (a step's longest message is
+      // the product of the dimensions' longest). Seed 004 (section 5) schedules steps to avoid
+      // contention, which matters when transfers dominate; when start-ups dominate (alpha NS > beta TC)
+      // every step boundary only adds a synchronisation, and posting everything at once overlaps them.
+      double ns = 1;
+      double tc = 1;
+      for (const auto& dp : m_dims) {
+        ns *= static_cast<double>(dp.schedule.num_steps());
+        tc *= static_cast<double>(dp.schedule.total_cost());
+      }
+      m_mode = so.alpha * ns > so.beta * tc ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
+    }
+    plan_my_part();
+  }
+
+  [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
+  [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
+  [[nodiscard]] const RedistOptions& options() const noexcept { return m_opt; }
+  /// How the executor runs the messages (from options().strategy).
+  /// How the executor runs the messages: from options().strategy, and for Auto from the cost model.
+  [[nodiscard]] ExecMode exec_mode() const noexcept { return m_mode; }
+  /// The 1-D communication grid and schedule of dimension d (lengths in elements).
+  [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
+  [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
+  /// The strategy that scheduled dimension d (what Strategy::Auto chose, or the requested one).
+  [[nodiscard]] Strategy dim_strategy(int d) const { return dim(d).strategy; }
+
+  /// The N-d schedule over (source grid position, target grid position), lengths in elements: the
+  /// product of the per-dimension schedules (NS multiplies). Built on first use.
+  [[nodiscard]] const Schedule& schedule() const {
+    if (!m_product) m_product = std::make_shared<const Schedule>(build_product());
+    return *m_product;
+  }
+
+  /// Elements this rank sends to / receives from other ranks, and copies locally.
+  [[nodiscard]] index_t send_elements() const noexcept { return m_send_elems; }
+  [[nodiscard]] index_t recv_elements() const noexcept { return m_recv_elems; }
+  [[nodiscard]] index_t local_copy_elements() const noexcept { return m_self_elems; }
+  /// Messages this rank sends / receives (the local copy not counted).
+  [[nodiscard]] std::size_t num_sends() const noexcept { return m_sends.size(); }
+  [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
+
+  /// Collective over the parent communicator (every rank calls it; ranks in neither grid move
+  /// nothing): moves the local block `src` (laid out by source(), my_local_extents() elements in
+  /// Fortran order) into `dst` (laid out by target()). The two blocks must not overlap.
+  template <class T> void execute(const T* src, T* dst) const {
+    post(src, dst);
+    wait();
+  }
+
+  /// Collective over the parent communicator: moves array `src` (laid out by source()) into array
+  /// `dst` (laid out by target()), e.g. two hpf::DistArray of the same element type (a different
+  /// element type does not compile). Throws hpf::Error on every rank when a layout differs from the
+  /// plan's, before anything moves.
+  template <class SrcArray, class DstArray>
+  requires requires(const SrcArray& a, DstArray& b) {
+    a.local_data();
+    b.local_data();
+    a.layout();
+    b.layout();
+  } && std::is_same_v<typename SrcArray::value_type, typename DstArray::value_type>
+  void execute(const SrcArray& src, DstArray& dst) const {
+    check_arrays(src, dst);
+    execute(static_cast<const typename SrcArray::value_type*>(src.local_data()), dst.local_data());
+  }
+
+  /// Split phase, array form of post(const T*, T*): check_arrays, then post.
+  template <class SrcArray, class DstArray>
+  requires std::is_same_v<typename SrcArray::value_type, typename DstArray::value_type>
+  void post(const SrcArray& src, DstArray& dst) const {
+    check_arrays(src, dst);
+    post(static_cast<const typename SrcArray::value_type*>(src.local_data()), dst.local_data());
+  }
+
+  /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
+  /// modes, the first step for the step modes) and copies the locally kept part; the caller may
+  /// compute on other data before wait() completes it. `src` must stay alive and unchanged and `dst`
+  /// untouched until wait() returns. Throws hpf::Error if a post() of this plan is still pending.
+  template <class T> void post(const T* src, T* dst) const {
+    static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
+    detail::require(m_in_flight == nullptr,
+                    "RedistributionPlan::post: the previous post() has not been completed by wait()");
+    Exchange& ex = exchange_for(sizeof(T));
+    ex.post(
+        [this, src](std::size_t i, std::byte* buf) {
+          T* out = reinterpret_cast<T*>(buf);
+          for_message<detail::Side::Src>(m_sends[i], [&](index_t so, index_t, index_t len) {
+            detail::copy_elements(out, src + so, len);
+            out += len;
+          });
+        },
+        [this, dst](std::size_t i, const std::byte* buf) {
+          const T* in = reinterpret_cast<const T*>(buf);
+          for_message<detail::Side::Dst>(m_recvs[i], [&](index_t, index_t dof, index_t len) {
+            detail::copy_elements(dst + dof, in, len);
+            in += len;
+          });
+        });
+    m_in_flight = &ex;
+    // The locally kept part is copied while the first messages are in flight.
+    copy_local(src, dst);
+  }
+
+  /// Completes post(). Throws hpf::Error when nothing was posted.
+  void wait() const {
+    detail::require(m_in_flight != nullptr, "RedistributionPlan::wait: nothing was posted");
+    Exchange* ex = m_in_flight;
+    m_in_flight = nullptr;
+    ex->wait();
+  }
+
+private:
+  /// One message of this rank: the peer's grid position and per-dimension coordinates.
+  struct Msg {
+    int peer_pos = 0;
+    std::array<int, N> coords{}; // the peer's per-dimension process coordinate
+    int step = 0;
+    index_t len = 0;
+  };
+
+  [[nodiscard]] const detail::DimPlan& dim(int d) const {
+    detail::require(d >= 0 && d < N, "RedistributionPlan: dimension must be in [0, ", N, "), got ", d);
+    return m_dims[static_cast<std::size_t>(d)];
+  }
+
+  template <class SrcArray, class DstArray>
+  void check_arrays(const SrcArray& src, const DstArray& dst) const {
+    detail::require(src.layout() == m_src, "RedistributionPlan::execute: the source array's layout ",
+                    src.layout().describe_dists(), " of extents ",
+                    Layout<N>::to_string(src.layout().extents()), " is not the plan's source layout ",
+                    m_src.describe_dists(), " of extents ", Layout<N>::to_string(m_src.extents()));
+    detail::require(dst.layout() == m_dst, "RedistributionPlan::execute: the target array's layout ",
+                    dst.layout().describe_dists(), " of extents ",
+                    Layout<N>::to_string(dst.layout().extents()), " is not the plan's target layout ",
+                    m_dst.describe_dists(), " of extents ", Layout<N>::to_string(m_dst.extents()));
+  }
+
+  // Per-dimension process coordinate of a grid position (0 for a collapsed dimension).
+  static std::array<int, N> dim_coords(const Layout<N>& L, int pos) {
+    const std::vector<int> c = L.grid().coords_of(pos);
+    std::array<int, N> out{};
+    for (int d = 0; d < N; ++d) out[static_cast<std::size_t>(d)] = L.coord(c, d);
+    return out;
+  }
+
+  static int position_of(const Layout<N>& L, const std::array<int, N>& dc) {
+    std::vector<int> c(static_cast<std::size_t>(L.grid().ndims()), 0);
+    for (int d = 0; d < N; ++d)
+      if (L.grid_dim(d) >= 0) c[static_cast<std::size_t>(L.grid_dim(d))] = dc[static_cast<std::size_t>(d)];
+    return L.grid().position_of(c);
+  }
+
+  /// Mixed-radix N-d step index (dimension 0 fastest) of per-dimension steps.
+  [[nodiscard]] int product_step(const std::array<int, N>& k) const {
+    int step = 0;
+    for (int d = N; d-- > 0;)
+      step = step * m_dims[static_cast<std::size_t>(d)].schedule.num_steps() + k[static_cast<std::size_t>(d)];
+    return step;
+  }
+
+  /// Calls fn(idx) for every tuple of indices into the N lists (dimension 0 fastest).
+  template <class List, class Fn> static void for_each_product(const std::array<List, N>& lists, Fn&& fn) {
+    for (const auto& l : lists)
+      if (l.empty()) return;
+    std::array<std::size_t, N> idx{};
+    while (true) {
+      fn(idx);
+      std::size_t d = 0;
+      for (; d < static_cast<std::size_t>(N); ++d) {
+        if (++idx[d] < lists[d].size()) break;
+        idx[d] = 0;
+      }
+      if (d == static_cast<std::size_t>(N)) return;
+    }
+  }
+
+  void plan_my_part() {
+    const ProcessGrid& sg = m_src.grid();
+    const ProcessGrid& tg = m_dst.grid();
+    const int me = sg.parent_rank();
+    const int sp = sg.position_of_rank(me);
+    const int tp = tg.position_of_rank(me);
+    if (sp >= 0) {
+      m_my_src = dim_coords(m_src, sp);
+      m_src_strides = fortran_strides<N>(m_src.local_extents(sp));
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+        m_runs_from[d] = periodic_runs_from(m_dims[d].src, m_dims[d].dst, m_my_src[d]);
+    }
+    if (tp >= 0) {
+      m_my_dst = dim_coords(m_dst, tp);
+      m_dst_strides = fortran_strides<N>(m_dst.local_extents(tp));
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+        m_runs_to[d] = periodic_runs_to(m_dims[d].src, m_dims[d].dst, m_my_dst[d]);
+    }
+    // This rank's messages: products of its per-dimension messages, with the step of the product
+    // schedule (DESIGN.md: a 2-D message is the pair of a row and a column message).
+    auto collect = [&](bool sending) {
+      std::array<std::vector<std::pair<int, Message>>, N> lists;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+        const auto all =
+            sending ? m_dims[d].schedule.sends_of(m_my_src[d]) : m_dims[d].schedule.receives_of(m_my_dst[d]);
+        for (const auto& e : all) {
+          if (e.second.len <= 0) continue;
+          // The schedule's lengths come from the closed forms of the pattern, the runs from cutting
+          // blocks: they must agree, or data would be lost.
+          const auto& runs = sending ? m_runs_from[d] : m_runs_to[d];
+          const int peer = sending ? e.second.dst : e.second.src;
+          detail::require(peer >= 0 && static_cast<std::size_t>(peer) < runs.size() &&
+                              runs[static_cast<std::size_t>(peer)].elements == e.second.len,
+                          "RedistributionPlan: internal error: dimension ", d, " schedules ", e.second.len,
+                          " elements between ", e.second.src, " and ", e.second.dst,
+                          " but the runs hold a different number");
+          lists[d].push_back(e);
+        }
+      }
+      std::vector<Msg> out;
+      for_each_product(lists, [&](const std::array<std::size_t, N>& idx) {
+        Msg m;
+        std::array<int, N> k{};
+        m.len = 1;
+        for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+          const auto& [step, msg] = lists[d][idx[d]];
+          k[d] = step;
+          m.coords[d] = sending ? msg.dst : msg.src;
+          m.len *= msg.len;
+        }
+        m.step = product_step(k);
+        m.peer_pos = position_of(sending ? m_dst : m_src, m.coords);
+        out.push_back(m);
+      });
+      std::sort(out.begin(), out.end(), [](const Msg& a, const Msg& b) { return a.step < b.step; });
+      return out;
+    };
+    if (sp >= 0) {
+      for (const Msg& m : collect(true)) {
+        if (tg.rank_at(m.peer_pos) == me) { // kept: copied locally, never sent to oneself
+          m_self = m;
+          m_self_elems = m.len;
+          continue;
+        }
+        m_sends.push_back(m);
+        m_send_elems += m.len;
+      }
+    }
+    if (tp >= 0) {
+      for (const Msg& m : collect(false)) {
+        if (sg.rank_at(m.peer_pos) == me) continue; // the local copy, found on the sending side
+        m_recvs.push_back(m);
+        m_recv_elems += m.len;
+      }
+    }
+  }
+
+  /// Pieces of a message this rank sends (Side::Src) or receives (Side::Dst), in buffer order.
+  template <detail::Side side, class Fn> void for_message(const Msg& m, Fn&& fn) const {
+    std::array<const PeriodicRuns*, N> runs{};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+      runs[d] = side == detail::Side::Src ? &m_runs_from[d][static_cast<std::size_t>(m.coords[d])]
+                                          : &m_runs_to[d][static_cast<std::size_t>(m.coords[d])];
+    detail::for_each_piece<N, side>(runs, m_src_strides, m_dst_strides, fn);
+  }
+
+  template <class T> void copy_local(const T* src, T* dst) const {
+    if (!m_self) return;
+    std::array<const PeriodicRuns*, N> runs{};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+      runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
+    detail::for_each_piece<N, detail::Side::Both>(
+        runs, m_src_strides, m_dst_strides,
+        [&](index_t so, index_t dof, index_t len) { detail::copy_elements(dst + dof, src + so, len); });
+  }
+
+  Exchange& exchange_for(std::size_t elem_bytes) const {
+    auto it = m_exchanges.find(elem_bytes);
+    if (it != m_exchanges.end()) return *it->second;
+    ExchangePlan xp;
+    for (const Msg& m : m_sends)
+      xp.sends.push_back(
+          {m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+    for (const Msg& m : m_recvs)
+      xp.recvs.push_back(
+          {m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+    auto ex = std::make_unique<Exchange>(m_src.grid().comm(), std::move(xp), exec_mode(), m_opt.tag);
+    return *m_exchanges.emplace(elem_bytes, std::move(ex)).first->second;
+  }
+
+  [[nodiscard]] Schedule build_product() const {
+    int steps = 1;
+    for (const auto& dp : m_dims) steps *= dp.schedule.num_steps();
+    std::vector<Step> out(static_cast<std::size_t>(steps));
+    std::array<int, N> k{};
+    for (int s = 0; s < steps; ++s) {
+      int rest = s;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+        k[d] = rest % m_dims[d].schedule.num_steps();
+        rest /= m_dims[d].schedule.num_steps();
+      }
+      std::array<const std::vector<Message>*, N> lists{};
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+        lists[d] = &m_dims[d].schedule.steps()[static_cast<std::size_t>(k[d])].messages;
+      std::array<std::vector<Message>, N> copies;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) copies[d] = *lists[d];
+      for_each_product(copies, [&](const std::array<std::size_t, N>& idx) {
+        std::array<int, N> sc{};
+        std::array<int, N> tc{};
+        index_t len = 1;
+        for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+          const Message& m = copies[d][idx[d]];
+          sc[d] = m.src;
+          tc[d] = m.dst;
+          len *= m.len;
+        }
+        out[static_cast<std::size_t>(s)].messages.push_back(
+            {position_of(m_src, sc), position_of(m_dst, tc), len});
+      });
+    }
+    return Schedule(m_src.grid().size(), m_dst.grid().size(), std::move(out));
+  }
+
+  Layout<N> m_src;
+  Layout<N> m_dst;
+  RedistOptions m_opt;
+  ExecMode m_mode = ExecMode::StepSynchronous;
+  std::array<detail::DimPlan, N> m_dims;
+  std::array<int, N> m_my_src{};
+  std::array<int, N> m_my_dst{};
+  Index<N> m_src_strides{};
+  Index<N> m_dst_strides{};
+  std::array<std::vector<PeriodicRuns>, N> m_runs_from; // [d][target coordinate]
+  std::array<std::vector<PeriodicRuns>, N> m_runs_to;   // [d][source coordinate]
+  std::vector<Msg> m_sends;
+  std::vector<Msg> m_recvs;
+  std::optional<Msg> m_self;
+  index_t m_send_elems = 0;
+  index_t m_recv_elems = 0;
+  index_t m_self_elems = 0;
+  // The executors own requests and buffers (STYLE.md: plan apart from the thing that runs it); one
+  // per element size, created on first execution.
+  mutable std::map<std::size_t, std::unique_ptr<Exchange>> m_exchanges;
+  mutable Exchange* m_in_flight = nullptr;
+  mutable std::shared_ptr<const Schedule> m_product;
+};
+
+} // namespace hpf

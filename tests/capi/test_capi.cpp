@@ -1,0 +1,269 @@
+// The C ABI (compiler-support/include/hpfrt.h) on 1..7 ranks: arrays of every element type and rank,
+// local blocks against the C++ layout, reductions, gather/scatter round trips, and every error path
+// returning a status with a message instead of throwing.
+#include "hpf_test.hpp"
+
+#include <hpfrt.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using hpf::test::world_rank;
+using hpf::test::world_size;
+
+/// Asserts success, printing the ABI's message otherwise.
+#define HPF_C_OK(call) ASSERT_EQ((call), HPF_OK) << #call << ": " << hpf_last_error()
+
+struct GridGuard {
+  hpf_grid g = nullptr;
+  ~GridGuard() { hpf_grid_free(&g); }
+};
+struct ArrayGuard {
+  hpf_array a = nullptr;
+  ~ArrayGuard() { hpf_array_free(&a); }
+};
+
+TEST(CApi, TwoDimensionalDoubleRoundTrip) {
+  const int n = world_size();
+  GridGuard grid;
+  const int shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
+  int pos = -2;
+  HPF_C_OK(hpf_grid_my_position(grid.g, &pos));
+  EXPECT_EQ(pos, world_rank());
+  int wr = -1;
+  int ws = -1;
+  HPF_C_OK(hpf_world(&wr, &ws));
+  EXPECT_EQ(wr, world_rank());
+  EXPECT_EQ(ws, n);
+
+  // 13 x 5, CYCLIC(2) x * : extents that are no multiple of anything.
+  const int64_t ext[2] = {13, 5};
+  const hpf_dist dists[2] = {{HPF_DIST_CYCLIC, 2}, {HPF_DIST_COLLAPSED, 0}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 2, ext, dists, grid.g, &A.a));
+
+  std::vector<double> global(13 * 5);
+  std::iota(global.begin(), global.end(), 1.0);
+  HPF_C_OK(hpf_array_scatter(A.a, 0, world_rank() == 0 ? global.data() : nullptr,
+                             world_rank() == 0 ? static_cast<int64_t>(global.size()) : 0));
+
+  // Every owned element sits where hpf_array_locate says, and holds its global value.
+  void* data = nullptr;
+  int64_t lext[2] = {-1, -1};
+  HPF_C_OK(hpf_array_local(A.a, &data, lext));
+  const hpf::Layout<2> L({13, 5}, {hpf::Cyclic(2), hpf::Collapsed()}, hpf::ProcessGrid::world({n}));
+  const auto expect = L.local_extents(world_rank());
+  EXPECT_EQ(lext[0], expect[0]);
+  EXPECT_EQ(lext[1], expect[1]);
+  int64_t owned_count = 0;
+  for (int64_t j = 0; j < 5; ++j) {
+    for (int64_t i = 0; i < 13; ++i) {
+      const int64_t g[2] = {i, j};
+      int owned = -1;
+      int64_t off = -2;
+      HPF_C_OK(hpf_array_locate(A.a, g, &owned, &off));
+      EXPECT_EQ(owned == 1, L.owner({i, j}) == world_rank());
+      if (owned == 1) {
+        ++owned_count;
+        int64_t back[2] = {-1, -1};
+        HPF_C_OK(hpf_array_global_index(A.a, off, back));
+        EXPECT_EQ(back[0], i);
+        EXPECT_EQ(back[1], j);
+        EXPECT_EQ(static_cast<double*>(data)[off], global[static_cast<std::size_t>(i + 13 * j)]);
+      } else {
+        EXPECT_EQ(off, -1);
+      }
+    }
+  }
+  EXPECT_EQ(owned_count, lext[0] * lext[1]);
+
+  double s = 0;
+  double lo = 0;
+  double hi = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &s));
+  HPF_C_OK(hpf_array_min(A.a, &lo));
+  HPF_C_OK(hpf_array_max(A.a, &hi));
+  EXPECT_DOUBLE_EQ(s, 65.0 * 66.0 / 2.0);
+  EXPECT_DOUBLE_EQ(lo, 1.0);
+  EXPECT_DOUBLE_EQ(hi, 65.0);
+
+  std::vector<double> back(world_rank() == n - 1 ? global.size() : 0);
+  HPF_C_OK(hpf_array_gather(A.a, n - 1, back.data()));
+  if (world_rank() == n - 1) {
+    EXPECT_EQ(back, global);
+  }
+}
+
+TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
+  const int n = world_size();
+  GridGuard all;
+  const int shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &all.g));
+  // Target grid: the ranks in reverse order, or only the first half of them.
+  std::vector<int> half;
+  for (int r = (n + 1) / 2 - 1; r >= 0; --r) half.push_back(r);
+  GridGuard sub;
+  const int sub_shape[1] = {static_cast<int>(half.size())};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, static_cast<int>(half.size()), half.data(), 1, sub_shape, &sub.g));
+
+  const int64_t ext[2] = {23, 3};
+  const hpf_dist from[2] = {{HPF_DIST_CYCLIC, 3}, {HPF_DIST_COLLAPSED, 0}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("R", HPF_INT64, 2, ext, from, all.g, &A.a));
+  std::vector<int64_t> global(23 * 3);
+  std::iota(global.begin(), global.end(), int64_t{100});
+  HPF_C_OK(hpf_array_scatter(A.a, 0, global.data(), world_rank() == 0 ? 69 : 0));
+
+  const hpf_dist to[2] = {{HPF_DIST_CYCLIC, 5}, {HPF_DIST_COLLAPSED, 0}};
+  for (const hpf_strategy s :
+       {HPF_STRATEGY_AUTO, HPF_STRATEGY_CATERPILLAR, HPF_STRATEGY_KOENIG_STEPWISE, HPF_STRATEGY_ALLTOALLV}) {
+    HPF_C_OK(hpf_array_redistribute(A.a, to, sub.g, s));
+    std::vector<int64_t> back(world_rank() == 0 ? global.size() : 0);
+    HPF_C_OK(hpf_array_gather(A.a, 0, back.data()));
+    if (world_rank() == 0) {
+      EXPECT_EQ(back, global) << "strategy " << s;
+    }
+    HPF_C_OK(hpf_array_redistribute(A.a, from, all.g, s));
+  }
+  // Bad input leaves the array as it was.
+  const hpf_dist bad[2] = {{HPF_DIST_CYCLIC, 0}, {HPF_DIST_COLLAPSED, 0}};
+  EXPECT_EQ(hpf_array_redistribute(A.a, bad, all.g, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
+  EXPECT_EQ(hpf_array_redistribute(A.a, to, all.g, 42), HPF_ERR_ARG);
+  EXPECT_NE(std::string(hpf_last_error()).find("got 42"), std::string::npos) << hpf_last_error();
+  int64_t sum = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &sum));
+  EXPECT_EQ(sum, std::accumulate(global.begin(), global.end(), int64_t{0}));
+}
+
+template <class T> void fill_and_sum(hpf_type type, int rank) {
+  const int n = world_size();
+  GridGuard grid;
+  std::vector<int> shape(static_cast<std::size_t>(rank), 1);
+  shape[0] = n;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, rank, shape.data(), &grid.g));
+  std::vector<int64_t> ext(static_cast<std::size_t>(rank), 3);
+  ext[0] = 7;
+  std::vector<hpf_dist> dists(static_cast<std::size_t>(rank), hpf_dist{HPF_DIST_BLOCK, 0});
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("F", type, rank, ext.data(), dists.data(), grid.g, &A.a));
+  const T one = 2;
+  HPF_C_OK(hpf_array_fill(A.a, &one));
+  T s = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &s));
+  int64_t count = 1;
+  for (const int64_t e : ext) count *= e;
+  EXPECT_EQ(s, static_cast<T>(2 * count)) << "type " << type << " rank " << rank;
+}
+
+TEST(CApi, EveryElementTypeAndRank) {
+  for (int rank = 1; rank <= 4; ++rank) {
+    fill_and_sum<double>(HPF_FLOAT64, rank);
+    fill_and_sum<float>(HPF_FLOAT32, rank);
+    fill_and_sum<std::int32_t>(HPF_INT32, rank);
+    fill_and_sum<std::int64_t>(HPF_INT64, rank);
+  }
+}
+
+TEST(CApi, GridOnASubsetAndRanksOutsideIt) {
+  // The grid holds the odd ranks in reverse order; the others take part in collectives with nothing.
+  const int n = world_size();
+  std::vector<int> ranks;
+  for (int r = n - 1; r >= 0; --r)
+    if (r % 2 == 1) ranks.push_back(r);
+  if (ranks.empty()) ranks.push_back(0);
+  const int shape[1] = {static_cast<int>(ranks.size())};
+  GridGuard grid;
+  HPF_C_OK(hpf_grid_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), static_cast<int>(ranks.size()), ranks.data(), 1,
+                             shape, &grid.g));
+  const int64_t ext[1] = {10};
+  const hpf_dist dist[1] = {{HPF_DIST_CYCLIC, 3}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("S", HPF_INT64, 1, ext, dist, grid.g, &A.a));
+  const int64_t v = 5;
+  HPF_C_OK(hpf_array_fill(A.a, &v));
+  int64_t s = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &s));
+  EXPECT_EQ(s, 50);
+  int pos = 0;
+  HPF_C_OK(hpf_grid_my_position(grid.g, &pos));
+  int64_t lext = -1;
+  void* data = nullptr;
+  HPF_C_OK(hpf_array_local(A.a, &data, &lext));
+  if (pos < 0) {
+    EXPECT_EQ(lext, 0);
+    EXPECT_EQ(data, nullptr);
+  }
+}
+
+/// Expects `call` to fail with `status` and a message containing `needle`.
+#define HPF_C_FAILS(call, status, needle)                                                                    \
+  do {                                                                                                       \
+    EXPECT_EQ((call), status) << #call;                                                                      \
+    EXPECT_NE(std::string(hpf_last_error()).find(needle), std::string::npos)                                 \
+        << #call << ": '" << hpf_last_error() << "' lacks '" << (needle) << "'";                             \
+  } while (0)
+
+TEST(CApi, ErrorsAreStatusesWithMessages) {
+  const int n = world_size();
+  const int shape[1] = {n};
+  GridGuard grid;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
+  const int bad_shape[1] = {n + 1};
+  hpf_grid g2 = nullptr;
+  HPF_C_FAILS(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, bad_shape, &g2), HPF_ERR_ARG, "shape");
+  HPF_C_FAILS(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 5, shape, &g2), HPF_ERR_ARG,
+              "ndims must be 1 to 4, got 5");
+  EXPECT_EQ(g2, nullptr);
+
+  const int64_t ext[1] = {10};
+  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0}};
+  const hpf_dist badkind[1] = {{7, 1}};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  const int64_t negative[1] = {-4};
+  hpf_array a = nullptr;
+  HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, ext, cyc0, grid.g, &a), HPF_ERR_ARG, "got 0");
+  HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, ext, badkind, grid.g, &a), HPF_ERR_ARG, "dists[0].kind");
+  HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, negative, block, grid.g, &a), HPF_ERR_ARG, "got -4");
+  HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 5, ext, block, grid.g, &a), HPF_ERR_ARG,
+              "rank must be 1 to 4, got 5");
+  HPF_C_FAILS(hpf_array_create("X", 9, 1, ext, block, grid.g, &a), HPF_ERR_ARG, "got 9");
+  HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, ext, block, nullptr, &a), HPF_ERR_ARG, "handle is NULL");
+  EXPECT_EQ(a, nullptr);
+
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("X", HPF_FLOAT64, 1, ext, block, grid.g, &A.a));
+  const int64_t out_of_range[1] = {10};
+  int owned = 0;
+  HPF_C_FAILS(hpf_array_locate(A.a, out_of_range, &owned, nullptr), HPF_ERR_ARG, "outside the extents");
+  int64_t gi[1] = {0};
+  HPF_C_FAILS(hpf_array_global_index(A.a, 1000, gi), HPF_ERR_ARG, "got 1000");
+  double r = 0;
+  HPF_C_FAILS(hpf_array_gather(A.a, n, &r), HPF_ERR_ARG, "root");
+  std::vector<double> seven(7, 1.0);
+  HPF_C_FAILS(hpf_array_scatter(A.a, 0, seven.data(), world_rank() == 0 ? 7 : 0), HPF_ERR_ARG,
+              "expected the global size 10");
+  HPF_C_FAILS(hpf_array_sum(nullptr, &r), HPF_ERR_ARG, "handle is NULL");
+
+  const int64_t zero[1] = {0};
+  ArrayGuard E;
+  HPF_C_OK(hpf_array_create("E", HPF_FLOAT64, 1, zero, block, grid.g, &E.a));
+  HPF_C_OK(hpf_array_sum(E.a, &r));
+  EXPECT_EQ(r, 0.0);
+  HPF_C_FAILS(hpf_array_min(E.a, &r), HPF_ERR_ARG, "empty");
+
+  // The test main owns the environment: hpf_init nests (no-op), and a second one is refused.
+  HPF_C_OK(hpf_init(nullptr, nullptr));
+  HPF_C_FAILS(hpf_init(nullptr, nullptr), HPF_ERR_ARG, "already called");
+  HPF_C_OK(hpf_finalize());
+  HPF_C_FAILS(hpf_finalize(), HPF_ERR_ARG, "hpf_init was not called");
+  int initialized = 0;
+  MPI_Finalized(&initialized);
+  EXPECT_EQ(initialized, 0) << "a nested hpf_finalize must not finalise MPI";
+}
+
+} // namespace

@@ -1,0 +1,132 @@
+// hpf::lower_hpf: what each directive and statement of the subset becomes, and that everything
+// outside the subset is rejected with the file, the line and the reason.
+#include <hpf/core/error.hpp>
+#include <hpf_lower.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using hpf::lower_hpf;
+
+std::string program(const std::string& spec, const std::string& body) {
+  return "program t\n  implicit none\n" + spec + body + "end program t\n";
+}
+
+const std::string kSpec = "  integer :: i, j\n  real(8) :: s\n  real(8) :: a(100), b(0:9, 5)\n"
+                          "!HPF$ PROCESSORS p(NUMBER_OF_PROCESSORS())\n"
+                          "!HPF$ DISTRIBUTE a(CYCLIC(3)) ONTO p\n"
+                          "!HPF$ DISTRIBUTE (BLOCK, *) ONTO p :: b\n"
+                          "!HPF$ DYNAMIC a\n";
+
+bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+/// Expects lowering to fail with a message containing every needle.
+void expect_rejected(const std::string& src, std::initializer_list<std::string> needles) {
+  try {
+    (void)lower_hpf(src, "t.f90");
+    ADD_FAILURE() << "accepted:\n" << src;
+  } catch (const hpf::Error& e) {
+    for (const auto& n : needles)
+      EXPECT_TRUE(contains(e.what(), n)) << "'" << e.what() << "' lacks '" << n << "'";
+  }
+}
+
+TEST(Lower, DirectivesBecomeRuntimeCalls) {
+  const std::string out = lower_hpf(program(kSpec, "  a = 0.0d0\n  s = sum(a)\n  print *, s\n"), "t.f90");
+  EXPECT_TRUE(contains(out, "use hpfrt"));
+  EXPECT_TRUE(contains(out, "hpf_grid_create_world(1, [int(hpf__size, c_int)], p__g)"));
+  EXPECT_TRUE(contains(out, "hpf_array_create('a', HPF_FLOAT64, 1, [int((100) - (1) + 1, c_int64_t)]"));
+  EXPECT_TRUE(contains(out, "[hpf_cyclic(int(3))], p__g, a__h)"));
+  EXPECT_TRUE(contains(out, "int((9) - (0) + 1, c_int64_t)"));
+  EXPECT_TRUE(contains(out, "[hpf_block(), hpf_collapsed()], p__g, b__h)"));
+  EXPECT_TRUE(contains(out, "real(c_double), pointer :: a__l(:)"));
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_array_fill(a__h, c_loc(hpf__t_r8))"));
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_array_sum(a__h, c_loc(hpf__t_r8))"));
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0) then\n  print *, s\n"));
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_finalize(), 'hpf_finalize')\nend program t"));
+  // The distributed declarations are gone, the others stay.
+  EXPECT_TRUE(contains(out, "! real(8) :: a(100), b(0:9, 5)   (distributed"));
+  EXPECT_TRUE(contains(out, "  real(8) :: s\n"));
+}
+
+TEST(Lower, ForallIsAnOwnerComputesLoopOverTheLocalBlock) {
+  const std::string out =
+      lower_hpf(program(kSpec, "  forall (j = 1:5, i = 0:9) b(i, j) = dble(i + 10 * j)\n"), "t.f90");
+  EXPECT_TRUE(contains(out, "do hpf__k = 0_c_int64_t, b__n - 1"));
+  EXPECT_TRUE(contains(out, "hpf_array_global_index(b__h, hpf__k, hpf__g)"));
+  EXPECT_TRUE(contains(out, "hpf__i1 = int(hpf__g(1)) + (0)"));
+  EXPECT_TRUE(contains(out, "hpf__i2 = int(hpf__g(2)) + (1)"));
+  EXPECT_TRUE(contains(out, "if (hpf__i1 < (0) .or. hpf__i1 > (9)) cycle"));
+  EXPECT_TRUE(contains(out, "if (hpf__i2 < (1) .or. hpf__i2 > (5)) cycle"));
+  EXPECT_TRUE(contains(out, "b__l(hpf__k + 1) = dble(hpf__i1 + 10 * hpf__i2)"));
+}
+
+TEST(Lower, RedistributeRebindsTheLocalBlock) {
+  const std::string out =
+      lower_hpf(program(kSpec, "!HPF$ REDISTRIBUTE a(BLOCK)\n  s = maxval(a)\n"), "t.f90");
+  EXPECT_TRUE(contains(out, "hpf_array_redistribute(a__h, [hpf_block()], p__g, HPF_STRATEGY_AUTO)"));
+  const auto at = out.find("hpf_array_redistribute");
+  EXPECT_NE(out.find("call hpf_check(hpf_array_local(a__h, hpf__p, hpf__ext)", at), std::string::npos);
+  EXPECT_TRUE(contains(out, "hpf_array_max(a__h"));
+}
+
+TEST(Lower, ContinuationsCommentsAndStringsAreHandled) {
+  const std::string src = program("  integer :: i\n  real(8) :: x(10), &\n             y\n"
+                                  "!HPF$ DISTRIBUTE x(BLOCK)   ! no ONTO: the default 1-D grid\n",
+                                  "  ! x is mentioned in a comment only\n  forall (i = 1:10) &\n"
+                                  "    x(i) = 1.0d0   ! trailing x\n  print *, 'x and y'\n");
+  const std::string out = lower_hpf(src, "t.f90");
+  EXPECT_TRUE(contains(out, "hpf_grid_create_world(1, [hpf__size], hpf__world_g)"));
+  EXPECT_TRUE(contains(out, "real(8) :: y\n"));
+  EXPECT_TRUE(contains(out, "x__l(hpf__k + 1) = 1.0d0"));
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0) then\n  print *, 'x and y'\n"));
+}
+
+TEST(Lower, TheShippedExampleLowers) {
+  std::ifstream in(HPF_EXAMPLES_DIR "/heat.f90");
+  ASSERT_TRUE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string out = lower_hpf(ss.str(), "heat.f90");
+  EXPECT_TRUE(contains(out, "hpf_array_create('counts', HPF_INT64"));
+}
+
+TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
+  expect_rejected("subroutine s\nend subroutine s\n", {"t.f90:1:", "only a main program"});
+  expect_rejected(program(kSpec + "!HPF$ ALIGN a(i) WITH b(i, 1)\n", ""),
+                  {"t.f90:10:", "unsupported directive"});
+  expect_rejected(program(kSpec + "!HPF$ DISTRIBUTE c(BLOCK) ONTO p\n", ""), {"'c' has no declaration"});
+  expect_rejected(program(kSpec + "!HPF$ DISTRIBUTE a(BLOCK) ONTO p\n", ""), {"distributed twice"});
+  expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE b(BLOCK, *)\n"),
+                  {"t.f90:10:", "not declared !HPF$ DYNAMIC"});
+  expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE a(BLOCK, BLOCK)\n"),
+                  {"2 distributions for 1 dimension"});
+  expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE a(BLOCK) ONTO q\n"), {"no PROCESSORS q"});
+  expect_rejected(program(kSpec, "  print *, a(1)\n"),
+                  {"t.f90:10:", "unsupported use of distributed array 'a'"});
+  expect_rejected(program(kSpec, "  s = sum(a) + 1\n"), {"t.f90:10:", "'a'"});
+  expect_rejected(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
+  expect_rejected(program(kSpec, "  forall (i = 1:100) a(i) = a(i) + 1\n"),
+                  {"right-hand side references distributed array 'a'"});
+  expect_rejected(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
+  expect_rejected(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
+  expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
+                  {"without attributes"});
+  expect_rejected(program("  logical :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""), {"has no declaration"});
+  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(CYCLIC(2)) ONTO nowhere\n", ""),
+                  {"no PROCESSORS nowhere"});
+  expect_rejected(
+      program("  real(8) :: z(10, 10)\n!HPF$ PROCESSORS p(2)\n!HPF$ DISTRIBUTE z(BLOCK, BLOCK) ONTO p\n", ""),
+      {"2 distributed dimension(s) but the processors p have 1"});
+  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(GEN_BLOCK(g))\n", ""),
+                  {"GEN_BLOCK", "is not BLOCK"});
+}
+
+} // namespace
