@@ -4,9 +4,13 @@
 //   scatter: --source X --targets a,b        gossip: --sources a,b --targets c,d
 //   reduce:  --target X [--participants a,b,c]   (default: every node with speed > 0, in file order)
 //   [--period-max N]: if T > N, use the fixed-period approximation of Section 4.6 with T_fixed = N.
+//   [--operations K]: replay K operations on the schedule (Section 3.4): periods of initialisation,
+//                     steady state and clean-up, makespan, K / makespan against TP, largest buffer.
+//   [--simgrid-xml FILE [--port-links]]: also write the platform as SimGrid XML (for smpirun).
 #include "commands.hpp"
 
 #include <hpf/core/error.hpp>
+#include <hpf/steady/pipeline.hpp>
 #include <hpf/steady/steady.hpp>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +36,9 @@ struct SteadyArgs {
   std::vector<std::string> participants;
   std::string target;
   long long period_max = 0;
+  long long operations = 0;
+  std::string simgrid_xml;
+  bool port_links = false;
   bool json = false;
 };
 
@@ -78,7 +85,14 @@ std::string big(const BigInt& x) {
 
 void run_steady(const SteadyArgs& a) {
   detail::require(a.period_max >= 0, "--period-max: must be >= 1 when given, got ", a.period_max);
+  detail::require(a.operations >= 0, "--operations: must be >= 1 when given, got ", a.operations);
+  detail::require(!a.port_links || !a.simgrid_xml.empty(), "--port-links: only with --simgrid-xml FILE");
   const Platform g = load_platform(a.platform);
+  if (!a.simgrid_xml.empty()) {
+    SimGridExport opts;
+    opts.port_links = a.port_links;
+    save_simgrid_xml(g, a.simgrid_xml, opts);
+  }
   const SteadyProblem pb = make_problem(g, a);
   const SteadySolution s = solve(g, pb);
   std::vector<WeightedTree> trees = extract_trees(g, s);
@@ -90,6 +104,8 @@ void run_steady(const SteadyArgs& a) {
     trees = fixed->trees;
   }
   const PeriodicSchedule ps = periodic_schedule(g, s, trees, period);
+  std::optional<PipelinePlan> pipe;
+  if (a.operations > 0) pipe = plan_pipeline(g, s, ps, a.operations);
   auto transfer_text = [&](const MatchedTransfer& t) {
     const auto& e = g.edge(t.edge);
     return g.node(e.from).name + "->" + g.node(e.to).name + " " + to_string(t.count) + " " +
@@ -139,6 +155,16 @@ void run_steady(const SteadyArgs& a) {
       j["fixed_period"] = {{"period", big(fixed->period)},
                            {"TP", to_string(fixed->throughput)},
                            {"loss_bound", to_string(fixed->loss_bound)}};
+    if (pipe)
+      j["pipeline"] = {{"operations", pipe->operations},
+                       {"periods", pipe->periods},
+                       {"init_periods", pipe->init_periods},
+                       {"steady_periods", pipe->steady_periods},
+                       {"cleanup_periods", pipe->cleanup_periods},
+                       {"makespan", big(pipe->makespan())},
+                       {"rate", to_string(Rational(pipe->operations) / Rational(pipe->makespan()))},
+                       {"max_buffer", pipe->max_buffer},
+                       {"max_buffer_ratio", to_string(pipe->max_buffer_ratio)}};
     std::cout << j.dump() << "\n";
     return;
   }
@@ -181,6 +207,15 @@ void run_steady(const SteadyArgs& a) {
     for (const auto& t : m.transfers) std::cout << "  " << transfer_text(t);
     std::cout << "\n";
   }
+  if (pipe) {
+    const Rational rate = Rational(pipe->operations) / Rational(pipe->makespan());
+    std::cout << "K = " << pipe->operations << " operations in " << pipe->periods << " periods ("
+              << pipe->init_periods << " initialisation, " << pipe->steady_periods << " steady, "
+              << pipe->cleanup_periods << " clean-up): makespan " << pipe->makespan()
+              << ", K/makespan = " << to_string(rate) << " = " << to_double(rate / s.throughput) << " TP\n";
+    std::cout << "largest buffer " << pipe->max_buffer << " values = " << to_string(pipe->max_buffer_ratio)
+              << " x its per-period consumption (Section 3.4 bound: 2)\n";
+  }
 }
 
 void register_steady(CLI::App& app) {
@@ -195,6 +230,10 @@ void register_steady(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--target", args->target, "reduce: node receiving the result");
   sub->add_option("--period-max", args->period_max, "use a fixed period (Section 4.6) when T exceeds this");
+  sub->add_option("--operations", args->operations, "replay K operations: phases, makespan, buffers");
+  sub->add_option("--simgrid-xml", args->simgrid_xml, "also write the platform as SimGrid XML to this file");
+  sub->add_flag("--port-links", args->port_links,
+                "SimGrid XML: per-node port links (one-port approximation)");
   sub->add_flag("--json", args->json, "print JSON");
   sub->callback([args] { run_steady(*args); });
 }

@@ -281,13 +281,25 @@ std::string Platform::to_simgrid_xml(const SimGridExport& o) const {
       << "Bps\" latency=\"" << o.latency_seconds << "s\"/>\n";
   }
   x << "    <link id=\"ctl\" bandwidth=\"1e6Bps\" latency=\"1e-3s\"/>\n";
+  if (o.port_links)
+    for (int v = 0; v < node_count(); ++v)
+      for (const bool out : {true, false}) {
+        const std::vector<int>& es = out ? out_edges(v) : in_edges(v);
+        if (es.empty()) continue;
+        Rational fastest = m_edges[static_cast<std::size_t>(es.front())].cost;
+        for (int e : es) fastest = std::min(fastest, m_edges[static_cast<std::size_t>(e)].cost);
+        x << "    <link id=\"" << (out ? "out-" : "in-") << node(v).name << "\" bandwidth=\""
+          << o.bytes_per_unit / to_double(fastest) << "Bps\" latency=\"0s\"/>\n";
+      }
   for (int a = 0; a < node_count(); ++a)
     for (int b = 0; b < node_count(); ++b) {
       if (a == b) continue;
       const std::vector<int> path = shortest_path(a, b);
       x << "    <route src=\"" << node(a).name << "\" dst=\"" << node(b).name << "\" symmetrical=\"NO\">";
       if (path.empty()) x << "<link_ctn id=\"ctl\"/>";
+      if (!path.empty() && o.port_links) x << "<link_ctn id=\"out-" << node(a).name << "\"/>";
       for (int e : path) x << "<link_ctn id=\"e" << e << "\"/>";
+      if (!path.empty() && o.port_links) x << "<link_ctn id=\"in-" << node(b).name << "\"/>";
       x << "</route>\n";
     }
   x << "  </zone>\n</platform>\n";

@@ -168,6 +168,20 @@ TEST(SteadyPlatform, SimGridXmlHasHostsLinksAndRoutes) {
             std::string::npos);
 }
 
+TEST(SteadyPlatform, SimGridXmlPortLinks) {
+  hpf::steady::SimGridExport opts;
+  opts.port_links = true;
+  const std::string xml = figure2().to_simgrid_xml(opts);
+  // Ps's fastest out-edge costs 1, P0's fastest in-edge 2/3: the port links carry those bandwidths.
+  EXPECT_NE(xml.find("<link id=\"out-Ps\" bandwidth=\"1000000Bps\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<link id=\"in-P0\" bandwidth=\"1500000Bps\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<link id=\"in-Ps\""), std::string::npos) << xml; // no incoming edge
+  EXPECT_NE(xml.find("<route src=\"Ps\" dst=\"P1\" symmetrical=\"NO\"><link_ctn id=\"out-Ps\"/><link_ctn "
+                     "id=\"e1\"/><link_ctn id=\"e4\"/><link_ctn id=\"in-P1\"/></route>"),
+            std::string::npos)
+      << xml;
+}
+
 TEST(SteadyScatter, Figure2ThroughputIsOneHalf) {
   const Platform g = figure2();
   const SteadyProblem pb = SteadyProblem::scatter(g.index_of("Ps"), {g.index_of("P0"), g.index_of("P1")});

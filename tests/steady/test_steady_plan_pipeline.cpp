@@ -5,11 +5,22 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "hpf_test.hpp"
 
 using namespace hpf::steady;
 
 namespace {
+
+// Longest chain of tasks (transfers and computations) from a leaf to the delivered value.
+std::int64_t depth(const WeightedTree& t, int task = 0) {
+  const TreeTask& k = t.tasks[static_cast<std::size_t>(task)];
+  std::int64_t d = 0;
+  for (int in : {k.input_a, k.input_b})
+    if (in >= 0) d = std::max(d, depth(t, in));
+  return d + 1;
+}
 
 Platform load(const char* name) { return load_platform(std::string(HPF_STEADY_PLATFORMS) + "/" + name); }
 
@@ -34,6 +45,14 @@ void expect_asymptotically_optimal(const Platform& g, const SteadyProblem& pb) {
     EXPECT_EQ(p.init_periods + p.steady_periods + p.cleanup_periods, p.periods);
     // Section 3.4: a buffer never holds more than twice what it forwards per period.
     EXPECT_LE(p.max_buffer_ratio, Rational(2));
+    // Section 3.4: initialisation lasts at most I (the depth of the trees, in periods) and clean-up at
+    // most I + T; a task advances a value at least one hop per period.
+    std::int64_t I = 0;
+    for (const auto& t : p.trees) I = std::max(I, depth(t));
+    if (p.steady_periods > 0) {
+      EXPECT_LE(p.init_periods, I);
+      EXPECT_LE(p.cleanup_periods, I + 1);
+    }
   }
   EXPECT_GE(previous, s.throughput * Rational(9, 10)); // within 10% of TP at K = 3000
 }

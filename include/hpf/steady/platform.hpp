@@ -48,6 +48,12 @@ struct SimGridExport {
   double flops_per_task = 1e9;   ///< a unit task is this many flops (host speed = speed * this)
   double latency_seconds = 1e-6; ///< per-link latency (the seed's model has none; keep it small)
   double router_flops = 1e6;     ///< SimGrid hosts need a speed > 0: routers get this
+  /// Approximates the one-port model of Section 2 (SimGrid links alone are multi-port): every route
+  /// also crosses its source's link "out-<name>" and its destination's "in-<name>", whose bandwidth is
+  /// that of the node's fastest outgoing (incoming) edge, so concurrent transfers of a node share one
+  /// port. Exact when a node's edges have equal costs; otherwise weaker than one-port (a slow edge
+  /// leaves part of the port to the others).
+  bool port_links = false;
 };
 
 class Platform {
