@@ -34,9 +34,10 @@ rm -f "$csv"
 # 1 MB per unit-size message (the export's bytes-per-unit) and 1 Gflop per unit task: one time unit of the seed = one simulated
 # second. No SMPI bandwidth/latency correction factors and no TCP cross-traffic, so links are the
 # seed's c(i, j); combinations are charged with smpi_execute_flops (simulate-computation off).
+# smpi/test:0: SMPI charges every MPI_Test a delay by default; the executor tests between computations.
 bytes=1000000
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
-     --cfg=network/crosstraffic:0 --cfg=smpi/reduce:binomial --log=root.thres:warning)
+     --cfg=network/crosstraffic:0 --cfg=smpi/reduce:binomial --cfg=smpi/test:0 --log=root.thres:warning)
 ops=10,30,100,300,1000
 run() { # name platform.json args...
   local name="$1" json="$2"; shift 2

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <tuple>
 
 namespace hpf::steady {
 
@@ -20,6 +21,46 @@ namespace {
 struct Value {
   std::int64_t stamp = 0;
   std::vector<std::byte> data;
+};
+
+/// The requests of one matching. Unlike hpf::Requests it can be tested, so that computations run
+/// between tests; the destructor completes whatever is still pending (no buffer released early).
+class StepRequests {
+public:
+  StepRequests() = default;
+  StepRequests(const StepRequests&) = delete;
+  StepRequests& operator=(const StepRequests&) = delete;
+  ~StepRequests() {
+    if (!m_reqs.empty()) MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
+  }
+  void isend(const Comm& comm, const std::byte* data, std::size_t n, int dest, int tag) {
+    HPF_MPI_CHECK(MPI_Isend(data, count(n), MPI_BYTE, dest, tag, comm.get(), &m_reqs.emplace_back()));
+  }
+  void irecv(const Comm& comm, std::byte* data, std::size_t n, int source, int tag) {
+    HPF_MPI_CHECK(MPI_Irecv(data, count(n), MPI_BYTE, source, tag, comm.get(), &m_reqs.emplace_back()));
+  }
+  /// True when every request has completed.
+  bool test() {
+    int done = 1;
+    if (!m_reqs.empty())
+      HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &done, MPI_STATUSES_IGNORE));
+    if (done != 0) m_reqs.clear();
+    return done != 0;
+  }
+  void wait() {
+    if (!m_reqs.empty())
+      HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE));
+    m_reqs.clear();
+  }
+
+private:
+  static int count(std::size_t n) {
+    detail::require(n <= max_message_bytes, "run_pipeline: one matching moves ", n,
+                    " bytes over one edge, more than one MPI message carries (", max_message_bytes,
+                    "); use smaller values or a shorter period (--period-max)");
+    return static_cast<int>(n);
+  }
+  std::vector<MPI_Request> m_reqs;
 };
 
 class Runner {
@@ -53,12 +94,25 @@ public:
     HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
     const double t0 = MPI_Wtime();
     for (std::int64_t p = 0; p < m_plan.periods; ++p) {
-      computations(p);
+      // This period's computations run while its matchings' messages are in flight (one between two
+      // tests of the current matching); their results wait in m_pending until the period ends.
+      m_work.clear();
+      for (std::size_t c = 0; c < m_plan.computes.size(); ++c) {
+        const auto t = static_cast<std::size_t>(m_plan.computes[c].first);
+        const auto k = static_cast<std::size_t>(m_plan.computes[c].second);
+        if (mine(m_plan.trees[t].tasks[k].node))
+          m_work.insert(m_work.end(),
+                        static_cast<std::size_t>(m_plan.computed[static_cast<std::size_t>(p)][c]), c);
+      }
+      m_next_work = 0;
       std::size_t flat = 0;
       for (std::size_t s = 0; s < m_plan.steps.size(); ++s) {
         step(p, s, flat);
         flat += m_plan.steps[s].size();
       }
+      while (m_next_work < m_work.size()) compute_one();
+      for (auto& [t, k, v] : m_pending) produce(t, k, std::move(v));
+      m_pending.clear();
     }
     double mine = MPI_Wtime() - t0, all = 0.0;
     HPF_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, m_comm.get()));
@@ -99,24 +153,21 @@ private:
     }
   }
 
-  void computations(std::int64_t p) {
-    for (std::size_t c = 0; c < m_plan.computes.size(); ++c) {
-      const auto t = static_cast<std::size_t>(m_plan.computes[c].first);
-      const auto k = static_cast<std::size_t>(m_plan.computes[c].second);
-      if (!mine(m_plan.trees[t].tasks[k].node)) continue;
-      for (std::int64_t n = m_plan.computed[static_cast<std::size_t>(p)][c]; n > 0; --n) {
-        Value a = take(t, k, 0);
-        Value b = take(t, k, 1);
-        detail::require(a.stamp == b.stamp, "run_pipeline: operands of T(", m_plan.trees[t].tasks[k].k, ",",
-                        m_plan.trees[t].tasks[k].l, ",", m_plan.trees[t].tasks[k].m, ") carry time-stamps ",
-                        a.stamp, " and ", b.stamp, "; this is a bug");
-        Value out;
-        out.stamp = a.stamp;
-        out.data.resize(m_bytes);
-        m_cb.combine(a.data.data(), b.data.data(), out.data.data());
-        produce(t, k, std::move(out));
-      }
-    }
+  // The next computation of this period's work list.
+  void compute_one() {
+    const std::size_t c = m_work[m_next_work++];
+    const auto t = static_cast<std::size_t>(m_plan.computes[c].first);
+    const auto k = static_cast<std::size_t>(m_plan.computes[c].second);
+    Value a = take(t, k, 0);
+    Value b = take(t, k, 1);
+    detail::require(a.stamp == b.stamp, "run_pipeline: operands of T(", m_plan.trees[t].tasks[k].k, ",",
+                    m_plan.trees[t].tasks[k].l, ",", m_plan.trees[t].tasks[k].m, ") carry time-stamps ",
+                    a.stamp, " and ", b.stamp, "; this is a bug");
+    Value out;
+    out.stamp = a.stamp;
+    out.data.resize(m_bytes);
+    m_cb.combine(a.data.data(), b.data.data(), out.data.data());
+    m_pending.emplace_back(t, k, std::move(out));
   }
 
   // One matching: per platform edge, one message with the values of its transfers, in step order.
@@ -146,25 +197,26 @@ private:
         in_order[tr.edge].push_back(i);
       }
     }
-    Requests reqs;
+    StepRequests reqs;
     for (auto& [e, buf] : in) {
       const int from = m_plan.steps[s][in_order[e].front()].from;
       if (mine(from)) {
         buf = out.at(e); // both ends on this rank: no message
         continue;
       }
-      irecv_bytes(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(from)], e, reqs);
+      reqs.irecv(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(from)], e);
     }
     for (auto& [e, buf] : out) {
       int dest = -1;
       for (const auto& tr : transfers)
         if (tr.edge == e) dest = tr.to;
       if (mine(dest)) continue;
-      isend_bytes(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(dest)], e, reqs);
+      reqs.isend(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(dest)], e);
       ++m_stats.messages_sent;
       m_stats.values_sent += static_cast<std::int64_t>(buf.size() / item);
     }
-    reqs.wait_all();
+    while (m_next_work < m_work.size() && !reqs.test()) compute_one();
+    reqs.wait();
     for (auto& [e, buf] : in) {
       std::size_t at = 0;
       for (std::size_t i : in_order[e]) {
@@ -189,6 +241,9 @@ private:
   std::vector<std::vector<std::deque<Value>>>
       m_slots;                                   // [tree][task]: values waiting on the task's output node
   std::vector<std::vector<std::int64_t>> m_leaf; // [tree][2 task + input]: leaves made so far
+  std::vector<std::size_t> m_work;               // this period's computations (indices into computes)
+  std::size_t m_next_work = 0;
+  std::vector<std::tuple<std::size_t, std::size_t, Value>> m_pending; // results of this period
   PipelineStats m_stats;
 };
 

@@ -154,12 +154,12 @@ PipelinePlan plan_pipeline(const Platform& g, const SteadySolution& s, const Per
       const std::int64_t n = std::min({p.tree_count[ut], input_avail(ut, uk, 0), input_avail(ut, uk, 1)});
       take_input(ut, uk, 0, n);
       take_input(ut, uk, 1, n);
-      produce(ut, uk, n);
       comp.push_back(n);
       full = full && n == p.tree_count[ut];
       progress = progress || n > 0;
     }
-    note_buffers();
+    // Computations overlap the period's transfers: their results are available from the next period.
+    // Every buffer has a single producer and a single consumer, so the delay reorders nothing.
     std::vector<std::int64_t> mv;
     for (const auto& step : p.steps) {
       // Two passes: a step's transfers are concurrent, so what arrives cannot leave in the same step.
@@ -176,6 +176,10 @@ PipelinePlan plan_pipeline(const Platform& g, const SteadySolution& s, const Per
       mv.insert(mv.end(), n.begin(), n.end());
       note_buffers();
     }
+    for (std::size_t c = 0; c < p.computes.size(); ++c)
+      produce(static_cast<std::size_t>(p.computes[c].first), static_cast<std::size_t>(p.computes[c].second),
+              comp[c]);
+    note_buffers();
     p.computed.push_back(std::move(comp));
     p.moved.push_back(std::move(mv));
     p.delivered.push_back(*std::min_element(got.begin(), got.end()));

@@ -62,8 +62,13 @@ void check_messages(const Platform& g, const SteadyProblem& pb, std::int64_t K, 
   EXPECT_EQ(total_over_ranks(st.delivered_here), K * plan.groups);
 }
 
+void check_reduce_plan(const PipelinePlan& plan, const SteadyProblem& pb, std::int64_t K);
+
 void check_reduce(const Platform& g, const SteadyProblem& pb, std::int64_t K) {
-  const PipelinePlan plan = plan_pipeline(g, pb, K);
+  check_reduce_plan(plan_pipeline(g, pb, K), pb, K);
+}
+
+void check_reduce_plan(const PipelinePlan& plan, const SteadyProblem& pb, std::int64_t K) {
   const int n = static_cast<int>(pb.participants.size());
   std::map<std::int64_t, int> got;
   PipelineCallbacks cb;
@@ -113,6 +118,21 @@ TEST(SteadyExec, Figure2Gossip) {
 
 TEST(SteadyExec, Figure6Reduce) {
   check_reduce(load("figure6_reduce.json"), SteadyProblem::reduce({0, 1, 2}, 0), 120);
+}
+
+TEST(SteadyExec, Figure7TwoTrees) {
+  // The seed's own solution of Figure 6(b) (period 3): the two trees of Figure 7 carry time-stamps
+  // 3j (tree of weight 1/3) and 3j+1, 3j+2 (weight 2/3) through different nodes, and every result
+  // must still be the fold of its own operands.
+  const Platform g = load("figure6_reduce.json");
+  const SteadyProblem pb = SteadyProblem::reduce({0, 1, 2}, 0);
+  const Rational third(1, 3), two(2, 3);
+  const SteadySolution s = make_solution(g, pb, {{1, 3, two}, {3, 5, third}, {0, 4, third}, {2, 4, two}},
+                                         {{1, 1, 1, 2, third}, {2, 1, 1, 2, two}, {0, 0, 0, 2, Rational(1)}});
+  ASSERT_EQ(check_solution(g, s), "");
+  const PipelinePlan plan = plan_pipeline(g, s, periodic_schedule(g, s, extract_trees(g, s), s.period), 100);
+  ASSERT_EQ(plan.trees.size(), 2u);
+  check_reduce_plan(plan, pb, 100);
 }
 
 TEST(SteadyExec, Figure6ReduceOtherOrder) {

@@ -6,6 +6,8 @@
 // Bytes, not types (DESIGN.md, exec/): a value is `value_bytes` bytes; the callbacks make, combine
 // and receive them. Per period and matching, one message per platform edge carries that edge's
 // values (each prefixed by its 8-byte time-stamp), with sizes known from the plan on both sides.
+// The period's computations run between tests of the current matching's requests, so computation
+// overlaps communication as in the seed's model (their results are used from the next period on).
 #pragma once
 
 #include <hpf/core/mpi.hpp>

@@ -6,7 +6,10 @@
 // termination protocol), and the plan reports the phases, the completion time and the buffer sizes.
 //
 // Execution model of one period (every rank follows it for the nodes it plays):
-//   1. computations: each tree's T_{k,l,m} tasks, inputs first, at most w(T) per period each;
+//   1. computations: each tree's T_{k,l,m} tasks, at most w(T) per period each, on inputs that were
+//      available when the period began; their results become available at the end of the period, so
+//      that the computations overlap the period's transfers (the seed's model: a node computes, sends
+//      and receives at the same time);
 //   2. the matchings in order; a transfer carries the messages waiting on its sender, at most its
 //      share of the period. A message split over matchings in the seed (Figure 3) is sent whole in
 //      the matching where its transfer ends, so per-period port totals are exactly the seed's.
