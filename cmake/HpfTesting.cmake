@@ -17,12 +17,20 @@ add_library(hpf_mpi_gtest_main STATIC ${PROJECT_SOURCE_DIR}/tests/support/mpi_ma
 target_link_libraries(hpf_mpi_gtest_main PUBLIC hpfrt GTest::gtest)
 target_include_directories(hpf_mpi_gtest_main PUBLIC ${PROJECT_SOURCE_DIR}/tests/support)
 
+# Sanitizer builds define HPF_SANITIZED, so randomised tests can scale down (tests/support/test_scale.hpp).
+function(hpf_test_definitions target)
+  if(HPF_SANITIZE)
+    target_compile_definitions(${target} PRIVATE HPF_SANITIZED)
+  endif()
+endfunction()
+
 function(hpf_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE hpfrt GTest::gtest GTest::gtest_main)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   hpf_warnings(${name})
+  hpf_test_definitions(${name})
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
@@ -41,6 +49,7 @@ function(hpf_add_mpi_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE hpf_mpi_gtest_main)
   hpf_warnings(${name})
+  hpf_test_definitions(${name})
   foreach(np IN LISTS ARG_RANKS)
     add_test(NAME ${name}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe --bind-to none ${MPIEXEC_NUMPROC_FLAG} ${np}

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scale.hpp"
+
 #include <chrono>
 #include <limits>
 #include <random>
@@ -47,7 +49,7 @@ TEST(BlockCyclicPattern, MatchesBruteForceOnRandomCases) {
   auto uni = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); };
   int cases = 0;
   index_t elements = 0;
-  for (; cases < 12000; ++cases) {
+  for (; cases < hpf::test::cases(12000); ++cases) {
     const int P = static_cast<int>(uni(1, 64));
     const int Q = static_cast<int>(uni(1, 64));
     const index_t r = uni(1, 40);
@@ -83,7 +85,7 @@ TEST(BlockCyclicPattern, MatchesBruteForceOnRandomCases) {
           << describe(P, r, Q, s, M);
     }
   }
-  EXPECT_EQ(cases, 12000);
+  EXPECT_EQ(cases, hpf::test::cases(12000)); // >= 10,000 random cases (seed 004 issue) outside sanitizers
   EXPECT_GT(elements, 0);
 }
 

