@@ -2,9 +2,11 @@
 // exactly once with its content; K reductions with a non-commutative operator (2x2 matrix products
 // modulo 2^64) equal the left-to-right fold of each time-stamp's operands.
 #include "hpf_test.hpp"
+#include "test_scale.hpp"
 
 #include <hpf/steady/executor.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -14,6 +16,11 @@ namespace {
 
 using namespace hpf::steady;
 using hpf::test::world_rank;
+
+// Series lengths shrink under sanitizers (tests/support/test_scale.hpp), never below a few periods.
+std::int64_t scaled(std::int64_t K) {
+  return std::max<std::int64_t>(12, hpf::test::cases(static_cast<int>(K)));
+}
 
 Platform load(const char* name) { return load_platform(std::string(HPF_STEADY_PLATFORMS) + "/" + name); }
 
@@ -36,7 +43,9 @@ std::int64_t total_over_ranks(std::int64_t x) {
 }
 
 // Messages: 24 bytes (type, stamp, checksum) so that a wrong route or a duplicate shows.
-void check_messages(const Platform& g, const SteadyProblem& pb, std::int64_t K, std::int64_t period_max = 0) {
+void check_messages(const Platform& g, const SteadyProblem& pb, std::int64_t K_full,
+                    std::int64_t period_max = 0) {
+  const std::int64_t K = scaled(K_full);
   const PipelinePlan plan = plan_pipeline(g, pb, K, period_max);
   std::map<std::pair<int, std::int64_t>, int> got;
   PipelineCallbacks cb;
@@ -64,7 +73,8 @@ void check_messages(const Platform& g, const SteadyProblem& pb, std::int64_t K, 
 
 void check_reduce_plan(const PipelinePlan& plan, const SteadyProblem& pb, std::int64_t K);
 
-void check_reduce(const Platform& g, const SteadyProblem& pb, std::int64_t K) {
+void check_reduce(const Platform& g, const SteadyProblem& pb, std::int64_t K_full) {
+  const std::int64_t K = scaled(K_full);
   check_reduce_plan(plan_pipeline(g, pb, K), pb, K);
 }
 
