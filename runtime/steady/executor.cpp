@@ -30,6 +30,8 @@ public:
   StepRequests() = default;
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
+  StepRequests(StepRequests&&) noexcept = default;
+  StepRequests& operator=(StepRequests&&) = delete;
   ~StepRequests() {
     if (!m_reqs.empty()) MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
   }
@@ -105,6 +107,7 @@ public:
                         static_cast<std::size_t>(m_plan.computed[static_cast<std::size_t>(p)][c]), c);
       }
       m_next_work = 0;
+      post_receives(p);
       std::size_t flat = 0;
       for (std::size_t s = 0; s < m_plan.steps.size(); ++s) {
         step(p, s, flat);
@@ -170,56 +173,78 @@ private:
     m_pending.emplace_back(t, k, std::move(out));
   }
 
+  // Every receive of period p is posted when the period starts, so that a sender never waits for a
+  // receiver still busy with an earlier matching or a computation. Messages of one edge keep their
+  // order (same source, destination and tag), so each matches its own matching's receive.
+  void post_receives(std::int64_t p) {
+    const auto& moved = m_plan.moved[static_cast<std::size_t>(p)];
+    const std::size_t item = sizeof(std::int64_t) + m_bytes;
+    m_in.clear();
+    m_in.resize(m_plan.steps.size());
+    std::size_t flat = 0;
+    for (std::size_t s = 0; s < m_plan.steps.size(); ++s) {
+      const auto& transfers = m_plan.steps[s];
+      Incoming& in = m_in[s];
+      for (std::size_t i = 0; i < transfers.size(); ++i) {
+        const std::int64_t n = moved[flat + i];
+        if (n == 0 || !mine(transfers[i].to)) continue;
+        auto& buf = in.buffers[transfers[i].edge];
+        buf.resize(buf.size() + static_cast<std::size_t>(n) * item);
+        in.order[transfers[i].edge].push_back(i);
+      }
+      for (auto& [e, buf] : in.buffers) {
+        const int from = transfers[in.order[e].front()].from;
+        if (!mine(from))
+          in.reqs.irecv(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(from)], e);
+      }
+      flat += transfers.size();
+    }
+  }
+
   // One matching: per platform edge, one message with the values of its transfers, in step order.
   void step(std::int64_t p, std::size_t s, std::size_t flat) {
     const auto& transfers = m_plan.steps[s];
     const auto& moved = m_plan.moved[static_cast<std::size_t>(p)];
     const std::size_t item = sizeof(std::int64_t) + m_bytes;
-    std::map<int, std::vector<std::byte>> out, in; // edge -> wire buffer
-    std::map<int, std::vector<std::size_t>> in_order;
+    Incoming& in = m_in[s];
+    std::map<int, std::vector<std::byte>> out; // edge -> wire buffer
     for (std::size_t i = 0; i < transfers.size(); ++i) {
       const std::int64_t n = moved[flat + i];
-      if (n == 0) continue;
+      if (n == 0 || !mine(transfers[i].from)) continue;
       const auto& tr = transfers[i];
       const auto t = static_cast<std::size_t>(tr.tree), k = static_cast<std::size_t>(tr.task);
-      if (mine(tr.from)) {
-        auto& buf = out[tr.edge];
-        for (std::int64_t j = 0; j < n; ++j) {
-          Value v = take(t, k, 0);
-          const std::size_t at = buf.size();
-          buf.resize(at + item);
-          std::memcpy(buf.data() + at, &v.stamp, sizeof v.stamp);
-          std::memcpy(buf.data() + at + sizeof v.stamp, v.data.data(), m_bytes);
-        }
-      }
-      if (mine(tr.to)) {
-        in[tr.edge].resize(in[tr.edge].size() + static_cast<std::size_t>(n) * item);
-        in_order[tr.edge].push_back(i);
+      auto& buf = out[tr.edge];
+      for (std::int64_t j = 0; j < n; ++j) {
+        Value v = take(t, k, 0);
+        const std::size_t at = buf.size();
+        buf.resize(at + item);
+        std::memcpy(buf.data() + at, &v.stamp, sizeof v.stamp);
+        std::memcpy(buf.data() + at + sizeof v.stamp, v.data.data(), m_bytes);
       }
     }
-    StepRequests reqs;
-    for (auto& [e, buf] : in) {
-      const int from = m_plan.steps[s][in_order[e].front()].from;
-      if (mine(from)) {
-        buf = out.at(e); // both ends on this rank: no message
-        continue;
-      }
-      reqs.irecv(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(from)], e);
-    }
+    StepRequests sends;
     for (auto& [e, buf] : out) {
       int dest = -1;
       for (const auto& tr : transfers)
         if (tr.edge == e) dest = tr.to;
-      if (mine(dest)) continue;
-      reqs.isend(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(dest)], e);
+      if (mine(dest)) {
+        in.buffers.at(e) = buf; // both ends on this rank: no message
+        continue;
+      }
+      sends.isend(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(dest)], e);
       ++m_stats.messages_sent;
       m_stats.values_sent += static_cast<std::int64_t>(buf.size() / item);
     }
-    while (m_next_work < m_work.size() && !reqs.test()) compute_one();
-    reqs.wait();
-    for (auto& [e, buf] : in) {
+    while (m_next_work < m_work.size()) {
+      const bool sent = sends.test();
+      if (in.reqs.test() && sent) break;
+      compute_one();
+    }
+    sends.wait();
+    in.reqs.wait();
+    for (auto& [e, buf] : in.buffers) {
       std::size_t at = 0;
-      for (std::size_t i : in_order[e]) {
+      for (std::size_t i : in.order[e]) {
         const auto& tr = transfers[i];
         for (std::int64_t j = 0; j < moved[flat + i]; ++j) {
           Value v;
@@ -244,6 +269,13 @@ private:
   std::vector<std::size_t> m_work;               // this period's computations (indices into computes)
   std::size_t m_next_work = 0;
   std::vector<std::tuple<std::size_t, std::size_t, Value>> m_pending; // results of this period
+  // Receives of one matching: per edge, the wire buffer and the transfers it carries, in step order.
+  struct Incoming {
+    std::map<int, std::vector<std::byte>> buffers;
+    std::map<int, std::vector<std::size_t>> order;
+    StepRequests reqs;
+  };
+  std::vector<Incoming> m_in; // this period's, one per matching; buffers never move once posted
   PipelineStats m_stats;
 };
 

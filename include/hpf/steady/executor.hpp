@@ -8,6 +8,8 @@
 // values (each prefixed by its 8-byte time-stamp), with sizes known from the plan on both sides.
 // The period's computations run between tests of the current matching's requests, so computation
 // overlaps communication as in the seed's model (their results are used from the next period on).
+// Every receive of a period is posted when the period starts, so a sender never waits for a
+// receiver that is still computing or busy with an earlier matching.
 #pragma once
 
 #include <hpf/core/mpi.hpp>
