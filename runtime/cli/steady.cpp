@@ -44,6 +44,7 @@ struct SteadyArgs {
 
 std::vector<int> indices(const Platform& g, const std::vector<std::string>& names, const char* what) {
   std::vector<int> out;
+  out.reserve(names.size());
   for (const auto& n : names) out.push_back(g.index_of(n, what));
   return out;
 }

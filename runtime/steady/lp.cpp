@@ -21,10 +21,10 @@ int LinearProgram::add_column(std::string name, const Rational& obj) {
   return column_count() - 1;
 }
 
-void LinearProgram::add_row(std::vector<std::pair<int, Rational>> terms, RowSense sense, const Rational& rhs,
-                            std::string name) {
+void LinearProgram::add_row(const std::vector<std::pair<int, Rational>>& terms, RowSense sense,
+                            const Rational& rhs, std::string name) {
   std::map<int, Rational> merged;
-  for (auto& [j, a] : terms) {
+  for (const auto& [j, a] : terms) {
     detail::require(j >= 0 && j < column_count(), "LinearProgram::add_row(", name,
                     "): column must be in [0, ", column_count(), "), got ", j);
     merged[j] += a;

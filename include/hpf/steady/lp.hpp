@@ -30,7 +30,7 @@ public:
   /// Adds a column x >= 0 with objective coefficient `obj`; returns its index.
   int add_column(std::string name, const Rational& obj = Rational(0));
   /// Adds a row; coefficients of the same column are summed, zero terms dropped.
-  void add_row(std::vector<std::pair<int, Rational>> terms, RowSense sense, const Rational& rhs,
+  void add_row(const std::vector<std::pair<int, Rational>>& terms, RowSense sense, const Rational& rhs,
                std::string name);
 
   [[nodiscard]] int column_count() const noexcept { return static_cast<int>(m_names.size()); }
