@@ -10,3 +10,13 @@ find_package(nlohmann_json 3 REQUIRED)
 # do not drown ours.
 find_package(KokkosCore REQUIRED)
 include(HpfKokkosTarget)
+
+# Steady-state linear programs (seed 000): QSopt_ex solves them exactly (GMP rationals), GLPK in
+# double precision as a cross-check. Plain libraries without CMake configs: found by path and linked
+# PRIVATE to hpfrt (absolute paths, so the installed package needs no extra find_dependency).
+find_path(HPF_QSOPTEX_INCLUDE_DIR qsopt_ex/QSopt_ex.h REQUIRED)
+find_library(HPF_QSOPTEX_LIBRARY qsopt_ex REQUIRED)
+find_path(HPF_GLPK_INCLUDE_DIR glpk.h REQUIRED)
+find_library(HPF_GLPK_LIBRARY glpk REQUIRED)
+find_library(HPF_GMP_LIBRARY gmp REQUIRED)
+set(HPF_LP_LIBRARIES ${HPF_QSOPTEX_LIBRARY} ${HPF_GLPK_LIBRARY} ${HPF_GMP_LIBRARY})

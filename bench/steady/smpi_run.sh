@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Seed 000 steady-state series under SimGrid SMPI: builds bench.cpp with the Kokkos-free sources it
+# needs (core/, steady/) with smpicxx into build-smpi/ (separate from the CMake build, which never
+# needs SimGrid), exports each platform to SimGrid XML with per-node port links (one-port
+# approximation, `hpfrt steady --simgrid-xml F --port-links`), runs K = 10..1000 scatters and
+# reductions on the steady-state schedule and naively, and writes docs/results/steady_smpi.csv and
+# docs/results/steady_smpi.png.
+#   bench/steady/smpi_run.sh [path/to/hpfrt]   (default build/hpfrt; a few minutes)
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
+cli="${1:-$HPF_ROOT/build/hpfrt}"
+[ -x "$cli" ] || { echo "$cli missing: build the CMake tree first (it exports the platforms)" >&2; exit 2; }
+here="$HPF_ROOT/bench/steady"
+plats="$HPF_ROOT/examples/steady/platforms"
+out="$HPF_ROOT/build-smpi/steady"
+mkdir -p "$out"
+srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/steady/platform.cpp runtime/steady/lp.cpp
+      runtime/steady/steady.cpp runtime/steady/trees.cpp runtime/steady/pipeline.cpp
+      runtime/steady/executor.cpp bench/steady/bench.cpp)
+objs=()
+for s in "${srcs[@]}"; do
+  o="$out/$(basename "${s%.cpp}").o"
+  if [ ! -f "$o" ] || [ "$HPF_ROOT/$s" -nt "$o" ] || [ -n "$(find "$HPF_ROOT/include/hpf/core" "$HPF_ROOT/include/hpf/steady" -newer "$o" -name '*.hpp' | head -1)" ]; then
+    smpicxx -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
+      -I"$HPF_ROOT/include" -c "$HPF_ROOT/$s" -o "$o"
+  fi
+  objs+=("$o")
+done
+smpicxx "${objs[@]}" -o "$out/bench_steady_smpi" -lqsopt_ex -lglpk -lgmp
+
+csv="$HPF_ROOT/docs/results/steady_smpi.csv"
+rm -f "$csv"
+# 1 MB per unit-size message (the export's bytes-per-unit) and 1 Gflop per unit task: one time unit of the seed = one simulated
+# second. No SMPI bandwidth/latency correction factors and no TCP cross-traffic, so links are the
+# seed's c(i, j); combinations are charged with smpi_execute_flops (simulate-computation off).
+# smpi/test:0: SMPI charges every MPI_Test a delay by default; the executor tests between computations.
+bytes=1000000
+cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
+     --cfg=network/crosstraffic:0 --cfg=smpi/reduce:binomial --cfg=smpi/test:0 --log=root.thres:warning)
+ops=10,30,100,300,1000
+run() { # name platform.json args...
+  local name="$1" json="$2"; shift 2
+  "$cli" steady --platform "$json" "$@" --simgrid-xml "$out/$name.xml" --port-links > "$out/$name.txt"
+  local n
+  n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['nodes']))" "$json")
+  python3 -c "import json,sys; [print(x['name']) for x in json.load(open(sys.argv[1]))['nodes']]" "$json" > "$out/$name.hosts"
+  smpirun -np "$n" -platform "$out/$name.xml" -hostfile "$out/$name.hosts" "${cfg[@]}" \
+    "$out/bench_steady_smpi" --platform "$json" "$@" --bytes "$bytes" --ops "$ops" --name "$name" --csv "$csv"
+}
+run figure2-scatter "$plats/figure2_scatter.json" --op scatter --source Ps --targets P0,P1
+run figure6-reduce "$plats/figure6_reduce.json" --op reduce --target P0 --participants P0,P1,P2
+run hetero6-scatter "$plats/hetero6.json" --op scatter --source S --targets C,D,E
+run hetero6-reduce "$plats/hetero6.json" --op reduce --target C
+
+gnuplot -e "csv='$csv'; png='$HPF_ROOT/docs/results/steady_smpi.png'" "$here/smpi_plot.gp"
+echo "results: $csv, docs/results/steady_smpi.png"

@@ -1,0 +1,73 @@
+// A small linear-program container and two solvers: exact rational (QSopt_ex, libqsopt-ex-dev) and
+// floating point (GLPK, libglpk-dev, used only as an independent cross-check).
+//
+// Seed 000 (Section 2) solves its steady-state programs "in rational numbers": the throughput is a
+// fraction and the period is the lcm of the denominators, so the exact solver is the one the
+// planner uses. QSopt_ex returns GMP rationals; the wrapper converts them to Rational and re-checks
+// every row exactly (LinearProgram::violation) before returning.
+#pragma once
+
+#include <hpf/steady/platform.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpf::steady {
+
+enum class RowSense { LessEqual, Equal, GreaterEqual };
+
+/// maximize sum obj[j] x[j]  s.t.  rows,  0 <= x[j] (<= upper[j] when has_upper[j]).
+class LinearProgram {
+public:
+  struct Row {
+    std::vector<std::pair<int, Rational>> terms; ///< (column, coefficient), columns distinct
+    RowSense sense = RowSense::LessEqual;
+    Rational rhs;
+    std::string name;
+  };
+
+  /// Adds a column x >= 0 with objective coefficient `obj`; returns its index.
+  int add_column(std::string name, const Rational& obj = Rational(0));
+  /// Adds a row; coefficients of the same column are summed, zero terms dropped.
+  void add_row(const std::vector<std::pair<int, Rational>>& terms, RowSense sense, const Rational& rhs,
+               std::string name);
+
+  [[nodiscard]] int column_count() const noexcept { return static_cast<int>(m_names.size()); }
+  [[nodiscard]] int row_count() const noexcept { return static_cast<int>(m_rows.size()); }
+  [[nodiscard]] const std::vector<Row>& rows() const noexcept { return m_rows; }
+  [[nodiscard]] const std::vector<Rational>& objective() const noexcept { return m_obj; }
+  [[nodiscard]] const std::string& column_name(int j) const;
+
+  /// Exact objective value of x.
+  [[nodiscard]] Rational value(const std::vector<Rational>& x) const;
+  /// "" when x satisfies every bound and row exactly, else a description of the first violation.
+  [[nodiscard]] std::string violation(const std::vector<Rational>& x) const;
+
+private:
+  std::vector<std::string> m_names;
+  std::vector<Rational> m_obj;
+  std::vector<Row> m_rows;
+};
+
+enum class LpStatus { Optimal, Infeasible, Unbounded };
+
+struct ExactLpResult {
+  LpStatus status = LpStatus::Infeasible;
+  Rational objective;
+  std::vector<Rational> x;
+};
+
+struct FloatLpResult {
+  LpStatus status = LpStatus::Infeasible;
+  double objective = 0.0;
+  std::vector<double> x;
+};
+
+/// Solves exactly with QSopt_ex (dual simplex, exact rational verification of the final basis).
+/// Throws hpf::Error if the solver fails or if the returned point violates a row exactly.
+[[nodiscard]] ExactLpResult solve_exact(const LinearProgram& lp);
+/// Solves in double precision with GLPK's simplex (for cross-checks; never used to build schedules).
+[[nodiscard]] FloatLpResult solve_float(const LinearProgram& lp);
+
+} // namespace hpf::steady

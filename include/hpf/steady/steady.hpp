@@ -1,0 +1,213 @@
+// Steady-state throughput of series of scatters, personalized all-to-alls (gossips) and reductions
+// on a heterogeneous platform: seed 000 (Legrand, Marchal, Robert), Sections 3 and 4.
+//
+// Pure planning, no MPI and no I/O:
+//   1. build_lp():       the linear programs SSSP(G) (Section 3.1), SSPA2A(G) (Section 3.5) and SSR(G)
+//                        (Section 4.2) over the one-port model of Section 2 (equations (1)-(3));
+//   2. solve():          solve them exactly (QSopt_ex), giving the throughput TP as a fraction, the
+//                        per-edge message rates send(Pi -> Pj, type), the tasks cons(Pi, T_{k,l,m}),
+//                        and the period T = lcm of the denominators of the rates and port loads
+//                        (every count and every communication time of one period is an integer);
+//   3. extract_trees():  the solution as weighted reduction trees (Figure 8, EXTRACT_TREES; Lemma 2);
+//                        for scatters and gossips the "trees" are the routes (paths) of each message
+//                        type, found by the same procedure;
+//   4. decompose_matchings(): the bipartite send/receive graph of one period split into weighted
+//                        matchings (Section 3.3), so that no node sends or receives two messages at once;
+//   5. fixed_period():   the approximation of Section 4.6 for a chosen period T_fixed, with its loss
+//                        bound card(Trees) / T_fixed (Proposition 4).
+#pragma once
+
+#include <hpf/steady/lp.hpp>
+#include <hpf/steady/platform.hpp>
+
+#include <string>
+#include <vector>
+
+namespace hpf::steady {
+
+enum class SteadyOp { Scatter, Gossip, Reduce };
+[[nodiscard]] std::string to_string(SteadyOp op);
+/// "scatter" | "gossip" | "reduce" (throws hpf::Error naming the value otherwise).
+[[nodiscard]] SteadyOp parse_steady_op(std::string_view text);
+
+/// What to pipeline. Build with the factories; node indices are Platform indices.
+struct SteadyProblem {
+  SteadyOp op = SteadyOp::Scatter;
+  std::vector<int> sources;      ///< scatter: {source}; gossip: the senders; reduce: unused
+  std::vector<int> targets;      ///< scatter/gossip: receivers; reduce: {target}
+  std::vector<int> participants; ///< reduce: P_{r_0}..P_{r_N}, in operand order (non-commutative)
+  Rational message_size = 1;     ///< size(v) of every message (Section 4.2), in platform units
+  Rational task_work = 1;        ///< w(P_i, T) = task_work / speed(P_i) (Section 4.7 uses size 10)
+
+  [[nodiscard]] static SteadyProblem scatter(int source, std::vector<int> targets);
+  [[nodiscard]] static SteadyProblem gossip(std::vector<int> sources, std::vector<int> targets);
+  [[nodiscard]] static SteadyProblem reduce(std::vector<int> participants, int target);
+};
+
+/// A message type. Scatter: m_k (src = source, dst = P_k). Gossip: m_{k,l} (src = P_k, dst = P_l).
+/// Reduce: v[first, last], the partial reduction of participants first..last (src = dst = -1).
+struct MessageType {
+  int src = -1;
+  int dst = -1;
+  int first = -1;
+  int last = -1;
+  friend bool operator==(const MessageType&, const MessageType&) = default;
+};
+
+/// send(P_from -> P_to, type): messages per time unit over platform edge `edge`.
+struct EdgeFlow {
+  int edge = 0;
+  int type = 0;
+  Rational rate;
+};
+
+/// cons(P_node, T_{k,l,m}): tasks v[k,m] = v[k,l] (+) v[l+1,m] per time unit on `node`.
+struct TaskRate {
+  int node = 0;
+  int k = 0, l = 0, m = 0;
+  Rational rate;
+};
+
+struct SteadySolution {
+  SteadyProblem problem;
+  std::vector<MessageType> types;
+  std::vector<EdgeFlow> sends;        ///< non-zero rates only, sorted by (edge, type)
+  std::vector<TaskRate> tasks;        ///< reduce only; non-zero rates, sorted by (node, k, l, m)
+  Rational throughput;                ///< TP: operations completed per time unit
+  BigInt period = 1;                  ///< T: lcm of the denominators of every rate, port load and TP
+  std::vector<Rational> edge_load;    ///< s(P_i -> P_j) per platform edge (equation (4) / (8))
+  std::vector<Rational> node_send;    ///< outgoing port occupation per node (equation (2))
+  std::vector<Rational> node_recv;    ///< incoming port occupation per node (equation (3))
+  std::vector<Rational> node_compute; ///< alpha(P_i) per node (equation (9))
+  Rational cancelled_circulation;     ///< total rate of the flow cycles removed (see solve())
+  std::string note;                   ///< why TP is 0, when it is ("" otherwise)
+
+  /// Index of `t` in types, or -1.
+  [[nodiscard]] int type_index(const MessageType& t) const;
+};
+
+/// Throws hpf::Error unless the problem is well formed on the platform (indices in range, distinct
+/// nodes, scatter source not a target, reduce with at least one operand and a meaningful target...).
+void validate_problem(const Platform& platform, const SteadyProblem& problem);
+
+/// The message types of the problem, in the order the LP and the solution use.
+[[nodiscard]] std::vector<MessageType> message_types(const Platform& platform, const SteadyProblem& problem);
+
+/// The LP of the seed with its column meaning: column j is either a send(edge, type), a
+/// cons(node, k, l, m), or TP (the last column). Exposed for the floating cross-check.
+struct SteadyLp {
+  LinearProgram lp;
+  std::vector<MessageType> types;
+  struct Column {
+    enum Kind { Send, Task, Throughput } kind = Send;
+    int edge = -1, type = -1;              // Send
+    int node = -1, k = -1, l = -1, m = -1; // Task
+  };
+  std::vector<Column> columns;
+};
+[[nodiscard]] SteadyLp build_lp(const Platform& platform, const SteadyProblem& problem);
+
+/// Solves the problem's LP exactly. A target (or, for reduce, the target seen from a participant)
+/// that cannot be reached gives TP = 0 with `note` saying which one; flow circulations that an
+/// optimal vertex may carry on unsaturated links are cancelled (they move nothing).
+[[nodiscard]] SteadySolution solve(const Platform& platform, const SteadyProblem& problem);
+
+/// Completes a solution from given rates (e.g. the seed's published solutions): removes zero rates,
+/// sorts, computes TP, the loads and the period. Does not check feasibility (see check_solution).
+[[nodiscard]] SteadySolution make_solution(const Platform& platform, const SteadyProblem& problem,
+                                           std::vector<EdgeFlow> sends, std::vector<TaskRate> tasks);
+
+/// "" when the solution satisfies every constraint of the seed's LP exactly, else the first violation.
+[[nodiscard]] std::string check_solution(const Platform& platform, const SteadySolution& solution);
+
+// --- weighted trees (Section 4.3-4.4, Figure 8) -------------------------------------------------------
+
+/// A task of a reduction tree: a computation cons(T_{k,l,m}, P_node) or a transfer
+/// send(P_node -> P_peer, type) over platform edge `edge`.
+struct TreeTask {
+  enum Kind { Compute, Send } kind = Send;
+  int node = -1;
+  int peer = -1;
+  int edge = -1;
+  int type = -1; ///< the message moved (Send) or produced (Compute)
+  int k = -1, l = -1, m = -1;
+  /// Indices (in the tree's task list) of the tasks producing this task's inputs; -1 = a leaf
+  /// (v[i,i] on P_{r_i} for reduce, the source's own message for scatter/gossip).
+  int input_a = -1;
+  int input_b = -1;
+};
+
+/// A reduction tree (Definition 1) or a route, with the throughput w(T) it carries per time unit.
+/// tasks[0] produces the delivered value; inputs always come later in the list.
+struct WeightedTree {
+  Rational weight;
+  int group = 0; ///< delivered type: reduce 0; scatter/gossip the index of the route's type
+  std::vector<TreeTask> tasks;
+};
+
+/// EXTRACT_TREES of Figure 8: decomposes the solution into weighted trees whose incidence vectors
+/// sum to the solution (Theorem 1). Throws hpf::Error if FIND_TREE gets stuck (invalid solution).
+[[nodiscard]] std::vector<WeightedTree> extract_trees(const Platform& platform,
+                                                      const SteadySolution& solution);
+
+/// Section 4.6: r(T) = floor(w(T) * T_fixed) messages/trees per period T_fixed. For scatters and
+/// gossips every type keeps the same count (the smallest), so each target still gets TP_fixed.
+struct FixedPeriod {
+  BigInt period;                   ///< T_fixed
+  std::vector<WeightedTree> trees; ///< weights are r(T) / T_fixed (zero-weight trees dropped)
+  Rational throughput;             ///< sum of r(T) / T_fixed (per delivered type)
+  Rational loss_bound;             ///< card(Trees) / T_fixed >= TP - throughput
+};
+[[nodiscard]] FixedPeriod fixed_period(const SteadySolution& solution, const std::vector<WeightedTree>& trees,
+                                       const BigInt& period);
+
+/// "m[P0]" (scatter), "m[Pa,Pb]" (gossip), "v[1,2]" (reduce).
+[[nodiscard]] std::string type_name(const Platform& platform, const SteadySolution& solution, int type);
+/// "send Ps->Pa m[P0]" or "cons P1 T(1,1,2)".
+[[nodiscard]] std::string task_name(const Platform& platform, const SteadySolution& solution,
+                                    const TreeTask& task);
+
+// --- matchings (Section 3.3) --------------------------------------------------------------------------
+
+/// One transfer of a matching: `count` messages (possibly fractional: a message may be split over
+/// matchings, as in Figure 3) of tree `tree`'s task `task` over `edge`, taking `time` time units.
+struct MatchedTransfer {
+  int tree = -1;
+  int task = -1;
+  int edge = -1;
+  int type = -1;
+  Rational count;
+  Rational time;
+};
+
+/// A matching of the bipartite graph G_B: during `duration` time units every node sends to at most
+/// one neighbour and receives from at most one.
+struct Matching {
+  Rational duration;
+  std::vector<MatchedTransfer> transfers;
+};
+
+struct PeriodicSchedule {
+  BigInt period; ///< time units per period
+  std::vector<WeightedTree> trees;
+  std::vector<BigInt> tree_count; ///< w(T) * period: operations per period carried by each tree
+  std::vector<Matching> matchings;
+  Rational busy; ///< sum of the matchings' durations (<= period)
+};
+
+/// Builds G_B from the trees (each Send task of tree T weighted w(T) * size * c(e) * period) and
+/// decomposes it into weighted matchings (weighted edge colouring, Section 3.3 after [23, ch. 20]).
+/// Throws hpf::Error if some port is busier than one period (the trees do not fit the period).
+[[nodiscard]] PeriodicSchedule periodic_schedule(const Platform& platform, const SteadySolution& solution,
+                                                 std::vector<WeightedTree> trees, const BigInt& period);
+
+/// The plain weighted edge colouring: a square matrix of non-negative times whose row and column
+/// sums are at most `bound`, split into (duration, permutation-part) pairs: perm[i] = j or -1.
+struct MatrixMatching {
+  Rational duration;
+  std::vector<int> perm;
+};
+[[nodiscard]] std::vector<MatrixMatching>
+decompose_weighted_bipartite(const std::vector<std::vector<Rational>>& w);
+
+} // namespace hpf::steady
