@@ -20,6 +20,7 @@ struct PLogPSample {
   double g = 0;   ///< gap g(m)
   double os = 0;  ///< send overhead os(m)
   double orr = 0; ///< receive overhead or(m) ("or" is a C++ keyword)
+  friend bool operator==(const PLogPSample&, const PLogPSample&) = default;
 };
 
 /// L and the per-size samples of g, os, or.
