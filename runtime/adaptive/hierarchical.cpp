@@ -288,6 +288,37 @@ std::vector<int> HierarchicalPlan::cluster_of() const {
   return of;
 }
 
+double simulate_one_level(const ClusterMap& map, BcastAlgorithm a, int root, std::size_t m) {
+  const int P = map.validate();
+  detail::require(root >= 0 && root < P, "root: must be a rank in [0, ", P, "), got ", root);
+  detail::require(a == BcastAlgorithm::flat || a == BcastAlgorithm::chain || a == BcastAlgorithm::binary ||
+                      a == BcastAlgorithm::binomial,
+                  "simulate_one_level: algorithm must be flat, chain, binary or binomial, got ",
+                  to_string(a));
+  const int C = static_cast<int>(map.clusters.size());
+  std::vector<int> of(idx(P));
+  for (int c = 0; c < C; ++c)
+    for (int r : map.clusters[idx(c)].ranks) of[idx(r)] = c;
+  auto link = [&](int x, int y) -> const PLogP& {
+    const int cx = of[idx(x)], cy = of[idx(y)];
+    return cx == cy ? map.clusters[idx(cx)].intra : map.inter[idx(cx) * idx(C) + idx(cy)];
+  };
+  const auto children = bcast_tree(a, P);
+  std::vector<double> have(idx(P), 0); // relative ranks; children come after their parent
+  double done = 0;
+  for (int r = 0; r < P; ++r) {
+    const int from = (root + r) % P;
+    double t = have[idx(r)];
+    for (int c : children[idx(r)]) {
+      const PLogP& l = link(from, (root + c) % P);
+      t += l.g(m);
+      have[idx(c)] = t + l.L();
+      done = std::max(done, have[idx(c)]);
+    }
+  }
+  return done;
+}
+
 HierarchicalPlan plan_hierarchical(const ClusterMap& map, int root, std::size_t m,
                                    std::span<const InterHeuristic> heuristics) {
   const int P = map.validate();

@@ -185,6 +185,68 @@ TEST(Hierarchical, PlanPicksTheBestHeuristicAndPerClusterAlgorithms) {
   EXPECT_LT(plan.predicted(), hpf::choose_bcast(18, std::size_t(1) << 20, wan).chosen().time);
 }
 
+// On one homogeneous cluster the one-level simulation is Table 1: exactly for flat, chain and binomial
+// (P a power of two), and within the seed's upper bound for the binary tree.
+TEST(OneLevel, HomogeneousPlatformMatchesTable1) {
+  const PLogP lan = PLogP::linear(50e-6, 20e-6, 1e-8);
+  const std::size_t m = 65536;
+  for (int P = 1; P <= 40; ++P) {
+    const auto map = hpf::ClusterMap::uniform(std::vector<int>{P}, lan, lan);
+    for (hpf::BcastAlgorithm a : {hpf::BcastAlgorithm::flat, hpf::BcastAlgorithm::chain}) {
+      EXPECT_NEAR(hpf::simulate_one_level(map, a, P / 2, m), hpf::predict_bcast(a, P, m, m, lan), 1e-12)
+          << hpf::to_string(a) << " P " << P;
+    }
+    const double binomial = hpf::simulate_one_level(map, hpf::BcastAlgorithm::binomial, 0, m);
+    if ((P & (P - 1)) == 0) {
+      EXPECT_NEAR(binomial, hpf::predict_bcast(hpf::BcastAlgorithm::binomial, P, m, m, lan), 1e-12)
+          << "P " << P;
+    }
+    EXPECT_LE(hpf::simulate_one_level(map, hpf::BcastAlgorithm::binary, 0, m),
+              hpf::predict_bcast(hpf::BcastAlgorithm::binary, P, m, m, lan) + 1e-12)
+        << "P " << P;
+  }
+  const auto map = hpf::ClusterMap::uniform(std::vector<int>{4}, lan, lan);
+  HPF_EXPECT_ERROR(hpf::simulate_one_level(map, hpf::BcastAlgorithm::segmented_chain, 0, m),
+                   "segmented-chain");
+}
+
+// Section 7 of seed 003 (Figures 9 and 10): on the 88 machines and 6 clusters of Table 4, a 4 MB
+// broadcast with ECEF-like heuristics beats the grid-unaware binomial tree of MPI, the best of them in
+// under 3 s, and the flat inter-cluster tree (ECO, MagPIe) takes several times longer ("almost six").
+// Latencies are Table 4's; the text gives no bandwidths, so we assume 100 MB/s inside a site
+// (g(m) = m * 10 ns) and 2 MB/s between sites (g(m) = m * 500 ns). Not reproduced: the seed measured
+// the flat tree slower than the grid-unaware binomial; in this model both serialise four wide-area
+// gaps and come out equal within 0.2%.
+TEST(Hierarchical, Table4PlatformOrdersTheStrategiesAsSection7) {
+  auto model = [](double L_us, double ns_per_byte) {
+    return PLogP::linear(L_us * 1e-6, 0.0, ns_per_byte * 1e-9);
+  };
+  hpf::ClusterMap map;
+  const double site[6] = {0, 0, 1, 1, 1, 2}; // Orsay, Orsay, IDPOT x3, Toulouse
+  int next = 0;
+  for (std::size_t c = 0; c < 6; ++c) {
+    hpf::ClusterSpec spec{{}, model(k_table4[c][c] > 0 ? k_table4[c][c] : 60.08, 10)};
+    for (int i = 0; i < k_sizes[c]; ++i) spec.ranks.push_back(next++);
+    map.clusters.push_back(spec);
+  }
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j)
+      map.inter.push_back(model(k_table4[i][j], site[i] == site[j] ? 10 : 500));
+  const std::size_t m = 4u << 20;
+  const auto plan = hpf::plan_hierarchical(map, 0, m);
+  std::map<InterHeuristic, double> t;
+  for (const auto& s : plan.candidates) t[s.heuristic] = s.makespan;
+  const double unaware = hpf::simulate_one_level(map, hpf::BcastAlgorithm::binomial, 0, m);
+  for (InterHeuristic h :
+       {InterHeuristic::ecef, InterHeuristic::ecef_la, InterHeuristic::ecef_lat, InterHeuristic::ecef_laT}) {
+    EXPECT_LT(t[h], unaware) << hpf::to_string(h);
+  }
+  EXPECT_EQ(plan.inter().heuristic, InterHeuristic::ecef);
+  EXPECT_GT(t[InterHeuristic::flat], 3 * plan.predicted());
+  EXPECT_NEAR(t[InterHeuristic::flat], unaware, 0.002 * unaware);
+  EXPECT_LT(plan.predicted(), 3.0); // "less than 3 seconds for a 4 MB message"
+}
+
 TEST(Hierarchical, BadMapsAndRootsThrow) {
   const PLogP lan = PLogP::linear(1, 1, 0);
   hpf::ClusterMap map = hpf::ClusterMap::uniform(std::vector<int>{2, 2}, lan, lan);

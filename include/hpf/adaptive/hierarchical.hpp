@@ -102,6 +102,15 @@ struct ClusterMap {
   static ClusterMap uniform(std::span<const int> sizes, const PLogP& intra, const PLogP& inter);
 };
 
+/// Predicted time of a one-level ("grid-unaware") broadcast of m bytes: the tree of algorithm `a`
+/// over the ranks root, root+1, ..., root-1 of the platform, every transfer costing the pLogP of its
+/// own link (the intra model of a cluster inside it, inter[ci*C+cj] between clusters). A rank that
+/// holds the message at t sends to its children in tree order; the k-th child has it at
+/// t + g_1(m) + ... + g_k(m) + L_k. For comparing the two-level plans with what a grid-unaware MPI does
+/// (Section 7 of seed 003). Algorithms: flat, chain, binary, binomial (throws hpf::Error for the
+/// others, for an invalid map or root).
+double simulate_one_level(const ClusterMap& map, BcastAlgorithm a, int root, std::size_t m);
+
 /// A two-level broadcast plan: who coordinates each cluster, the inter-cluster schedule and the
 /// algorithm (and segment) of each cluster.
 struct HierarchicalPlan {
