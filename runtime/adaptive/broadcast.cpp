@@ -132,7 +132,10 @@ AdaptiveBroadcast::AdaptiveBroadcast(Comm comm, BcastAlgorithm a, std::size_t se
     : m_comm(std::move(comm)), m_algorithm(a), m_segment(segment) {
   detail::require(!m_comm.is_null(), "AdaptiveBroadcast: comm must not be null");
   detail::require(segment >= 1, "AdaptiveBroadcast: segment size must be >= 1 byte, got ", segment);
-  (void)to_string(a); // rejects values outside the enumeration
+  const auto all = all_bcast_algorithms();
+  detail::require(std::find(all.begin(), all.end(), a) != all.end(),
+                  "AdaptiveBroadcast: algorithm must be one of the ", all.size(), " of Table 1, got value ",
+                  static_cast<int>(a));
 }
 
 AdaptiveBroadcast AdaptiveBroadcast::plan(Comm comm, std::size_t m, const PLogP& model) {

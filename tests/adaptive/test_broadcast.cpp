@@ -122,7 +122,8 @@ TEST(AdaptiveBroadcast, BadInputThrows) {
                    "got " + std::to_string(P));
   HPF_EXPECT_ERROR(b.execute(std::span<std::byte>(buf), -1), "root", "got -1");
   HPF_EXPECT_ERROR(AdaptiveBroadcast(comm, BcastAlgorithm::segmented_chain, 0), "segment", ">= 1", "got 0");
-  HPF_EXPECT_ERROR(AdaptiveBroadcast(comm, static_cast<BcastAlgorithm>(99), 1), "BcastAlgorithm", "99");
+  HPF_EXPECT_ERROR(AdaptiveBroadcast(comm, static_cast<BcastAlgorithm>(99), 1), "algorithm", "Table 1",
+                   "got value 99");
   HPF_EXPECT_ERROR(hpf::parse_bcast_algorithm("ring"), "algorithm", "'ring'", "expected one of");
   const hpf::PLogP lan = hpf::PLogP::linear(1, 1, 0);
   const auto plan = hpf::plan_hierarchical(hpf::ClusterMap::uniform(std::vector<int>{P}, lan, lan), 0, 8);
