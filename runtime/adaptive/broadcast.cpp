@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -255,18 +256,17 @@ std::array<double, 4> measure_size(const Comm& comm, std::size_t m) {
   return {r[0], r[1], r[2], r[3]};
 }
 
-} // namespace
+constexpr std::size_t k_sizes[] = {0, 1024, 32768, std::size_t(1) << 20};
+constexpr int k_ns = 4;
+constexpr int k_nvalues = 1 + 3 * k_ns; // L, then (g, os, or) per size
 
-PLogP measure_plogp(const Comm& comm) {
-  static std::map<MPI_Comm, PLogP> cache;
-  if (auto it = cache.find(comm.get()); it != cache.end()) return it->second;
-  constexpr std::size_t sizes[] = {0, 1024, 32768, std::size_t(1) << 20};
-  constexpr int ns = 4;
-  double values[1 + 3 * ns] = {}; // L, then (g, os, or) per size
+/// The measurement of measure_plogp, meaningful on rank 0 of `comm` (zeros elsewhere and on one rank).
+std::array<double, k_nvalues> measure_values(const Comm& comm) {
+  std::array<double, k_nvalues> values{};
   if (comm.size() > 1) {
     double rtt0 = 0;
-    for (int i = 0; i < ns; ++i) {
-      const auto r = measure_size(comm, sizes[i]);
+    for (int i = 0; i < k_ns; ++i) {
+      const auto r = measure_size(comm, k_sizes[i]);
       if (i == 0) rtt0 = r[0];
       values[1 + 3 * i] = r[1];
       values[2 + 3 * i] = r[2];
@@ -274,13 +274,113 @@ PLogP measure_plogp(const Comm& comm) {
     }
     values[0] = std::max(0.0, (rtt0 - 2 * values[1]) / 2); // Figure 2: L = (RTT(0) - 2 g(0)) / 2
   }
-  HPF_MPI_CHECK(MPI_Bcast(values, 1 + 3 * ns, MPI_DOUBLE, 0, comm.get()));
+  if (comm.rank() != 0) values.fill(0);
+  return values;
+}
+
+PLogP to_plogp(const double* values) {
   std::vector<PLogPSample> samples;
-  for (int i = 0; i < ns; ++i)
-    samples.push_back({sizes[i], values[1 + 3 * i], values[2 + 3 * i], values[3 + 3 * i]});
-  PLogP model(values[0], std::move(samples));
+  for (int i = 0; i < k_ns; ++i)
+    samples.push_back({k_sizes[i], values[1 + 3 * i], values[2 + 3 * i], values[3 + 3 * i]});
+  return PLogP(values[0], std::move(samples));
+}
+
+/// Round r (0 <= r < n-1, n even) of the circle method: rank x's partner (n - 1 may be a dummy).
+int partner(int x, int r, int n) {
+  const int m = n - 1;
+  if (x == m) return r;
+  if (x == r) return m;
+  return ((2 * r - x) % m + m) % m;
+}
+
+} // namespace
+
+PLogP measure_plogp(const Comm& comm) {
+  static std::map<MPI_Comm, PLogP> cache;
+  if (auto it = cache.find(comm.get()); it != cache.end()) return it->second;
+  auto values = measure_values(comm);
+  HPF_MPI_CHECK(MPI_Bcast(values.data(), k_nvalues, MPI_DOUBLE, 0, comm.get()));
+  PLogP model = to_plogp(values.data());
   cache.emplace(comm.get(), model);
   return model;
+}
+
+ClusterMap discover_clusters(const Comm& comm, double rho) {
+  detail::require(std::isfinite(rho) && rho >= 0,
+                  "discover_clusters: tolerance rho must be finite and >= 0, got ", rho);
+  const int P = comm.size(), me = comm.rank();
+  const MPI_Comm c = comm.get();
+  // 1. Latency of every pair: P-1 rounds (P even) or P rounds (P odd, one rank idle) of disjoint pairs.
+  const int n = P + (P % 2);
+  std::vector<double> w(idx(P) * idx(P), 0.0);
+  for (int r = 0; r + 1 < n; ++r) {
+    const int peer = partner(me, r, n);
+    HPF_MPI_CHECK(MPI_Barrier(c));
+    if (peer >= P) continue;
+    std::vector<double> t;
+    for (int i = 0; i < 11; ++i) {
+      const double a = MPI_Wtime();
+      if (me < peer) {
+        HPF_MPI_CHECK(MPI_Send(nullptr, 0, MPI_BYTE, peer, 95, c));
+        HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, peer, 95, c, MPI_STATUS_IGNORE));
+      } else {
+        HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, peer, 95, c, MPI_STATUS_IGNORE));
+        HPF_MPI_CHECK(MPI_Send(nullptr, 0, MPI_BYTE, peer, 95, c));
+      }
+      t.push_back((MPI_Wtime() - a) / 2);
+    }
+    // The lower rank of the pair records the latency; the matrix is assembled by a max-reduction.
+    // A measured 0 would read as "no link": keep it positive.
+    if (me < peer)
+      w[idx(me) * idx(P) + idx(peer)] = w[idx(peer) * idx(P) + idx(me)] = std::max(median(t), 1e-9);
+  }
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, w.data(), static_cast<int>(w.size()), MPI_DOUBLE, MPI_MAX, c));
+  // 2. Algorithm 1 on the same matrix on every rank.
+  const std::vector<std::vector<int>> groups = lowekamp_clusters(w, P, rho);
+  const int C = static_cast<int>(groups.size());
+  std::vector<int> of(idx(P));
+  for (int g = 0; g < C; ++g)
+    for (int r : groups[idx(g)]) of[idx(r)] = g;
+  // 3. One pLogP measurement inside each cluster, all clusters at once on their own communicators.
+  std::vector<double> intra(idx(C) * k_nvalues, 0.0);
+  {
+    MPI_Comm sub = MPI_COMM_NULL;
+    HPF_MPI_CHECK(MPI_Comm_split(c, of[idx(me)], me, &sub));
+    const Comm cluster = Comm::adopt(sub);
+    const auto v = measure_values(cluster);
+    if (cluster.rank() == 0) std::copy(v.begin(), v.end(), intra.begin() + of[idx(me)] * k_nvalues);
+  }
+  HPF_MPI_CHECK(
+      MPI_Allreduce(MPI_IN_PLACE, intra.data(), static_cast<int>(intra.size()), MPI_DOUBLE, MPI_MAX, c));
+  // 4. One measurement per pair of clusters between their coordinators (lowest ranks), in rounds of
+  //    disjoint pairs of clusters; links are taken as symmetric.
+  std::vector<double> inter(idx(C) * idx(C) * k_nvalues, 0.0);
+  const int nc = C + (C % 2);
+  const int mine = of[idx(me)];
+  const bool coordinator = groups[idx(mine)].front() == me;
+  for (int r = 0; r + 1 < nc; ++r) {
+    const int other = coordinator ? partner(mine, r, nc) : -1;
+    const bool active = other >= 0 && other < C;
+    MPI_Comm sub = MPI_COMM_NULL;
+    // Colour: the lower cluster of the pair; the lower coordinator becomes rank 0 of the pair.
+    HPF_MPI_CHECK(MPI_Comm_split(c, active ? std::min(mine, other) : MPI_UNDEFINED, mine, &sub));
+    if (!active) continue;
+    const Comm pair = Comm::adopt(sub);
+    const auto v = measure_values(pair);
+    if (pair.rank() == 0) {
+      std::copy(v.begin(), v.end(), inter.begin() + (idx(mine) * idx(C) + idx(other)) * k_nvalues);
+      std::copy(v.begin(), v.end(), inter.begin() + (idx(other) * idx(C) + idx(mine)) * k_nvalues);
+    }
+  }
+  HPF_MPI_CHECK(
+      MPI_Allreduce(MPI_IN_PLACE, inter.data(), static_cast<int>(inter.size()), MPI_DOUBLE, MPI_MAX, c));
+  ClusterMap map;
+  for (int g = 0; g < C; ++g)
+    map.clusters.push_back({groups[idx(g)], to_plogp(intra.data() + idx(g) * k_nvalues)});
+  for (int a = 0; a < C; ++a)
+    for (int b = 0; b < C; ++b)
+      map.inter.push_back(to_plogp(inter.data() + (idx(a) * idx(C) + idx(b)) * k_nvalues));
+  return map;
 }
 
 } // namespace hpf

@@ -135,3 +135,36 @@ TEST(AdaptiveBroadcast, BadInputThrows) {
 }
 
 } // namespace
+
+namespace {
+
+// Section 4.1 of seed 003 on this machine: the discovered map partitions the ranks, is the same on
+// every rank, and its two-level plan delivers from every root.
+TEST(AdaptiveBroadcast, DiscoveredClustersAreConsistentAndUsable) {
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const int P = world_size();
+  const hpf::ClusterMap map = hpf::discover_clusters(comm, 0.3);
+  EXPECT_EQ(map.validate(), P);
+  // Same map everywhere: each rank's cluster index, and the inter latencies, agree under min and max.
+  const int C = static_cast<int>(map.clusters.size());
+  std::vector<double> sig;
+  for (int c = 0; c < C; ++c)
+    for (int r : map.clusters[static_cast<std::size_t>(c)].ranks) sig.push_back(c * 1000.0 + r);
+  for (const auto& m : map.inter) sig.push_back(m.L());
+  for (const auto& c : map.clusters) sig.push_back(c.intra.g(1 << 20));
+  int n = static_cast<int>(sig.size()), nmin = n;
+  MPI_Allreduce(MPI_IN_PLACE, &nmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  ASSERT_EQ(n, nmin);
+  std::vector<double> lo = sig, hi = sig;
+  MPI_Allreduce(MPI_IN_PLACE, lo.data(), n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, hi.data(), n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, sig);
+  EXPECT_EQ(hi, sig);
+  for (int root = 0; root < P; ++root) {
+    const AdaptiveBroadcast b(comm, hpf::plan_hierarchical(map, root, 30000));
+    check_bcast(b, 30000, root, 7 * root, "discovered clusters");
+  }
+  HPF_EXPECT_ERROR(hpf::discover_clusters(comm, -1.0), "rho", "got -1");
+}
+
+} // namespace

@@ -30,6 +30,14 @@ namespace hpf {
 /// only the first call for a communicator communicates (every rank of it must make that call).
 PLogP measure_plogp(const Comm& comm);
 
+/// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
+/// round trip of empty messages, median of 11) of every pair of ranks in P-1 rounds of disjoint pairs,
+/// partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures pLogP once inside each
+/// cluster (between its two lowest ranks) and once per pair of clusters (between their lowest ranks,
+/// taken as symmetric): C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
+/// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
+ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
+
 /// A broadcast plan bound to a communicator. Cheap to copy; execute() may be called many times.
 class AdaptiveBroadcast {
 public:
