@@ -280,6 +280,7 @@ std::array<double, k_nvalues> measure_values(const Comm& comm) {
 
 PLogP to_plogp(const double* values) {
   std::vector<PLogPSample> samples;
+  samples.reserve(k_ns);
   for (int i = 0; i < k_ns; ++i)
     samples.push_back({k_sizes[i], values[1 + 3 * i], values[2 + 3 * i], values[3 + 3 * i]});
   return PLogP(values[0], std::move(samples));
@@ -348,7 +349,7 @@ ClusterMap discover_clusters(const Comm& comm, double rho) {
     HPF_MPI_CHECK(MPI_Comm_split(c, of[idx(me)], me, &sub));
     const Comm cluster = Comm::adopt(sub);
     const auto v = measure_values(cluster);
-    if (cluster.rank() == 0) std::copy(v.begin(), v.end(), intra.begin() + of[idx(me)] * k_nvalues);
+    if (cluster.rank() == 0) std::copy(v.begin(), v.end(), intra.data() + idx(of[idx(me)]) * k_nvalues);
   }
   HPF_MPI_CHECK(
       MPI_Allreduce(MPI_IN_PLACE, intra.data(), static_cast<int>(intra.size()), MPI_DOUBLE, MPI_MAX, c));
@@ -368,8 +369,8 @@ ClusterMap discover_clusters(const Comm& comm, double rho) {
     const Comm pair = Comm::adopt(sub);
     const auto v = measure_values(pair);
     if (pair.rank() == 0) {
-      std::copy(v.begin(), v.end(), inter.begin() + (idx(mine) * idx(C) + idx(other)) * k_nvalues);
-      std::copy(v.begin(), v.end(), inter.begin() + (idx(other) * idx(C) + idx(mine)) * k_nvalues);
+      std::copy(v.begin(), v.end(), inter.data() + (idx(mine) * idx(C) + idx(other)) * k_nvalues);
+      std::copy(v.begin(), v.end(), inter.data() + (idx(other) * idx(C) + idx(mine)) * k_nvalues);
     }
   }
   HPF_MPI_CHECK(

@@ -138,7 +138,8 @@ double predict_bcast(BcastAlgorithm a, int P, std::size_t m, std::size_t segment
   const double gm = model.g(m);
   const double g1 = model.g(1);
   const std::size_t s = std::min(segment, std::max<std::size_t>(m, 1));
-  const double k = m == 0 ? 1.0 : static_cast<double>((m + s - 1) / s);
+  const std::size_t segments = m == 0 ? 1 : (m + s - 1) / s; // k = ceil(m / s), an integer
+  const auto k = static_cast<double>(segments);
   const double gs = model.g(std::min(s, m));
   const double cl = ceil_log2(P), fl = floor_log2(P);
   switch (a) {
