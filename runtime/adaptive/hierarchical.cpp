@@ -210,6 +210,11 @@ InterSchedule schedule_inter(InterHeuristic h, const InterClusterCosts& c, int r
         }
       }
     } else {
+      // F_j depends only on B: once per receiver and round.
+      std::vector<double> F(idx(C), 0.0);
+      if (h != InterHeuristic::fef && h != InterHeuristic::ecef)
+        for (int j = 0; j < C; ++j)
+          if (!inA[idx(j)]) F[idx(j)] = lookahead(j);
       for (int i = 0; i < C; ++i) {
         if (!inA[idx(i)]) continue;
         for (int j = 0; j < C; ++j) {
@@ -223,7 +228,7 @@ InterSchedule schedule_inter(InterHeuristic h, const InterClusterCosts& c, int r
             key = rt[idx(i)] + gap(i, j) + lat(i, j);
             break;
           default:
-            key = rt[idx(i)] + gap(i, j) + lat(i, j) + lookahead(j);
+            key = rt[idx(i)] + gap(i, j) + lat(i, j) + F[idx(j)];
             break;
           }
           if (key < bkey) {
