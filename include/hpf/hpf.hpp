@@ -19,6 +19,11 @@
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/network_model.hpp>
 
+#include <hpf/adaptive/broadcast.hpp>
+#include <hpf/adaptive/broadcast_model.hpp>
+#include <hpf/adaptive/hierarchical.hpp>
+#include <hpf/adaptive/plogp.hpp>
+
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/plan.hpp>
 #include <hpf/redist/plan_cache.hpp>

@@ -1,0 +1,142 @@
+// bench_adaptive_bcast: hpf::AdaptiveBroadcast (the algorithm of Table 1 of seed 003 that the
+// measured pLogP model predicts fastest) against MPI_Bcast, in the same job, on MPI_COMM_WORLD.
+// Also runs a few fixed algorithms (binomial, segmented chain, scatter/collection) for reference.
+// Repetitions are interleaved across variants; each sample is the slowest rank's time after a barrier.
+// Prints one CSV row per (size, variant): ranks, bytes, variant, algorithm, segment, predicted (s),
+// median (s), min (s), median / MPI_Bcast median.
+//
+//   mpiexec -n 4 bench_adaptive_bcast [--repeats 41] [--csv out.csv]
+#include <hpf/adaptive/broadcast.hpp>
+#include <hpf/core/mpi.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct MpiSession {
+  MpiSession(int* argc, char*** argv) { HPF_MPI_CHECK(MPI_Init(argc, argv)); }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession() { MPI_Finalize(); }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Variant {
+  std::string name;
+  hpf::BcastAlgorithm algorithm = hpf::BcastAlgorithm::binomial;
+  std::size_t segment = 0;
+  double predicted = -1;
+  std::function<void(std::vector<std::byte>&, int)> run;
+  std::vector<double> samples;
+};
+
+int run(int argc, char** argv) {
+  int repeats = 41;
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--repeats" && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (a == "--csv" && i + 1 < argc)
+      csv = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--repeats R] [--csv file]\n", argv[0]);
+      return 2;
+    }
+  }
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const int P = comm.size(), me = comm.rank();
+  const hpf::PLogP model = hpf::measure_plogp(comm);
+  FILE* out = stdout;
+  if (me == 0 && !csv.empty()) {
+    FILE* existing = std::fopen(csv.c_str(), "r");
+    const bool fresh = existing == nullptr;
+    if (existing) std::fclose(existing);
+    out = std::fopen(csv.c_str(), "a");
+    if (!out) {
+      std::fprintf(stderr, "cannot open %s\n", csv.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (fresh)
+      std::fprintf(out, "ranks,bytes,variant,algorithm,segment,predicted_s,median_s,min_s,ratio_to_mpi\n");
+  }
+  for (std::size_t bytes : {std::size_t(1) << 10, std::size_t(1) << 14, std::size_t(1) << 18,
+                            std::size_t(1) << 20, std::size_t(1) << 22}) {
+    std::vector<Variant> vs;
+    const hpf::AdaptiveBroadcast adaptive = hpf::AdaptiveBroadcast::plan(comm, bytes, model);
+    const hpf::BcastChoice choice = hpf::choose_bcast(P, bytes, model);
+    auto add = [&](std::string name, const hpf::AdaptiveBroadcast& b, double predicted) {
+      vs.push_back(
+          {std::move(name),
+           b.algorithm(),
+           b.segment(),
+           predicted,
+           [b](std::vector<std::byte>& buf, int root) { b.execute(std::span<std::byte>(buf), root); },
+           {}});
+    };
+    add("adaptive", adaptive, choice.chosen().time);
+    for (const auto& p : choice.predictions)
+      if (p.algorithm == hpf::BcastAlgorithm::binomial ||
+          p.algorithm == hpf::BcastAlgorithm::segmented_chain ||
+          p.algorithm == hpf::BcastAlgorithm::scatter_collect)
+        add(hpf::to_string(p.algorithm), hpf::AdaptiveBroadcast(comm, p.algorithm, p.segment), p.time);
+    vs.push_back({"MPI_Bcast",
+                  hpf::BcastAlgorithm::binomial,
+                  0,
+                  -1,
+                  [&](std::vector<std::byte>& buf, int root) {
+                    HPF_MPI_CHECK(
+                        MPI_Bcast(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, root, comm.get()));
+                  },
+                  {}});
+    std::vector<std::byte> buf(bytes, std::byte{1});
+    const int reps = bytes >= (std::size_t(1) << 22) ? std::max(5, repeats / 4) : repeats;
+    for (int r = -2; r < reps; ++r) // two warm-up rounds
+      for (auto& v : vs) {
+        HPF_MPI_CHECK(MPI_Barrier(comm.get()));
+        const double t0 = MPI_Wtime();
+        v.run(buf, 0);
+        double t = MPI_Wtime() - t0;
+        HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm.get()));
+        if (r >= 0) v.samples.push_back(t);
+      }
+    if (me == 0) {
+      const double mpi = median(vs.back().samples);
+      for (const auto& v : vs) {
+        const bool is_mpi = v.name == "MPI_Bcast";
+        char predicted[32] = "";
+        if (v.predicted >= 0) std::snprintf(predicted, sizeof predicted, "%.9g", v.predicted);
+        std::fprintf(out, "%d,%zu,%s,%s,%zu,%s,%.9g,%.9g,%.4f\n", P, bytes, v.name.c_str(),
+                     is_mpi ? "open-mpi" : hpf::to_string(v.algorithm).c_str(), v.segment, predicted,
+                     median(v.samples), *std::min_element(v.samples.begin(), v.samples.end()),
+                     median(v.samples) / mpi);
+      }
+    }
+  }
+  if (out != stdout) std::fclose(out);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_adaptive_bcast: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return 2;
+}

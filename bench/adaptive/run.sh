@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs bench_adaptive_bcast on 2 and 4 ranks and writes docs/results/adaptive_bcast.csv and
+# docs/results/adaptive_bcast.png (median time of each variant against the message size).
+#   bench/adaptive/run.sh [build-dir]     (default: build)
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+build="${1:-$HPF_ROOT/build}"
+nice -n 10 cmake --build "$build" --target bench_adaptive_bcast -j 2 > /dev/null
+cd "$HPF_ROOT"
+out=docs/results/adaptive_bcast.csv
+rm -f "$out"
+for n in 2 4; do
+  mpiexec --oversubscribe --bind-to none -n "$n" "$build/bench/adaptive/bench_adaptive_bcast" --repeats 41 --csv "$out"
+done
+gnuplot -e "csv='$out'; png='docs/results/adaptive_bcast.png'" bench/adaptive/plot.gp
+echo "results: $out, docs/results/adaptive_bcast.png ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,0 +1,86 @@
+// The MPI side of adaptive/: pLogP measurement and hpf::AdaptiveBroadcast, which executes a broadcast
+// plan (an algorithm of Table 1 of seed 003, or a two-level plan over clusters) with point-to-point
+// messages on byte buffers.
+//
+//   hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+//   auto bcast = hpf::AdaptiveBroadcast::measured(comm, bytes);  // collective once: measure, choose
+//   bcast.execute(std::span<std::byte>(buf), root);              // collective, many times
+//
+// Plans are built locally from the same inputs on every rank, so constructing an AdaptiveBroadcast
+// never communicates (except measured(), which measures first).
+#pragma once
+
+#include <hpf/adaptive/broadcast_model.hpp>
+#include <hpf/adaptive/hierarchical.hpp>
+#include <hpf/adaptive/plogp.hpp>
+#include <hpf/core/mpi.hpp>
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+
+/// Collective over `comm`: pLogP parameters between ranks 0 and 1, broadcast to every rank. For each
+/// size m in {0, 1 KiB, 32 KiB, 1 MiB}: g(m) from a stream of back-to-back sends closed by an
+/// acknowledgement, os(m) the median duration of those MPI_Send calls, or(m) the median duration of
+/// an MPI_Recv whose message has already arrived; L = (RTT(0) - 2 g(0)) / 2 (Figure 2 of seed 003),
+/// clamped at 0. A one-rank communicator gets L = 0 and zero gaps. Cached per communicator handle:
+/// only the first call for a communicator communicates (every rank of it must make that call).
+PLogP measure_plogp(const Comm& comm);
+
+/// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
+/// round trip of empty messages, median of 11) of every pair of ranks in P-1 rounds of disjoint pairs,
+/// partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures pLogP once inside each
+/// cluster (between its two lowest ranks) and once per pair of clusters (between their lowest ranks,
+/// taken as symmetric): C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
+/// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
+ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
+
+/// A broadcast plan bound to a communicator. Cheap to copy; execute() may be called many times.
+class AdaptiveBroadcast {
+public:
+  /// Local: runs algorithm `a` of Table 1 over all ranks of `comm` with segments of `segment` bytes
+  /// (used by the segmented variants only). Throws hpf::Error unless segment >= 1.
+  AdaptiveBroadcast(Comm comm, BcastAlgorithm a, std::size_t segment);
+  /// Local: the best algorithm and segment of choose_bcast(comm.size(), m, model).
+  static AdaptiveBroadcast plan(Comm comm, std::size_t m, const PLogP& model);
+  /// Collective over `comm`: measure_plogp(comm), then plan(comm, m, model).
+  static AdaptiveBroadcast measured(Comm comm, std::size_t m);
+  /// Local: a two-level plan (plan_hierarchical); its P must be comm.size() and execute() must use
+  /// the plan's root. Throws hpf::Error otherwise.
+  AdaptiveBroadcast(Comm comm, HierarchicalPlan plan);
+
+  /// Collective over the communicator: every rank passes a buffer of the same size; afterwards every
+  /// buffer holds root's bytes. Throws hpf::Error unless root is a rank of the communicator (and the
+  /// plan's root for a two-level plan).
+  void execute(std::span<std::byte> data, int root) const;
+  /// Same on a vector of trivially copyable elements (the same size on every rank).
+  template <class T> void execute(std::vector<T>& v, int root) const {
+    static_assert(std::is_trivially_copyable_v<T>, "AdaptiveBroadcast: T must be trivially copyable");
+    execute(std::as_writable_bytes(std::span<T>(v)), root);
+  }
+
+  [[nodiscard]] BcastAlgorithm algorithm() const noexcept { return m_algorithm; }
+  [[nodiscard]] std::size_t segment() const noexcept { return m_segment; }
+  [[nodiscard]] bool hierarchical() const noexcept { return m_hier; }
+  [[nodiscard]] const HierarchicalPlan& hierarchical_plan() const noexcept { return m_plan; }
+  [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+
+private:
+  Comm m_comm;
+  BcastAlgorithm m_algorithm = BcastAlgorithm::binomial;
+  std::size_t m_segment = 1;
+  bool m_hier = false;
+  HierarchicalPlan m_plan;
+};
+
+namespace detail {
+/// Collective over the ranks of `group` (ranks of comm; group[0] is the root, which holds the data):
+/// broadcasts `data` with algorithm `a` and segments of `segment` bytes, using tags tag..tag+2.
+void bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
+                 std::span<std::byte> data, int tag);
+} // namespace detail
+
+} // namespace hpf

@@ -1,0 +1,240 @@
+// pLogP interpolation and the broadcast models of Table 1 of seed 003 (Steffenel). Pure.
+#include <hpf/adaptive/broadcast_model.hpp>
+#include <hpf/adaptive/plogp.hpp>
+
+#include <hpf/core/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace hpf {
+
+// ---------------------------------------------------------------------------------------------------
+// pLogP
+
+PLogP::PLogP(double L, std::vector<PLogPSample> samples) : m_L(L), m_samples(std::move(samples)) {
+  detail::require(std::isfinite(L) && L >= 0, "PLogP: latency L must be finite and >= 0, got ", L);
+  detail::require(!m_samples.empty(), "PLogP: samples must hold at least one message size, got none");
+  for (std::size_t i = 0; i < m_samples.size(); ++i) {
+    const PLogPSample& s = m_samples[i];
+    detail::require(i == 0 || s.m > m_samples[i - 1].m, "PLogP: sample sizes must increase strictly, got ",
+                    s.m, " after ", i == 0 ? 0 : m_samples[i - 1].m);
+    for (auto [name, v] : {std::pair{"g", s.g}, std::pair{"os", s.os}, std::pair{"or", s.orr}})
+      detail::require(std::isfinite(v) && v >= 0, "PLogP: ", name, "(", s.m,
+                      ") must be finite and >= 0, got ", v);
+  }
+}
+
+PLogP PLogP::linear(double L, double g0, double G) {
+  detail::require(std::isfinite(G) && G >= 0, "PLogP::linear: gap per byte G must be finite and >= 0, got ",
+                  G);
+  return PLogP(L, {PLogPSample{0, g0, 0, 0}, PLogPSample{1, g0 + G, 0, 0}});
+}
+
+namespace {
+/// Piecewise-linear interpolation of field `f` at m; linear extrapolation outside, clamped at 0.
+template <class F> double interpolate(const std::vector<PLogPSample>& s, std::size_t m, F f) {
+  if (s.size() == 1) return f(s[0]);
+  // Segment [i, i+1] containing m, or the first / last segment for extrapolation.
+  std::size_t i = 0;
+  while (i + 2 < s.size() && m > s[i + 1].m) ++i;
+  const double x0 = static_cast<double>(s[i].m), x1 = static_cast<double>(s[i + 1].m);
+  const double y0 = f(s[i]), y1 = f(s[i + 1]);
+  const double y = y0 + (y1 - y0) * ((static_cast<double>(m) - x0) / (x1 - x0));
+  return std::max(y, 0.0);
+}
+} // namespace
+
+double PLogP::g(std::size_t m) const {
+  return interpolate(m_samples, m, [](const PLogPSample& s) { return s.g; });
+}
+double PLogP::os(std::size_t m) const {
+  return interpolate(m_samples, m, [](const PLogPSample& s) { return s.os; });
+}
+double PLogP::orr(std::size_t m) const {
+  return interpolate(m_samples, m, [](const PLogPSample& s) { return s.orr; });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Algorithms
+
+namespace {
+constexpr std::array<BcastAlgorithm, 11> k_all = {BcastAlgorithm::flat,
+                                                  BcastAlgorithm::flat_rendezvous,
+                                                  BcastAlgorithm::segmented_flat,
+                                                  BcastAlgorithm::chain,
+                                                  BcastAlgorithm::chain_rendezvous,
+                                                  BcastAlgorithm::segmented_chain,
+                                                  BcastAlgorithm::binary,
+                                                  BcastAlgorithm::binomial,
+                                                  BcastAlgorithm::binomial_rendezvous,
+                                                  BcastAlgorithm::segmented_binomial,
+                                                  BcastAlgorithm::scatter_collect};
+
+int ceil_log2(int P) {
+  int r = 0;
+  while ((1LL << r) < P) ++r;
+  return r;
+}
+int floor_log2(int P) {
+  int r = 0;
+  while ((2LL << r) <= P) ++r;
+  return r;
+}
+} // namespace
+
+std::span<const BcastAlgorithm> all_bcast_algorithms() { return k_all; }
+
+std::string to_string(BcastAlgorithm a) {
+  switch (a) {
+  case BcastAlgorithm::flat:
+    return "flat";
+  case BcastAlgorithm::flat_rendezvous:
+    return "flat-rendezvous";
+  case BcastAlgorithm::segmented_flat:
+    return "segmented-flat";
+  case BcastAlgorithm::chain:
+    return "chain";
+  case BcastAlgorithm::chain_rendezvous:
+    return "chain-rendezvous";
+  case BcastAlgorithm::segmented_chain:
+    return "segmented-chain";
+  case BcastAlgorithm::binary:
+    return "binary";
+  case BcastAlgorithm::binomial:
+    return "binomial";
+  case BcastAlgorithm::binomial_rendezvous:
+    return "binomial-rendezvous";
+  case BcastAlgorithm::segmented_binomial:
+    return "segmented-binomial";
+  case BcastAlgorithm::scatter_collect:
+    return "scatter-collect";
+  }
+  detail::fail("to_string(BcastAlgorithm): unknown value ", static_cast<int>(a));
+}
+
+BcastAlgorithm parse_bcast_algorithm(std::string_view name) {
+  std::string names;
+  for (BcastAlgorithm a : k_all) {
+    if (to_string(a) == name) return a;
+    names += (names.empty() ? "" : ", ") + to_string(a);
+  }
+  detail::fail("algorithm: unknown broadcast algorithm '", name, "', expected one of ", names);
+}
+
+bool is_segmented(BcastAlgorithm a) {
+  return a == BcastAlgorithm::segmented_flat || a == BcastAlgorithm::segmented_chain ||
+         a == BcastAlgorithm::segmented_binomial;
+}
+
+double predict_bcast(BcastAlgorithm a, int P, std::size_t m, std::size_t segment, const PLogP& model) {
+  detail::require(P >= 1, "predict_bcast: P (number of processes) must be >= 1, got ", P);
+  detail::require(segment >= 1, "predict_bcast: segment size must be >= 1 byte, got ", segment);
+  if (P == 1) return 0.0;
+  const double L = model.L();
+  const double p1 = P - 1;
+  const double gm = model.g(m);
+  const double g1 = model.g(1);
+  const std::size_t s = std::min(segment, std::max<std::size_t>(m, 1));
+  const std::size_t segments = m == 0 ? 1 : (m + s - 1) / s; // k = ceil(m / s), an integer
+  const auto k = static_cast<double>(segments);
+  const double gs = model.g(std::min(s, m));
+  const double cl = ceil_log2(P), fl = floor_log2(P);
+  switch (a) {
+  case BcastAlgorithm::flat:
+    return L + p1 * gm;
+  case BcastAlgorithm::flat_rendezvous:
+    return 3 * L + p1 * gm + 2 * g1;
+  case BcastAlgorithm::segmented_flat:
+    return L + p1 * (gs * k);
+  case BcastAlgorithm::chain:
+    return p1 * (gm + L);
+  case BcastAlgorithm::chain_rendezvous:
+    return p1 * (gm + 2 * g1 + 3 * L);
+  case BcastAlgorithm::segmented_chain:
+    return p1 * (gs + L) + gs * (k - 1);
+  case BcastAlgorithm::binary:
+    return cl * (2 * gm + L);
+  case BcastAlgorithm::binomial:
+    return cl * L + fl * gm;
+  case BcastAlgorithm::binomial_rendezvous:
+    return cl * (2 * g1 + 3 * L) + fl * gm;
+  case BcastAlgorithm::segmented_binomial:
+    return cl * L + fl * gs * k;
+  case BcastAlgorithm::scatter_collect:
+    return (cl + p1) * L + 2 * (p1 / P) * gm;
+  }
+  detail::fail("predict_bcast: unknown algorithm ", static_cast<int>(a));
+}
+
+std::vector<std::size_t> candidate_segments(std::size_t m) {
+  if (m <= 1) return {1};
+  std::vector<std::size_t> out;
+  for (std::size_t d = 1; d <= m; d *= 2) {
+    out.push_back((m + d - 1) / d);
+    if (d > m / 2) break;
+  }
+  return out;
+}
+
+BcastChoice choose_bcast(int P, std::size_t m, const PLogP& model,
+                         std::span<const BcastAlgorithm> algorithms) {
+  detail::require(P >= 1, "choose_bcast: P (number of processes) must be >= 1, got ", P);
+  if (algorithms.empty()) algorithms = k_all;
+  BcastChoice c;
+  c.P = P;
+  c.m = m;
+  const std::size_t whole = std::max<std::size_t>(m, 1);
+  for (BcastAlgorithm a : algorithms) {
+    BcastPrediction p{a, whole, predict_bcast(a, P, m, whole, model)};
+    if (is_segmented(a))
+      for (std::size_t s : candidate_segments(m)) {
+        const double t = predict_bcast(a, P, m, s, model);
+        if (t < p.time) p = {a, s, t};
+      }
+    c.predictions.push_back(p);
+  }
+  for (std::size_t i = 1; i < c.predictions.size(); ++i)
+    if (c.predictions[i].time < c.predictions[c.best].time) c.best = i;
+  return c;
+}
+
+std::vector<std::vector<int>> bcast_tree(BcastAlgorithm a, int P) {
+  detail::require(P >= 1, "bcast_tree: P (number of processes) must be >= 1, got ", P);
+  std::vector<std::vector<int>> ch(static_cast<std::size_t>(P));
+  switch (a) {
+  case BcastAlgorithm::flat:
+  case BcastAlgorithm::flat_rendezvous:
+  case BcastAlgorithm::segmented_flat:
+    for (int r = 1; r < P; ++r) ch[0].push_back(r);
+    break;
+  case BcastAlgorithm::chain:
+  case BcastAlgorithm::chain_rendezvous:
+  case BcastAlgorithm::segmented_chain:
+    for (int r = 0; r + 1 < P; ++r) ch[static_cast<std::size_t>(r)].push_back(r + 1);
+    break;
+  case BcastAlgorithm::binary:
+    for (int r = 0; r < P; ++r)
+      for (int c : {2 * r + 1, 2 * r + 2})
+        if (c < P) ch[static_cast<std::size_t>(r)].push_back(c);
+    break;
+  case BcastAlgorithm::binomial:
+  case BcastAlgorithm::binomial_rendezvous:
+  case BcastAlgorithm::segmented_binomial:
+    // r sends to r + 2^j for every 2^j below its lowest set bit (all j for the root), largest first:
+    // the biggest subtree starts first, so the tree finishes in ceil(log2 P) rounds.
+    for (int r = 0; r < P; ++r) {
+      long long low = r == 0 ? (1LL << ceil_log2(P)) : (r & -r);
+      for (long long d = low / 2; d >= 1; d /= 2)
+        if (r + d < P) ch[static_cast<std::size_t>(r)].push_back(static_cast<int>(r + d));
+    }
+    break;
+  case BcastAlgorithm::scatter_collect:
+    detail::fail("bcast_tree: algorithm scatter-collect is not a tree (scatter then allgather)");
+  }
+  return ch;
+}
+
+} // namespace hpf

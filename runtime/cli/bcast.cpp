@@ -1,0 +1,161 @@
+// `hpfrt bcast --P 16 --m 65536 [--clusters 8,8] [--model file.json] [--root 0] [--json]`: the
+// predicted time of every broadcast algorithm of Table 1 of seed 003 (Steffenel) and the choice; with
+// --clusters, the two-level plan (per-cluster algorithm, every inter-cluster heuristic, the choice).
+//
+// Model file (JSON): {"intra": M, "inter": M}, "inter" optional, where M is either a linear pLogP
+// {"L": s, "g0": s, "G": s/byte} or measured samples {"L": s, "samples": [{"m": bytes, "g": s,
+// "os": s, "or": s}, ...]} ("os" and "or" default to 0). Without a file: intra L = 50 us,
+// g(m) = 20 us + m * 10 ns (about 100 MB/s), inter L = 10 ms, g(m) = 1 ms + m * 100 ns.
+#include "commands.hpp"
+
+#include <hpf/adaptive/hierarchical.hpp>
+#include <hpf/core/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hpf::cli {
+
+namespace {
+struct BcastArgs {
+  int P = 0;
+  bool P_given = false;
+  long long m = 0;
+  std::vector<int> clusters;
+  std::string model;
+  int root = 0;
+  bool json = false;
+};
+
+PLogP parse_plogp(const nlohmann::json& j, const std::string& where) {
+  detail::require(j.is_object() && j.contains("L"), "--model: ", where, " must be an object with \"L\"");
+  const double L = j.at("L").get<double>();
+  if (j.contains("samples")) {
+    std::vector<PLogPSample> s;
+    for (const auto& e : j.at("samples"))
+      s.push_back(
+          {e.at("m").get<std::size_t>(), e.at("g").get<double>(), e.value("os", 0.0), e.value("or", 0.0)});
+    return PLogP(L, std::move(s));
+  }
+  detail::require(j.contains("g0") && j.contains("G"), "--model: ", where,
+                  " needs \"samples\" or both \"g0\" and \"G\"");
+  return PLogP::linear(L, j.at("g0").get<double>(), j.at("G").get<double>());
+}
+
+nlohmann::json prediction_json(const BcastPrediction& p) {
+  return {{"algorithm", to_string(p.algorithm)}, {"segment", p.segment}, {"time", p.time}};
+}
+
+void run_bcast(const BcastArgs& a) {
+  PLogP intra = PLogP::linear(50e-6, 20e-6, 1e-8);
+  PLogP inter = PLogP::linear(10e-3, 1e-3, 1e-7);
+  if (!a.model.empty()) {
+    std::ifstream in(a.model);
+    detail::require(in.good(), "--model: cannot read file '", a.model, "'");
+    try {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      detail::require(j.is_object() && j.contains("intra"), "--model: '", a.model,
+                      "' must be an object with \"intra\" (and optionally \"inter\")");
+      intra = parse_plogp(j.at("intra"), "\"intra\"");
+      if (j.contains("inter")) inter = parse_plogp(j.at("inter"), "\"inter\"");
+    } catch (const nlohmann::json::exception& e) {
+      detail::fail("--model: invalid JSON in '", a.model, "': ", e.what());
+    }
+  }
+  int P = a.P;
+  if (!a.clusters.empty()) {
+    int sum = 0;
+    for (int s : a.clusters) {
+      detail::require(s >= 1, "--clusters: every cluster size must be >= 1, got ", s);
+      sum += s;
+    }
+    detail::require(!a.P_given || sum == a.P, "--clusters: sizes sum to ", sum, ", but --P is ", a.P);
+    P = sum;
+  }
+  detail::require(a.P_given || !a.clusters.empty(), "--P: number of ranks is required (or give --clusters)");
+  detail::require(P >= 1, "--P: number of ranks must be >= 1, got ", P);
+  detail::require(a.m >= 0, "--m: message size must be >= 0 bytes, got ", a.m);
+  detail::require(a.root >= 0 && a.root < P, "--root: must be a rank in [0, ", P, "), got ", a.root);
+  const auto m = static_cast<std::size_t>(a.m);
+  const BcastChoice flat = choose_bcast(P, m, intra);
+  std::unique_ptr<HierarchicalPlan> hier;
+  if (!a.clusters.empty())
+    hier = std::make_unique<HierarchicalPlan>(
+        plan_hierarchical(ClusterMap::uniform(a.clusters, intra, inter), a.root, m));
+
+  if (a.json) {
+    nlohmann::json j;
+    j["P"] = P;
+    j["m"] = m;
+    j["root"] = a.root;
+    j["predictions"] = nlohmann::json::array();
+    for (const auto& p : flat.predictions) j["predictions"].push_back(prediction_json(p));
+    j["choice"] = prediction_json(flat.chosen());
+    if (hier) {
+      nlohmann::json h;
+      h["clusters"] = hier->clusters;
+      for (const auto& c : hier->intra) h["intra"].push_back(prediction_json(c.chosen()));
+      for (const auto& s : hier->candidates) {
+        nlohmann::json t = nlohmann::json::array();
+        for (const auto& x : s.transfers) t.push_back({x.from, x.to});
+        h["heuristics"].push_back(
+            {{"name", to_string(s.heuristic)}, {"makespan", s.makespan}, {"transfers", t}});
+      }
+      h["choice"] = to_string(hier->inter().heuristic);
+      h["predicted"] = hier->predicted();
+      j["hierarchical"] = h;
+    }
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  std::cout << "broadcast of " << m << " bytes from rank " << a.root << " to " << P
+            << " ranks (seed 003, Table 1)\n"
+            << "intra pLogP: L " << intra.L() << " s, g(m) " << intra.g(m) << " s\n"
+            << std::left << std::setw(22) << "algorithm" << std::setw(12) << "segment"
+            << "predicted (s)\n";
+  for (const auto& p : flat.predictions)
+    std::cout << std::setw(22) << to_string(p.algorithm) << std::setw(12) << p.segment << p.time << "\n";
+  std::cout << "choice: " << to_string(flat.chosen().algorithm) << ", segment " << flat.chosen().segment
+            << " bytes, predicted " << flat.chosen().time << " s\n";
+  if (!hier) return;
+  std::cout << "\ntwo-level plan over " << hier->clusters.size() << " clusters (inter pLogP: L " << inter.L()
+            << " s, g(m) " << inter.g(m) << " s)\n";
+  for (std::size_t c = 0; c < hier->clusters.size(); ++c) {
+    const auto& ch = hier->intra[c].chosen();
+    std::cout << "cluster " << c << ": " << hier->clusters[c].size() << " ranks, coordinator "
+              << hier->clusters[c].front() << ", " << to_string(ch.algorithm) << " (segment " << ch.segment
+              << "), T " << ch.time << " s\n";
+  }
+  std::cout << std::setw(22) << "heuristic"
+            << "makespan (s)\n";
+  for (const auto& s : hier->candidates)
+    std::cout << std::setw(22) << to_string(s.heuristic) << s.makespan << "\n";
+  std::cout << "choice: " << to_string(hier->inter().heuristic) << ", predicted " << hier->predicted()
+            << " s\n";
+}
+
+void register_bcast(CLI::App& app) {
+  auto args = std::make_shared<BcastArgs>();
+  CLI::App* sub = app.add_subcommand("bcast", "predicted broadcast times and the adaptive choice (seed 003)");
+  CLI::Option* p = sub->add_option("--P", args->P, "number of ranks");
+  sub->add_option("--m", args->m, "message size in bytes")->required();
+  sub->add_option("--clusters", args->clusters, "cluster sizes, e.g. 8,8 (two-level plan)")->delimiter(',');
+  sub->add_option("--model", args->model, "pLogP parameters (JSON, see docs/adaptive.md)");
+  sub->add_option("--root", args->root, "broadcast root")->capture_default_str();
+  sub->add_flag("--json", args->json, "print JSON");
+  sub->callback([args, p] {
+    args->P_given = p->count() > 0;
+    run_bcast(*args);
+  });
+}
+} // namespace
+
+HPF_CLI_COMMAND("bcast", register_bcast);
+
+} // namespace hpf::cli
