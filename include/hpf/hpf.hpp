@@ -35,3 +35,4 @@
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
+#include <hpf/reduce/reduce.hpp>
