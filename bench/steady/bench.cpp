@@ -1,6 +1,7 @@
-// bench_steady: series of K scatters or K reductions (seed 000) executed on the steady-state periodic
-// schedule (hpf::steady::run_pipeline) against the naive alternatives of issue 6: each scatter sent
-// directly from the source to every target (the platform routes it along the shortest path), each
+// bench_steady: series of K scatters, gossips (personalized all-to-alls) or reductions (seed 000)
+// executed on the steady-state periodic schedule (hpf::steady::run_pipeline) against the naive
+// alternatives of issue 6: each scatter or gossip message sent directly from its source to its target
+// (the platform routes it along the shortest path), each
 // reduction an MPI_Reduce with the operator declared non-commutative (binomial tree under SMPI:
 // smpi/reduce:binomial). Rank v plays platform node v, so run it on exactly node_count ranks.
 //
@@ -14,6 +15,7 @@
 //
 //   smpirun -np N -platform p.xml -hostfile h ... bench_steady --platform p.json --op scatter
 //     --source Ps --targets P0,P1 --ops 10,100 [--bytes 100000] [--period-max 0] [--name fig2] [--csv f]
+//   ... --op gossip --sources Ps,Pb --targets P0,P1
 //   ... --op reduce --target P0 [--participants P0,P1,P2]
 // Prints (and appends to --csv) one row per (variant, K):
 //   platform,op,variant,K,seconds,rate,TP,model_rate,periods
@@ -39,7 +41,7 @@ using namespace hpf::steady;
 
 struct Args {
   std::string platform, op, source, target, name = "platform", csv;
-  std::vector<std::string> targets, participants;
+  std::vector<std::string> sources, targets, participants;
   std::vector<long long> ops{10, 100};
   std::size_t bytes = 100000;
   long long period_max = 0;
@@ -74,6 +76,8 @@ Args parse(int argc, char** argv) {
       a.target = v;
     else if (key == "--targets")
       a.targets = split(v);
+    else if (key == "--sources")
+      a.sources = split(v);
     else if (key == "--participants")
       a.participants = split(v);
     else if (key == "--name")
@@ -92,8 +96,8 @@ Args parse(int argc, char** argv) {
     } else
       hpf::detail::fail("bench_steady: unknown option '", key, "'");
   }
-  hpf::detail::require(!a.platform.empty() && (a.op == "scatter" || a.op == "reduce"),
-                       "bench_steady: --platform and --op scatter|reduce are required");
+  hpf::detail::require(!a.platform.empty() && (a.op == "scatter" || a.op == "gossip" || a.op == "reduce"),
+                       "bench_steady: --platform and --op scatter|gossip|reduce are required");
   hpf::detail::require(a.bytes >= 8, "bench_steady: --bytes must be >= 8, got ", a.bytes);
   return a;
 }
@@ -159,25 +163,32 @@ Row run_steady(const Platform& g, const SteadyProblem& pb, const Args& a, long l
   return r;
 }
 
-Row run_naive_scatter(const SteadyProblem& pb, const Args& a, long long K) {
+/// Scatter and gossip without a schedule: every source sends each target its message directly (the
+/// platform's shortest-path routes), all messages of an operation posted at once.
+Row run_naive_direct(const SteadyProblem& pb, const Args& a, long long K) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<std::byte> buf(a.bytes);
+  std::vector<std::byte> sbuf(a.bytes);
+  std::vector<std::vector<std::byte>> rbuf(pb.sources.size(), std::vector<std::byte>(a.bytes));
   HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const double t0 = MPI_Wtime();
   const int n = static_cast<int>(a.bytes);
   for (long long k = 0; k < K; ++k) {
     std::vector<MPI_Request> reqs;
-    if (rank == pb.sources[0])
+    for (std::size_t i = 0; i < pb.sources.size(); ++i) {
+      const int src = pb.sources[i];
       for (int t : pb.targets) {
-        reqs.emplace_back();
-        HPF_MPI_CHECK(MPI_Isend(buf.data(), n, MPI_BYTE, t, 7, MPI_COMM_WORLD, &reqs.back()));
+        if (t == src) continue; // a node's message to itself moves nothing
+        if (rank == src) {
+          reqs.emplace_back();
+          HPF_MPI_CHECK(MPI_Isend(sbuf.data(), n, MPI_BYTE, t, 7, MPI_COMM_WORLD, &reqs.back()));
+        }
+        if (rank == t) {
+          reqs.emplace_back();
+          HPF_MPI_CHECK(MPI_Irecv(rbuf[i].data(), n, MPI_BYTE, src, 7, MPI_COMM_WORLD, &reqs.back()));
+        }
       }
-    for (int t : pb.targets)
-      if (rank == t) {
-        reqs.emplace_back();
-        HPF_MPI_CHECK(MPI_Irecv(buf.data(), n, MPI_BYTE, pb.sources[0], 7, MPI_COMM_WORLD, &reqs.back()));
-      }
+    }
     HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
   }
   return Row{"naive-direct", K, max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD), 0, 0};
@@ -224,6 +235,11 @@ int bench(int argc, char** argv) {
     std::vector<int> t;
     for (const auto& n : a.targets) t.push_back(g.index_of(n, "--targets"));
     pb = SteadyProblem::scatter(g.index_of(a.source, "--source"), t);
+  } else if (a.op == "gossip") {
+    std::vector<int> src, t;
+    for (const auto& n : a.sources) src.push_back(g.index_of(n, "--sources"));
+    for (const auto& n : a.targets) t.push_back(g.index_of(n, "--targets"));
+    pb = SteadyProblem::gossip(src, t);
   } else {
     std::vector<int> p;
     for (const auto& n : a.participants) p.push_back(g.index_of(n, "--participants"));
@@ -241,7 +257,7 @@ int bench(int argc, char** argv) {
   }
   for (long long K : a.ops) {
     const Row rows[] = {run_steady(g, pb, a, K),
-                        a.op == "scatter" ? run_naive_scatter(pb, a, K) : run_naive_reduce(pb, a, K)};
+                        a.op == "reduce" ? run_naive_reduce(pb, a, K) : run_naive_direct(pb, a, K)};
     for (const Row& r : rows) {
       if (rank != 0) continue;
       char line[512];

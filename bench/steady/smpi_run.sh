@@ -2,8 +2,8 @@
 # Seed 000 steady-state series under SimGrid SMPI: builds bench.cpp with the Kokkos-free sources it
 # needs (core/, steady/) with smpicxx into build-smpi/ (separate from the CMake build, which never
 # needs SimGrid), exports each platform to SimGrid XML with per-node port links (one-port
-# approximation, `hpfrt steady --simgrid-xml F --port-links`), runs K = 10..1000 scatters and
-# reductions on the steady-state schedule and naively, and writes docs/results/steady_smpi.csv and
+# approximation, `hpfrt steady --simgrid-xml F --port-links`), runs K = 10..1000 scatters,
+# gossips and reductions on the steady-state schedule and naively, and writes docs/results/steady_smpi.csv and
 # docs/results/steady_smpi.png.
 #   bench/steady/smpi_run.sh [path/to/hpfrt]   (default build/hpfrt; a few minutes)
 set -euo pipefail
@@ -52,6 +52,8 @@ run figure2-scatter "$plats/figure2_scatter.json" --op scatter --source Ps --tar
 run figure6-reduce "$plats/figure6_reduce.json" --op reduce --target P0 --participants P0,P1,P2
 run hetero6-scatter "$plats/hetero6.json" --op scatter --source S --targets C,D,E
 run hetero6-reduce "$plats/hetero6.json" --op reduce --target C
+run figure2-gossip "$plats/figure2_scatter.json" --op gossip --sources Ps,Pb --targets P0,P1
+run hetero6-gossip "$plats/hetero6.json" --op gossip --sources S,D --targets C,E
 
 gnuplot -e "csv='$csv'; png='$HPF_ROOT/docs/results/steady_smpi.png'" "$here/smpi_plot.gp"
 echo "results: $csv, docs/results/steady_smpi.png"

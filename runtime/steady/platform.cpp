@@ -297,9 +297,14 @@ std::string Platform::to_simgrid_xml(const SimGridExport& o) const {
       const std::vector<int> path = shortest_path(a, b);
       x << "    <route src=\"" << node(a).name << "\" dst=\"" << node(b).name << "\" symmetrical=\"NO\">";
       if (path.empty()) x << "<link_ctn id=\"ctl\"/>";
-      if (!path.empty() && o.port_links) x << "<link_ctn id=\"out-" << node(a).name << "\"/>";
-      for (int e : path) x << "<link_ctn id=\"e" << e << "\"/>";
-      if (!path.empty() && o.port_links) x << "<link_ctn id=\"in-" << node(b).name << "\"/>";
+      // Every hop passes the ports of both its ends, intermediate nodes included: forwarded traffic
+      // shares a node's ports with its own, as in the one-port model (routes stay cut-through).
+      for (int e : path) {
+        const PlatformEdge& ed = m_edges[static_cast<std::size_t>(e)];
+        if (o.port_links) x << "<link_ctn id=\"out-" << node(ed.from).name << "\"/>";
+        x << "<link_ctn id=\"e" << e << "\"/>";
+        if (o.port_links) x << "<link_ctn id=\"in-" << node(ed.to).name << "\"/>";
+      }
       x << "</route>\n";
     }
   x << "  </zone>\n</platform>\n";

@@ -176,8 +176,10 @@ TEST(SteadyPlatform, SimGridXmlPortLinks) {
   EXPECT_NE(xml.find("<link id=\"out-Ps\" bandwidth=\"1000000Bps\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<link id=\"in-P0\" bandwidth=\"1500000Bps\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find("<link id=\"in-Ps\""), std::string::npos) << xml; // no incoming edge
+  // A two-hop route passes Pb's in- and out-port too (forwarded traffic shares them).
   EXPECT_NE(xml.find("<route src=\"Ps\" dst=\"P1\" symmetrical=\"NO\"><link_ctn id=\"out-Ps\"/><link_ctn "
-                     "id=\"e1\"/><link_ctn id=\"e4\"/><link_ctn id=\"in-P1\"/></route>"),
+                     "id=\"e1\"/><link_ctn id=\"in-Pb\"/><link_ctn id=\"out-Pb\"/><link_ctn id=\"e4\"/>"
+                     "<link_ctn id=\"in-P1\"/></route>"),
             std::string::npos)
       << xml;
 }
