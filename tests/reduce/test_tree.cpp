@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hpf_test.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -24,16 +26,6 @@ using hpf::ReduceStrategy;
 using hpf::ReductionTree;
 
 constexpr double kEps = 1e-9;
-
-#define EXPECT_HPF_ERROR(stmt, needle)                                                                       \
-  do {                                                                                                       \
-    try {                                                                                                    \
-      stmt;                                                                                                  \
-      ADD_FAILURE() << "expected hpf::Error from: " #stmt;                                                   \
-    } catch (const hpf::Error& e) {                                                                          \
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();                          \
-    }                                                                                                        \
-  } while (0)
 
 double length_of(const std::vector<int>& parent, ReduceCosts k) {
   return hpf::evaluate_tree(parent, k).length;
@@ -201,14 +193,14 @@ TEST(ReduceEvaluator, MatchesPropositionTwoOnRandomTrees) {
 }
 
 TEST(ReduceEvaluator, RejectsNonTreesAndBadCosts) {
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{}, {1, 1}), "at least one machine");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, -1}, {1, 1}), "exactly one sink");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{1, 0}, {1, 1}), "exactly one sink");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 2, 1}, {1, 1}), "cycle");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 5}, {1, 1}), "parent[1]");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {-1, 1}), "transfer cost d");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {1, -0.5}), "computation cost c");
-  EXPECT_HPF_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {NAN, 1}), "transfer cost d");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{}, {1, 1}), "at least one machine");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, -1}, {1, 1}), "exactly one sink");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{1, 0}, {1, 1}), "exactly one sink");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 2, 1}, {1, 1}), "cycle");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 5}, {1, 1}), "parent[1]");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {-1, 1}), "transfer cost d");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {1, -0.5}), "computation cost c");
+  HPF_EXPECT_ERROR(hpf::evaluate_tree(std::vector<int>{-1, 0}, {NAN, 1}), "transfer cost d");
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -705,7 +697,7 @@ TEST(ReduceRankOrder, CheckRejectsOutOfOrderTrees) {
   t.start = {-1, 0, 1};
   t.inputs = {{2, 1}, {}, {}}; // 0 then 2 then 1: ranks [0] and [2] are not adjacent
   t.root = 0;
-  EXPECT_HPF_ERROR(hpf::check_rank_order(t), "not adjacent");
+  HPF_EXPECT_ERROR(hpf::check_rank_order(t), "not adjacent");
   t.inputs = {{1, 2}, {}, {}};
   EXPECT_NO_THROW(hpf::check_rank_order(t));
 }
@@ -714,18 +706,18 @@ TEST(ReduceRankOrder, CheckRejectsOutOfOrderTrees) {
 // Bad input
 
 TEST(ReducePlan, RejectsBadInput) {
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(0, {1, 1}), "n (number of machines) must be >= 1, got 0");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {-1, 1}), "transfer cost d");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {1, -2}), "computation cost c");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::limited_transfers, 0, 0}),
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(0, {1, 1}), "n (number of machines) must be >= 1, got 0");
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {-1, 1}), "transfer cost d");
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {1, -2}), "computation cost c");
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::limited_transfers, 0, 0}),
                    "K must be >= 1");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::limited_reducers, -3, 0}),
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::limited_reducers, -3, 0}),
                    "K must be >= 1");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::greedy, 0, 4}),
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::greedy, 0, 4}),
                    "root must be a machine in [0, 4)");
-  EXPECT_HPF_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::greedy, 0, -1}), "got -1");
-  EXPECT_HPF_ERROR(hpf::greedy_tree(-2, {1, 1}), "got -2");
-  EXPECT_HPF_ERROR(hpf::parse_reduce_strategy("linear"), "'linear'");
+  HPF_EXPECT_ERROR(hpf::plan_reduction_tree(4, {1, 1}, {ReduceStrategy::greedy, 0, -1}), "got -1");
+  HPF_EXPECT_ERROR(hpf::greedy_tree(-2, {1, 1}), "got -2");
+  HPF_EXPECT_ERROR(hpf::parse_reduce_strategy("linear"), "'linear'");
   for (ReduceStrategy s : {ReduceStrategy::greedy, ReduceStrategy::binomial, ReduceStrategy::fibonacci,
                            ReduceStrategy::limited_transfers, ReduceStrategy::limited_reducers})
     EXPECT_EQ(hpf::parse_reduce_strategy(to_string(s)), s);
