@@ -17,7 +17,7 @@
 #include <hpf/schedule/strategy.hpp>
 
 #include <hpf/exec/exchange.hpp>
-#include <hpf/exec/network_model.hpp>
+#include <hpf/exec/model.hpp>
 
 #include <hpf/adaptive/broadcast.hpp>
 #include <hpf/adaptive/broadcast_model.hpp>

@@ -1,8 +1,11 @@
 #include <hpf/array/environment.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/exec/model.hpp>
 #include <hpf/redist/plan_cache.hpp>
 
 #include <Kokkos_Core.hpp>
+
+#include <cstdlib>
 
 namespace hpf {
 
@@ -24,6 +27,16 @@ void Environment::init(int* argc, char*** argv) {
       Kokkos::initialize();
     }
     m_kokkos = true;
+  }
+  // The machine model, once per process: every rank of MPI_COMM_WORLD gets the same one, and every
+  // duplicate of MPI_COMM_WORLD (each ProcessGrid on it) inherits it through the attribute.
+  if (!has_machine_model(MPI_COMM_WORLD)) {
+    const char* path = std::getenv("HPF_MACHINE_MODEL");
+    if (path != nullptr && *path != '\0') {
+      set_machine_model(MPI_COMM_WORLD, load_machine_model(path));
+    } else {
+      set_machine_model(MPI_COMM_WORLD, measure_machine_model(Comm::duplicate(MPI_COMM_WORLD)));
+    }
   }
 }
 

@@ -86,6 +86,38 @@ void Requests::wait_all() {
   HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE));
 }
 
+bool Requests::test() {
+  if (m_reqs.empty()) return true;
+  int flag = 0;
+  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, MPI_STATUSES_IGNORE));
+  if (flag != 0) m_reqs.clear();
+  return flag != 0;
+}
+
+int Requests::wait_any() {
+  if (m_reqs.empty()) return -1;
+  int index = MPI_UNDEFINED;
+  HPF_MPI_CHECK(MPI_Waitany(static_cast<int>(m_reqs.size()), m_reqs.data(), &index, MPI_STATUS_IGNORE));
+  return index == MPI_UNDEFINED ? -1 : index;
+}
+
+std::vector<int> Requests::test_some() {
+  std::vector<int> out;
+  if (m_reqs.empty()) return out;
+  out.resize(m_reqs.size());
+  int n = 0;
+  HPF_MPI_CHECK(
+      MPI_Testsome(static_cast<int>(m_reqs.size()), m_reqs.data(), &n, out.data(), MPI_STATUSES_IGNORE));
+  out.resize(n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n));
+  return out;
+}
+
+void Requests::clear() {
+  for (const MPI_Request r : m_reqs)
+    detail::require(r == MPI_REQUEST_NULL, "Requests::clear: a request is still pending");
+  m_reqs.clear();
+}
+
 void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs) {
   const auto* p = static_cast<const char*>(data);
   do {

@@ -51,9 +51,11 @@ std::string to_string(ExecMode m) {
   case ExecMode::Handshake:
     return "handshake";
   case ExecMode::Alltoallv:
+    return "alltoallv";
+  case ExecMode::Pipelined:
     break;
   }
-  return "alltoallv";
+  return "pipelined";
 }
 
 Exchange::Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag)
@@ -98,7 +100,8 @@ void Exchange::post(PackFn pack, UnpackFn unpack) {
     if (!m_steps.empty()) run_step(m_si, m_ri, m_steps[m_next_step++]);
     break;
   case ExecMode::AllAtOnce:
-    post_all_at_once();
+  case ExecMode::Pipelined:
+    post_flow();
     break;
   case ExecMode::Alltoallv:
     run_alltoallv();
@@ -114,13 +117,23 @@ void Exchange::wait() {
     while (m_next_step < m_steps.size()) run_step(m_si, m_ri, m_steps[m_next_step++]);
     break;
   case ExecMode::AllAtOnce:
-    wait_all_at_once();
+  case ExecMode::Pipelined:
+    progress_flow(true);
     break;
   case ExecMode::Alltoallv:
-    if (m_fallback) wait_all_at_once();
+    if (m_fallback) progress_flow(true);
     break;
   }
   m_posted = false;
+}
+
+bool Exchange::test() {
+  detail::require(m_posted, "Exchange::test: nothing was posted");
+  const bool flow = m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||
+                    (m_mode == ExecMode::Alltoallv && m_fallback);
+  if (flow && !progress_flow(false)) return false;
+  wait();
+  return true;
 }
 
 // One step: at most one send and one receive of this rank, completed before returning.
@@ -149,25 +162,79 @@ void Exchange::run_step(std::size_t& si, std::size_t& ri, int step) {
   if (receiving) ++ri;
 }
 
-void Exchange::post_all_at_once() {
-  m_recv_bufs.resize(m_plan.recvs.size());
-  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
-    const Transfer& t = m_plan.recvs[i];
-    m_recv_bufs[i].resize(t.bytes);
-    irecv_bytes(m_comm, m_recv_bufs[i].data(), t.bytes, t.peer, m_tag, m_reqs);
-  }
-  m_send_bufs.resize(m_plan.sends.size());
-  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) {
-    const Transfer& t = m_plan.sends[i];
-    m_send_bufs[i].resize(t.bytes);
-    m_pack(i, m_send_bufs[i].data());
-    isend_bytes(m_comm, m_send_bufs[i].data(), t.bytes, t.peer, m_tag, m_reqs);
-  }
+// The flow modes. AllAtOnce posts everything at once and unpacks in arrival order; Pipelined gates
+// each send on the receives and sends of earlier steps and unpacks in step order (see the header).
+void Exchange::post_flow() {
+  const std::size_t nr = m_plan.recvs.size();
+  const std::size_t ns = m_plan.sends.size();
+  m_recv_bufs.resize(nr);
+  m_send_bufs.resize(ns);
+  m_rreq.resize(nr);
+  m_sreq.resize(ns);
+  m_unpacked.assign(nr, 0);
+  m_sent.assign(ns, 0);
+  m_rposted = m_rdone = m_sstarted = m_sdone = 0;
+  progress_flow(false);
 }
 
-void Exchange::wait_all_at_once() {
-  m_reqs.wait_all();
-  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) m_unpack(i, m_recv_bufs[i].data());
+bool Exchange::progress_flow(bool block) {
+  const bool pipelined = m_mode == ExecMode::Pipelined;
+  const auto& recvs = m_plan.recvs;
+  const auto& sends = m_plan.sends;
+  const std::size_t nr = recvs.size();
+  const std::size_t ns = sends.size();
+  while (true) {
+    // Post receives (Pipelined: within the window, in step order).
+    const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
+    while (m_rposted < nr && m_rposted - m_rdone < window) {
+      const Transfer& t = recvs[m_rposted];
+      m_recv_bufs[m_rposted].resize(t.bytes);
+      irecv_bytes(m_comm, m_recv_bufs[m_rposted].data(), t.bytes, t.peer, m_tag, m_rreq[m_rposted]);
+      ++m_rposted;
+    }
+    // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
+    for (std::size_t i = m_rdone; i < m_rposted; ++i) {
+      if (m_unpacked[i] == 0 && m_rreq[i].test()) {
+        m_unpack(i, m_recv_bufs[i].data());
+        m_unpacked[i] = 1;
+      }
+      if (m_unpacked[i] == 0 && pipelined) break;
+    }
+    while (m_rdone < nr && m_unpacked[m_rdone] != 0) ++m_rdone;
+    // Sends complete in any order; m_sdone is the first one not known to be complete.
+    for (std::size_t i = m_sdone; i < m_sstarted; ++i)
+      if (m_sent[i] == 0 && m_sreq[i].test()) m_sent[i] = 1;
+    while (m_sdone < m_sstarted && m_sent[m_sdone] != 0) ++m_sdone;
+    // Start sends: AllAtOnce all of them; Pipelined those whose earlier steps are done.
+    const int recv_barrier = m_rdone < nr ? recvs[m_rdone].step : INT_MAX;
+    const int send_barrier = m_sdone < m_sstarted ? sends[m_sdone].step : INT_MAX;
+    while (m_sstarted < ns && (!pipelined || (sends[m_sstarted].step <= recv_barrier &&
+                                              sends[m_sstarted].step <= send_barrier))) {
+      const Transfer& t = sends[m_sstarted];
+      m_send_bufs[m_sstarted].resize(t.bytes);
+      m_pack(m_sstarted, m_send_bufs[m_sstarted].data());
+      isend_bytes(m_comm, m_send_bufs[m_sstarted].data(), t.bytes, t.peer, m_tag, m_sreq[m_sstarted]);
+      ++m_sstarted;
+    }
+    if (m_rdone == nr && m_sdone == ns) return true;
+    if (!block) return false;
+    // Block on the oldest unfinished operation (the receive first on a tie): every one of them has
+    // its matching operation started or startable on its peer, since steps only depend on earlier steps.
+    const bool recv_first = m_rdone < nr && (m_sdone == m_sstarted || recvs[m_rdone].step <= sends[m_sdone].step);
+    if (recv_first) {
+      std::size_t i = m_rdone;
+      if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet unpacked
+        while (i < m_rposted && m_unpacked[i] != 0) ++i;
+      if (i < m_rposted && m_unpacked[i] == 0) {
+        m_rreq[i].wait_all();
+        m_unpack(i, m_recv_bufs[i].data());
+        m_unpacked[i] = 1;
+      }
+    } else if (m_sdone < m_sstarted) {
+      m_sreq[m_sdone].wait_all();
+      m_sent[m_sdone] = 1;
+    }
+  }
 }
 
 // Collective (the first post() of an Alltoallv exchange): counts and displacements per peer, and
@@ -210,7 +277,7 @@ void Exchange::setup_alltoallv() {
 void Exchange::run_alltoallv() {
   if (!m_a2a_ready) setup_alltoallv();
   if (m_fallback) {
-    post_all_at_once();
+    post_flow();
     return;
   }
   // Messages to one peer are concatenated in step order; the receiver splits them in the same order.

@@ -146,8 +146,7 @@ public:
   /// with the array unchanged, for other extents or a grid on another parent communicator.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
     if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
-    options.element_bytes = sizeof(T);
-    const auto plan = cached_plan(m_layout, layout, options);
+    const auto plan = cached_plan(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
     DistArray next(m_label, layout);
     plan->execute(*this, next); // on failure *this is untouched
     *this = std::move(next);
@@ -228,8 +227,7 @@ private:
 /// rank for other extents or a grid on another parent communicator.
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
-  options.element_bytes = sizeof(T);
-  const auto plan = cached_plan(A.layout(), layout, options);
+  const auto plan = cached_plan(A.layout(), layout, detail::with_model(A.layout(), options, sizeof(T)));
   DistArray<T, N> out(A.label(), layout);
   plan->execute(A, out);
   return out;

@@ -6,6 +6,8 @@ namespace hpf {
 /// Initialises MPI (MPI_THREAD_FUNNELED) and Kokkos unless they already are, and finalises on
 /// destruction only what it initialised, so it is safe in programs that manage MPI themselves.
 /// Every DistArray and ProcessGrid must be destroyed before the Environment.
+/// Collective over MPI_COMM_WORLD: it gives MPI_COMM_WORLD its machine model (exec/model.hpp), read
+/// from the JSON file named by HPF_MACHINE_MODEL when that is set, measured otherwise.
 class Environment {
 public:
   Environment(int& argc, char**& argv);

@@ -62,6 +62,17 @@ public:
 
   MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
   void wait_all();
+  /// True (and the list emptied) when every request has completed; never blocks.
+  [[nodiscard]] bool test();
+  /// Blocks until one pending request completes and returns its index (the index add() gave it,
+  /// counting from 0), or -1 when none is pending. The completed slot stays, as MPI_REQUEST_NULL.
+  int wait_any();
+  /// Indices of the requests that have completed since the last call, without blocking.
+  [[nodiscard]] std::vector<int> test_some();
+  /// True when request `i` has completed (MPI_REQUEST_NULL); does not call MPI.
+  [[nodiscard]] bool done(std::size_t i) const { return m_reqs.at(i) == MPI_REQUEST_NULL; }
+  /// Forgets every request; all must have completed. Throws hpf::Error otherwise.
+  void clear();
   [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
 

@@ -8,7 +8,15 @@
 //   |-----------------|----------------------------------------------------------------------------|
 //   | StepSynchronous | per step at most one Isend and one Irecv per rank, completed before the   |
 //   |                 | next step; no barrier between steps; two message buffers alive at most     |
-//   | AllAtOnce       | post every Irecv, then every Isend in step order, then wait (S2 of seed 001)|
+//   | AllAtOnce       | post every Irecv, then every Isend in step order; each receive is unpacked |
+//   |                 | as soon as it arrives, in any order (S2 of seed 001)                       |
+//   | Pipelined       | dataflow in step order, for trees and pipelines: receives posted ahead    |
+//   |                 | (set_receive_window, default all) and unpacked in step order as they      |
+//   |                 | arrive; a send of step k is packed and started once every receive of an   |
+//   |                 | earlier step is unpacked and every send of an earlier step has completed. |
+//   |                 | Unpack may combine (reductions) and a later pack may forward what an      |
+//   |                 | earlier unpack stored (broadcast trees, segmented pipelines). Several     |
+//   |                 | messages per step are allowed (a rank that plays several nodes).          |
 //   | Handshake       | per step: post the Irecv, send a zero-byte ready signal to the sender; the |
 //   |                 | sender sends on the signal (S1 of seed 001) — no unexpected messages       |
 //   | Alltoallv       | one MPI_Alltoallv over the communicator (collective: every rank calls)     |
@@ -16,6 +24,10 @@
 // Split phase: post() starts the exchange, wait() completes it (STYLE.md, after Tpetra's
 // doPosts/doWaits). For AllAtOnce and Alltoallv, post() sends everything and the caller may compute
 // before wait(); the step-driven modes run the first step in post() and the rest in wait().
+// Progress by test: test() does whatever can be done without blocking and returns true once the
+// exchange is complete, so a caller overlaps computation with transfers by calling it between
+// pieces of work (AllAtOnce and Pipelined never block in test(); the step-synchronous modes and
+// Alltoallv complete in test() as in wait()).
 // Messages larger than INT_MAX bytes are split (never wrapped); MPI_Alltoallv falls back to AllAtOnce
 // (decided collectively) when any count or displacement would not fit an int.
 #pragma once
@@ -53,7 +65,7 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
                            const std::vector<int>& sender_ranks, const std::vector<int>& receiver_ranks,
                            std::size_t bytes_per_unit);
 
-enum class ExecMode { StepSynchronous, AllAtOnce, Handshake, Alltoallv };
+enum class ExecMode { StepSynchronous, AllAtOnce, Handshake, Alltoallv, Pipelined };
 
 [[nodiscard]] std::string to_string(ExecMode m);
 
@@ -76,6 +88,12 @@ public:
 
   void post(PackFn pack, UnpackFn unpack);
   void wait();
+  /// Progress without blocking (see the table above); true once complete (then like wait() returned).
+  [[nodiscard]] bool test();
+  /// Pipelined: at most `w` receives posted and not yet unpacked (0 = all at post()). A window of 1
+  /// or 2 bounds the receive buffers of a tree node with many inputs (seed 002 prefetches one).
+  void set_receive_window(std::size_t w) noexcept { m_window = w; }
+  [[nodiscard]] bool posted() const noexcept { return m_posted; }
   void execute(PackFn pack, UnpackFn unpack) {
     post(std::move(pack), std::move(unpack));
     wait();
@@ -86,8 +104,8 @@ public:
 
 private:
   void run_step(std::size_t& si, std::size_t& ri, int step);
-  void post_all_at_once();
-  void wait_all_at_once();
+  void post_flow();
+  bool progress_flow(bool block);
   void setup_alltoallv();
   void run_alltoallv();
 
@@ -105,10 +123,18 @@ private:
   std::size_t m_ri = 0;
   std::vector<std::byte> m_send_buf;
   std::vector<std::byte> m_recv_buf;
-  // AllAtOnce: one buffer per message.
+  // AllAtOnce and Pipelined (the "flow" modes): one buffer and one request set per message.
   std::vector<std::vector<std::byte>> m_send_bufs;
   std::vector<std::vector<std::byte>> m_recv_bufs;
-  Requests m_reqs;
+  std::vector<Requests> m_sreq;
+  std::vector<Requests> m_rreq;
+  std::vector<char> m_unpacked; // per receive (AllAtOnce unpacks in arrival order)
+  std::vector<char> m_sent;     // per send: completed
+  std::size_t m_window = 0;
+  std::size_t m_rposted = 0;   // receives posted
+  std::size_t m_rdone = 0;     // receives unpacked (Pipelined: a prefix in step order)
+  std::size_t m_sstarted = 0;  // sends started
+  std::size_t m_sdone = 0;     // first send not known to be complete
   // Alltoallv: counts, displacements and buffers, set up by the first post() and reused (the plan is
   // fixed, so they never change).
   bool m_a2a_ready = false;

@@ -8,14 +8,18 @@
 // N-d step (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position
 // still sends and receives at most once per step. Data moves by runs of the fastest dimension.
 //
-// Plans are computed locally on every rank from the two layouts (no handshake, STYLE.md). Source and
-// target grids may be identical, overlap or be disjoint, with P != Q; they must share a parent
-// communicator. Ranks in neither grid take part in execute() but move nothing.
+// Plans are computed locally on every rank from the two layouts (no handshake, STYLE.md), and their
+// constructor never calls MPI: the cost model of Strategy::Auto is an input (RedistOptions). A plan is
+// immutable and may be shared (the plan cache does); the requests and buffers of an execution belong
+// to a RedistributionExecutor, the caller's (Tpetra's Distributor plan/actor split). Source and target
+// grids may be identical, overlap or be disjoint, with P != Q; they must share a parent communicator.
+// Ranks in neither grid take part in execute() but move nothing.
 #pragma once
 
 #include <hpf/core/error.hpp>
 #include <hpf/exec/exchange.hpp>
-#include <hpf/exec/network_model.hpp>
+#include <hpf/exec/model.hpp>
+#include <hpf/core/tags.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/pattern.hpp>
@@ -38,14 +42,16 @@ struct RedistOptions {
   /// alpha*steps + beta*TC, and runs it step by step when the transfer term beta*TC dominates, or
   /// posts all messages at once when start-ups dominate (see RedistributionPlan::exec_mode()).
   Strategy strategy = Strategy::Auto;
-  /// Cost model for Auto (seconds per step, seconds per byte); measured once per communicator
-  /// (collectively) when not given.
+  /// Cost model for Auto (seconds per step, seconds per byte). A plan never measures: what is not
+  /// given comes from MachineModel::fallback(). DistArray::redistribute fills both from
+  /// machine_model() of the source grid's communicator (exec/model.hpp).
   std::optional<double> alpha;
   std::optional<double> beta;
   /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
   std::size_t element_bytes = 8;
-  /// Message tag; plans in flight at the same time on one grid need distinct tags.
-  int tag = 3001;
+  /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
+  /// not waited in the same order on every rank need distinct tags.
+  int tag = tags::redist.base + 1;
 
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
 };
@@ -125,38 +131,30 @@ ExecMode exec_mode_of(Strategy s);
 
 template <int N> class RedistributionPlan {
 public:
-  /// Plans the move of an array from `src` to `dst` (same extents). Not collective, except when
-  /// Strategy::Auto has no alpha/beta: then the first plan on a communicator measures them
-  /// collectively over the parent communicator. Throws hpf::Error (on every rank, as every rank
-  /// passes the same layouts) for different extents, grids on different parent communicators, a tag
-  /// out of range, or a strategy that does not apply.
+  /// Plans the move of an array from `src` to `dst` (same extents). Local and pure: no MPI call.
+  /// Throws hpf::Error (on every rank, as every rank passes the same layouts) for different extents,
+  /// grids over parents of different sizes, a tag outside hpf::tags::redist, or a strategy that does
+  /// not apply. (That both grids have the same parent communicator is checked when executing.)
   RedistributionPlan(const Layout<N>& src, const Layout<N>& dst, RedistOptions opt = {})
       : m_src(src), m_dst(dst), m_opt(opt) {
     detail::require(src.extents() == dst.extents(), "RedistributionPlan: source extents ",
                     Layout<N>::to_string(src.extents()), " differ from target extents ",
                     Layout<N>::to_string(dst.extents()), "; expected the same global extents");
-    int cmp = MPI_UNEQUAL;
-    HPF_MPI_CHECK(MPI_Comm_compare(src.grid().comm().get(), dst.grid().comm().get(), &cmp));
-    detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "RedistributionPlan: the source grid (",
-                    src.grid().size(), " ranks) and the target grid (", dst.grid().size(),
-                    " ranks) are built on different parent communicators; expected one parent");
-    detail::require(opt.tag >= 0 && opt.tag < 32000,
-                    "RedistributionPlan: options.tag must be in [0, 32000), got ", opt.tag);
+    detail::require(src.grid().parent_size() == dst.grid().parent_size(), "RedistributionPlan: the source grid's parent communicator has ",
+                    src.grid().parent_size(), " ranks and the target grid's ", dst.grid().parent_size(),
+                    "; expected one parent");
+    detail::require(tags::redist.contains(opt.tag), "RedistributionPlan: options.tag must be in [",
+                    tags::redist.base, ", ", tags::redist.base + tags::redist.width, "), got ", opt.tag);
     detail::require(opt.element_bytes >= 1, "RedistributionPlan: options.element_bytes must be >= 1, got ",
                     opt.element_bytes);
     detail::require(!opt.alpha || *opt.alpha >= 0, "RedistributionPlan: options.alpha must be >= 0, got ",
                     opt.alpha.value_or(0));
     detail::require(!opt.beta || *opt.beta >= 0, "RedistributionPlan: options.beta must be >= 0, got ",
                     opt.beta.value_or(0));
+    const MachineModel fallback = MachineModel::fallback();
     ScheduleOptions so;
-    if (opt.strategy == Strategy::Auto && !(opt.alpha && opt.beta)) {
-      const NetworkModel net = measure_network(src.grid().comm());
-      so.alpha = opt.alpha.value_or(net.alpha);
-      so.beta = opt.beta.value_or(net.beta) * static_cast<double>(opt.element_bytes);
-    } else {
-      if (opt.alpha) so.alpha = *opt.alpha;
-      if (opt.beta) so.beta = *opt.beta * static_cast<double>(opt.element_bytes);
-    }
+    so.alpha = opt.alpha.value_or(fallback.alpha);
+    so.beta = opt.beta.value_or(fallback.beta) * static_cast<double>(opt.element_bytes);
     for (int d = 0; d < N; ++d) {
       auto& dp = m_dims[static_cast<std::size_t>(d)];
       dp.src = src.map(d);
@@ -214,11 +212,9 @@ public:
 
   /// Collective over the parent communicator (every rank calls it; ranks in neither grid move
   /// nothing): moves the local block `src` (laid out by source(), my_local_extents() elements in
-  /// Fortran order) into `dst` (laid out by target()). The two blocks must not overlap.
-  template <class T> void execute(const T* src, T* dst) const {
-    post(src, dst);
-    wait();
-  }
+  /// Fortran order) into `dst` (laid out by target()). The two blocks must not overlap. Runs a
+  /// RedistributionExecutor of its own; use one explicitly to split post() and wait().
+  template <class T> void execute(const T* src, T* dst) const;
 
   /// Collective over the parent communicator: moves array `src` (laid out by source()) into array
   /// `dst` (laid out by target()), e.g. two hpf::DistArray of the same element type (a different
@@ -236,49 +232,52 @@ public:
     execute(static_cast<const typename SrcArray::value_type*>(src.local_data()), dst.local_data());
   }
 
-  /// Split phase, array form of post(const T*, T*): check_arrays, then post.
+  /// Throws hpf::Error on every rank when an array's layout differs from the plan's.
   template <class SrcArray, class DstArray>
-  requires std::is_same_v<typename SrcArray::value_type, typename DstArray::value_type>
-  void post(const SrcArray& src, DstArray& dst) const {
-    check_arrays(src, dst);
-    post(static_cast<const typename SrcArray::value_type*>(src.local_data()), dst.local_data());
+  void check_arrays(const SrcArray& src, const DstArray& dst) const {
+    detail::require(src.layout() == m_src, "RedistributionPlan::execute: the source array's layout ",
+                    src.layout().describe_dists(), " of extents ",
+                    Layout<N>::to_string(src.layout().extents()), " is not the plan's source layout ",
+                    m_src.describe_dists(), " of extents ", Layout<N>::to_string(m_src.extents()));
+    detail::require(dst.layout() == m_dst, "RedistributionPlan::execute: the target array's layout ",
+                    dst.layout().describe_dists(), " of extents ",
+                    Layout<N>::to_string(dst.layout().extents()), " is not the plan's target layout ",
+                    m_dst.describe_dists(), " of extents ", Layout<N>::to_string(m_dst.extents()));
   }
 
-  /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
-  /// modes, the first step for the step modes) and copies the locally kept part; the caller may
-  /// compute on other data before wait() completes it. `src` must stay alive and unchanged and `dst`
-  /// untouched until wait() returns. Throws hpf::Error if a post() of this plan is still pending.
-  template <class T> void post(const T* src, T* dst) const {
-    static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
-    detail::require(m_in_flight == nullptr,
-                    "RedistributionPlan::post: the previous post() has not been completed by wait()");
-    Exchange& ex = exchange_for(sizeof(T));
-    ex.post(
-        [this, src](std::size_t i, std::byte* buf) {
-          T* out = reinterpret_cast<T*>(buf);
-          for_message<detail::Side::Src>(m_sends[i], [&](index_t so, index_t, index_t len) {
-            detail::copy_elements(out, src + so, len);
-            out += len;
-          });
-        },
-        [this, dst](std::size_t i, const std::byte* buf) {
-          const T* in = reinterpret_cast<const T*>(buf);
-          for_message<detail::Side::Dst>(m_recvs[i], [&](index_t, index_t dof, index_t len) {
-            detail::copy_elements(dst + dof, in, len);
-            in += len;
-          });
-        });
-    m_in_flight = &ex;
-    // The locally kept part is copied while the first messages are in flight.
-    copy_local(src, dst);
+  /// This rank's part as an exchange plan for elements of `elem_bytes` bytes (peers are ranks of the
+  /// parent communicator).
+  [[nodiscard]] ExchangePlan exchange_plan(std::size_t elem_bytes) const {
+    ExchangePlan xp;
+    for (const Msg& m : m_sends)
+      xp.sends.push_back({m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+    for (const Msg& m : m_recvs)
+      xp.recvs.push_back({m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+    return xp;
   }
 
-  /// Completes post(). Throws hpf::Error when nothing was posted.
-  void wait() const {
-    detail::require(m_in_flight != nullptr, "RedistributionPlan::wait: nothing was posted");
-    Exchange* ex = m_in_flight;
-    m_in_flight = nullptr;
-    ex->wait();
+  /// Packs send i into `out` / unpacks receive i from `in` / copies the locally kept part (the
+  /// executor's callbacks).
+  template <class T> void pack(std::size_t i, const T* src, T* out) const {
+    for_message<detail::Side::Src>(m_sends[i], [&](index_t so, index_t, index_t len) {
+      detail::copy_elements(out, src + so, len);
+      out += len;
+    });
+  }
+  template <class T> void unpack(std::size_t i, const T* in, T* dst) const {
+    for_message<detail::Side::Dst>(m_recvs[i], [&](index_t, index_t dof, index_t len) {
+      detail::copy_elements(dst + dof, in, len);
+      in += len;
+    });
+  }
+  template <class T> void copy_local(const T* src, T* dst) const {
+    if (!m_self) return;
+    std::array<const PeriodicRuns*, N> runs{};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+      runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
+    detail::for_each_piece<N, detail::Side::Both>(
+        runs, m_src_strides, m_dst_strides,
+        [&](index_t so, index_t dof, index_t len) { detail::copy_elements(dst + dof, src + so, len); });
   }
 
 private:
@@ -293,18 +292,6 @@ private:
   [[nodiscard]] const detail::DimPlan& dim(int d) const {
     detail::require(d >= 0 && d < N, "RedistributionPlan: dimension must be in [0, ", N, "), got ", d);
     return m_dims[static_cast<std::size_t>(d)];
-  }
-
-  template <class SrcArray, class DstArray>
-  void check_arrays(const SrcArray& src, const DstArray& dst) const {
-    detail::require(src.layout() == m_src, "RedistributionPlan::execute: the source array's layout ",
-                    src.layout().describe_dists(), " of extents ",
-                    Layout<N>::to_string(src.layout().extents()), " is not the plan's source layout ",
-                    m_src.describe_dists(), " of extents ", Layout<N>::to_string(m_src.extents()));
-    detail::require(dst.layout() == m_dst, "RedistributionPlan::execute: the target array's layout ",
-                    dst.layout().describe_dists(), " of extents ",
-                    Layout<N>::to_string(dst.layout().extents()), " is not the plan's target layout ",
-                    m_dst.describe_dists(), " of extents ", Layout<N>::to_string(m_dst.extents()));
   }
 
   // Per-dimension process coordinate of a grid position (0 for a collapsed dimension).
@@ -432,30 +419,6 @@ private:
     detail::for_each_piece<N, side>(runs, m_src_strides, m_dst_strides, fn);
   }
 
-  template <class T> void copy_local(const T* src, T* dst) const {
-    if (!m_self) return;
-    std::array<const PeriodicRuns*, N> runs{};
-    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
-      runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
-    detail::for_each_piece<N, detail::Side::Both>(
-        runs, m_src_strides, m_dst_strides,
-        [&](index_t so, index_t dof, index_t len) { detail::copy_elements(dst + dof, src + so, len); });
-  }
-
-  Exchange& exchange_for(std::size_t elem_bytes) const {
-    auto it = m_exchanges.find(elem_bytes);
-    if (it != m_exchanges.end()) return *it->second;
-    ExchangePlan xp;
-    for (const Msg& m : m_sends)
-      xp.sends.push_back(
-          {m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
-    for (const Msg& m : m_recvs)
-      xp.recvs.push_back(
-          {m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
-    auto ex = std::make_unique<Exchange>(m_src.grid().comm(), std::move(xp), exec_mode(), m_opt.tag);
-    return *m_exchanges.emplace(elem_bytes, std::move(ex)).first->second;
-  }
-
   [[nodiscard]] Schedule build_product() const {
     int steps = 1;
     for (const auto& dp : m_dims) steps *= dp.schedule.num_steps();
@@ -506,11 +469,84 @@ private:
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
-  // The executors own requests and buffers (STYLE.md: plan apart from the thing that runs it); one
-  // per element size, created on first execution.
-  mutable std::map<std::size_t, std::unique_ptr<Exchange>> m_exchanges;
-  mutable Exchange* m_in_flight = nullptr;
+  // Built on first use: the product schedule is derived data (the same on every call), shared by copies.
   mutable std::shared_ptr<const Schedule> m_product;
 };
+
+/// Runs a RedistributionPlan: owns the requests and buffers of one execution at a time (the plan
+/// shares nothing mutable, so any number of executors may run one plan, also at the same time).
+/// The plan must outlive the executor. Collective like the plan's execute().
+template <int N> class RedistributionExecutor {
+public:
+  /// Local. `tag` overrides the plan's options().tag (executions of one plan in flight at the same
+  /// time whose wait() calls may come in different orders on different ranks need distinct tags).
+  explicit RedistributionExecutor(const RedistributionPlan<N>& plan, std::optional<int> tag = std::nullopt)
+      : m_plan(&plan), m_tag(tag.value_or(plan.options().tag)) {
+    detail::require(tags::redist.contains(m_tag), "RedistributionExecutor: tag must be in [", tags::redist.base,
+                    ", ", tags::redist.base + tags::redist.width, "), got ", m_tag);
+    int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
+    HPF_MPI_CHECK(MPI_Comm_compare(plan.source().grid().comm().get(), plan.target().grid().comm().get(), &cmp));
+    detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "RedistributionPlan: the source grid (",
+                    plan.source().grid().size(), " ranks) and the target grid (", plan.target().grid().size(),
+                    " ranks) are built on different parent communicators; expected one parent");
+  }
+
+  [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
+
+  /// Collective: post() then wait().
+  template <class T> void execute(const T* src, T* dst) {
+    post(src, dst);
+    wait();
+  }
+  template <class SrcArray, class DstArray> void execute(const SrcArray& src, DstArray& dst) {
+    post(src, dst);
+    wait();
+  }
+
+  /// Split phase, array form: the plan's check_arrays, then post.
+  template <class SrcArray, class DstArray>
+  requires std::is_same_v<typename SrcArray::value_type, typename DstArray::value_type>
+  void post(const SrcArray& src, DstArray& dst) {
+    m_plan->check_arrays(src, dst);
+    post(static_cast<const typename SrcArray::value_type*>(src.local_data()), dst.local_data());
+  }
+
+  /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
+  /// modes, the first step for the step modes) and copies the locally kept part; the caller may
+  /// compute on other data before wait() completes it. `src` must stay alive and unchanged and `dst`
+  /// untouched until wait() returns. Throws hpf::Error if a post() is still pending.
+  template <class T> void post(const T* src, T* dst) {
+    static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
+    detail::require(!m_exchange || !m_exchange->posted(),
+                    "RedistributionExecutor::post: the previous post() has not been completed by wait()");
+    if (!m_exchange || m_elem_bytes != sizeof(T)) {
+      m_exchange.emplace(m_plan->source().grid().comm(), m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+      m_elem_bytes = sizeof(T);
+    }
+    const RedistributionPlan<N>* plan = m_plan;
+    m_exchange->post([plan, src](std::size_t i, std::byte* buf) { plan->pack(i, src, reinterpret_cast<T*>(buf)); },
+                     [plan, dst](std::size_t i, const std::byte* buf) {
+                       plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
+                     });
+    // The locally kept part is copied while the first messages are in flight.
+    m_plan->copy_local(src, dst);
+  }
+
+  /// Completes post(). Throws hpf::Error when nothing was posted.
+  void wait() {
+    detail::require(m_exchange && m_exchange->posted(), "RedistributionExecutor::wait: nothing was posted");
+    m_exchange->wait();
+  }
+
+private:
+  const RedistributionPlan<N>* m_plan;
+  int m_tag;
+  std::size_t m_elem_bytes = 0;
+  std::optional<Exchange> m_exchange;
+};
+
+template <int N> template <class T> void RedistributionPlan<N>::execute(const T* src, T* dst) const {
+  RedistributionExecutor<N>(*this).execute(src, dst);
+}
 
 } // namespace hpf

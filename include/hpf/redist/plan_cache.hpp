@@ -47,8 +47,23 @@ template <int N> struct PlanCache {
 };
 } // namespace detail
 
-/// The plan from `src` to `dst` with `opt`, built on first use and then reused. Not collective, except
-/// as the RedistributionPlan constructor is (Strategy::Auto measuring the network once).
+namespace detail {
+/// `opt` for elements of `elem_bytes` bytes, with the cost model of Strategy::Auto filled in from
+/// machine_model() of the source grid's communicator where the caller gave none. Collective over that
+/// communicator the first time it has no model (exec/model.hpp); every rank takes the same branch.
+template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions opt, std::size_t elem_bytes) {
+  opt.element_bytes = elem_bytes;
+  if (opt.strategy == Strategy::Auto && !(opt.alpha && opt.beta)) {
+    const MachineModel m = machine_model(src.grid().comm());
+    if (!opt.alpha) opt.alpha = m.alpha;
+    if (!opt.beta) opt.beta = m.beta;
+  }
+  return opt;
+}
+} // namespace detail
+
+/// The plan from `src` to `dst` with `opt`, built on first use and then reused. Local: planning never
+/// communicates.
 template <int N> std::shared_ptr<const RedistributionPlan<N>>
 cached_plan(const Layout<N>& src, const Layout<N>& dst, const RedistOptions& opt = {}) {
   auto& cache = detail::PlanCache<N>::entries();
