@@ -1,4 +1,5 @@
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 #include <hpf/exec/exchange.hpp>
 
 #include <algorithm>
@@ -42,18 +43,17 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
   return plan;
 }
 
-std::string to_string(ExecMode m) {
-  switch (m) {
-  case ExecMode::StepSynchronous:
-    return "step-synchronous";
-  case ExecMode::AllAtOnce:
-    return "all-at-once";
-  case ExecMode::Handshake:
-    return "handshake";
-  case ExecMode::Alltoallv:
-    break;
-  }
-  return "alltoallv";
+namespace {
+constexpr NameTable<ExecMode, 4> exec_mode_names{{{{ExecMode::StepSynchronous, "step-synchronous"},
+                                                   {ExecMode::AllAtOnce, "all-at-once"},
+                                                   {ExecMode::Handshake, "handshake"},
+                                                   {ExecMode::Alltoallv, "alltoallv"}}}};
+} // namespace
+
+std::string to_string(ExecMode m) { return std::string(exec_mode_names.name(m)); }
+
+ExecMode parse_exec_mode(std::string_view name, std::string_view what) {
+  return exec_mode_names.parse(name, what);
 }
 
 Exchange::Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag)
