@@ -58,3 +58,56 @@ function(hpf_add_mpi_test name)
       ENVIRONMENT "${HPF_MPIEXEC_ENV}" TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np} LABELS mpi)
   endforeach()
 endfunction()
+
+# hpf_add_cli_error_tests(PREFIX name SUBCOMMAND sub [ARGS_BEFORE a ...] [WORKING_DIRECTORY dir]
+#                         CASES "--x;1" "--x;2;--y;3" ...)
+#     One pure test per case, `<PREFIX>_bad_<case>` (file names without their directory, every run of
+#     other characters than letters and digits as "_"): `hpfrt <sub> <ARGS_BEFORE...> <case...>` must
+#     exit with status 2 and print a message on stderr. Each case is one argument holding a ;-list
+#     (read through ARGV<i>, which keeps it whole). The output is captured in a shell variable before
+#     it is tested: piping the tool into `grep -q` could kill it with SIGPIPE and hide the exit code.
+function(hpf_add_cli_error_tests)
+  set(prefix "")
+  set(subcommand "")
+  set(before "")
+  set(workdir "")
+  set(cases "")
+  set(mode "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 0 ${last})
+    set(arg "${ARGV${i}}")
+    if(arg MATCHES "^(PREFIX|SUBCOMMAND|ARGS_BEFORE|WORKING_DIRECTORY|CASES)$")
+      set(mode "${arg}")
+    elseif(mode STREQUAL "PREFIX")
+      set(prefix "${arg}")
+    elseif(mode STREQUAL "SUBCOMMAND")
+      set(subcommand "${arg}")
+    elseif(mode STREQUAL "ARGS_BEFORE")
+      list(APPEND before "${arg}")
+    elseif(mode STREQUAL "WORKING_DIRECTORY")
+      set(workdir "${arg}")
+    elseif(mode STREQUAL "CASES")
+      string(REPLACE ";" "\\;" escaped "${arg}") # one list element per case
+      list(APPEND cases "${escaped}")
+    else()
+      message(FATAL_ERROR "hpf_add_cli_error_tests: unexpected argument '${arg}'")
+    endif()
+  endforeach()
+  if(prefix STREQUAL "" OR subcommand STREQUAL "" OR cases STREQUAL "")
+    message(FATAL_ERROR "hpf_add_cli_error_tests: PREFIX, SUBCOMMAND and CASES are required")
+  endif()
+  if(workdir STREQUAL "")
+    set(workdir "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  foreach(case IN LISTS cases)
+    string(REGEX REPLACE "[^;]*/([^/;]+)" "\\1" name "${case}")
+    string(REGEX REPLACE "[^A-Za-z0-9]+" "_" name "${name}")
+    string(REGEX REPLACE "^_|_$" "" name "${name}")
+    set(test_name ${prefix}_bad_${name})
+    add_test(NAME ${test_name}
+             COMMAND sh -c "err=$(\"$0\" \"$@\" 2>&1 >/dev/null); rc=$?; printf '%s\\nexit %s\\n' \"$err\" $rc; test $rc -eq 2 && test -n \"$err\""
+                     $<TARGET_FILE:hpfrt_cli> ${subcommand} ${before} ${case}
+             WORKING_DIRECTORY ${workdir})
+    set_tests_properties(${test_name} PROPERTIES LABELS pure TIMEOUT 30)
+  endforeach()
+endfunction()

@@ -9,6 +9,8 @@
 #include <hpf/adaptive/broadcast.hpp>
 #include <hpf/core/mpi.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,11 +29,6 @@ struct MpiSession {
   ~MpiSession() { MPI_Finalize(); }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 struct Variant {
   std::string name;
   hpf::BcastAlgorithm algorithm = hpf::BcastAlgorithm::binomial;
@@ -43,34 +40,25 @@ struct Variant {
 
 int run(int argc, char** argv) {
   int repeats = 41;
-  std::string csv;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--repeats" && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (a == "--csv" && i + 1 < argc)
-      csv = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--repeats R] [--csv file]\n", argv[0]);
-      return 2;
-    }
-  }
+  std::string csv = "-";
+  hpf::bench::for_each_option(argc, argv, "[--repeats R] [--csv file]",
+                              [&](std::string_view k, std::string_view v) {
+                                if (k == "--repeats")
+                                  repeats = hpf::bench::parse_number<int>(v, "--repeats");
+                                else if (k == "--csv")
+                                  csv = v;
+                                else
+                                  return false;
+                                return true;
+                              });
+  hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
   const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
   const int P = comm.size(), me = comm.rank();
   const hpf::PLogP model = hpf::measure_plogp(comm);
-  FILE* out = stdout;
-  if (me == 0 && !csv.empty()) {
-    FILE* existing = std::fopen(csv.c_str(), "r");
-    const bool fresh = existing == nullptr;
-    if (existing) std::fclose(existing);
-    out = std::fopen(csv.c_str(), "a");
-    if (!out) {
-      std::fprintf(stderr, "cannot open %s\n", csv.c_str());
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    if (fresh)
-      std::fprintf(out, "ranks,bytes,variant,algorithm,segment,predicted_s,median_s,min_s,ratio_to_mpi\n");
-  }
+  hpf::bench::CsvWriter out;
+  if (me == 0)
+    out = hpf::bench::CsvWriter(
+        csv, "ranks,bytes,variant,algorithm,segment,predicted_s,median_s,min_s,ratio_to_mpi");
   for (std::size_t bytes : {std::size_t(1) << 10, std::size_t(1) << 14, std::size_t(1) << 18,
                             std::size_t(1) << 20, std::size_t(1) << 22}) {
     std::vector<Variant> vs;
@@ -112,19 +100,17 @@ int run(int argc, char** argv) {
         if (r >= 0) v.samples.push_back(t);
       }
     if (me == 0) {
-      const double mpi = median(vs.back().samples);
+      const double mpi = hpf::median(vs.back().samples);
       for (const auto& v : vs) {
         const bool is_mpi = v.name == "MPI_Bcast";
         char predicted[32] = "";
         if (v.predicted >= 0) std::snprintf(predicted, sizeof predicted, "%.9g", v.predicted);
-        std::fprintf(out, "%d,%zu,%s,%s,%zu,%s,%.9g,%.9g,%.4f\n", P, bytes, v.name.c_str(),
-                     is_mpi ? "open-mpi" : hpf::to_string(v.algorithm).c_str(), v.segment, predicted,
-                     median(v.samples), *std::min_element(v.samples.begin(), v.samples.end()),
-                     median(v.samples) / mpi);
+        out.row("%d,%zu,%s,%s,%zu,%s,%.9g,%.9g,%.4f\n", P, bytes, v.name.c_str(),
+                is_mpi ? "open-mpi" : hpf::to_string(v.algorithm).c_str(), v.segment, predicted,
+                hpf::median(v.samples), hpf::bench::min_of(v.samples), hpf::median(v.samples) / mpi);
       }
     }
   }
-  if (out != stdout) std::fclose(out);
   return 0;
 }
 

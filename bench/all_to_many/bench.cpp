@@ -19,6 +19,8 @@
 #include <hpf/irregular/com.hpp>
 #include <hpf/schedule/all_to_many.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -37,28 +39,10 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 double max_over_ranks(double t) {
   double m = 0;
   HPF_MPI_CHECK(MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return m;
-}
-
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> out;
-  const char* p = s;
-  while (*p) {
-    char* end = nullptr;
-    out.push_back(std::strtol(p, &end, 10));
-    if (end == p) return {};
-    p = *end == ',' ? end + 1 : end;
-  }
-  return out;
 }
 
 /// Payload byte b of the message src -> dst: lets every receiver check what it got.
@@ -93,22 +77,29 @@ int main(int argc, char** argv) {
   unsigned long long seed = 1;
   std::string csv;
   bool ok_args = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--d" && i + 1 < argc)
-      ds = parse_list(argv[++i]);
-    else if (a == "--bytes" && i + 1 < argc)
-      sizes = parse_list(argv[++i]);
-    else if (a == "--patterns" && i + 1 < argc)
-      patterns = std::atoi(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc)
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--csv" && i + 1 < argc)
-      csv = argv[++i];
-    else
-      ok_args = false;
+  try {
+    using hpf::bench::parse_list;
+    using hpf::bench::parse_number;
+    hpf::bench::for_each_option(argc, argv, "see --help", [&](std::string_view k, std::string_view v) {
+      if (k == "--d")
+        ds = parse_list<long>(v, "--d");
+      else if (k == "--bytes")
+        sizes = parse_list<long>(v, "--bytes");
+      else if (k == "--patterns")
+        patterns = parse_number<int>(v, "--patterns");
+      else if (k == "--repeats")
+        repeats = parse_number<int>(v, "--repeats");
+      else if (k == "--seed")
+        seed = parse_number<unsigned long long>(v, "--seed");
+      else if (k == "--csv")
+        csv = v;
+      else
+        return false;
+      return true;
+    });
+  } catch (const hpf::Error& e) {
+    if (hpf::comm_rank(MPI_COMM_WORLD) == 0) std::fprintf(stderr, "bench_all_to_many: %s\n", e.what());
+    ok_args = false;
   }
   const int rank = hpf::comm_rank(MPI_COMM_WORLD);
   const int n = hpf::comm_size(MPI_COMM_WORLD);
@@ -127,20 +118,10 @@ int main(int argc, char** argv) {
   // The iPSC/860's e-cube routing when n is a power of two (seed 001 §2.2); a mesh otherwise.
   const hpf::RoutingKind routing = pow2 ? hpf::RoutingKind::Hypercube : hpf::RoutingKind::Mesh2D;
 
-  std::FILE* out = nullptr;
-  if (rank == 0 && !csv.empty()) {
-    std::FILE* probe = std::fopen(csv.c_str(), "r");
-    const bool fresh = probe == nullptr;
-    if (probe) std::fclose(probe);
-    out = std::fopen(csv.c_str(), "a");
-    if (!out) {
-      std::fprintf(stderr, "bench_all_to_many: cannot open %s\n", csv.c_str());
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    if (fresh)
-      std::fprintf(out, "n,d,bytes,algo,exec,phases,sched_us,com_us,comm_median_us,comm_min_us,"
-                        "ratio_to_alltoallv,sched_fraction\n");
-  }
+  hpf::bench::CsvWriter out;
+  if (rank == 0 && !csv.empty())
+    out = hpf::bench::CsvWriter(csv, "n,d,bytes,algo,exec,phases,sched_us,com_us,comm_median_us,comm_min_us,"
+                                     "ratio_to_alltoallv,sched_fraction");
   if (rank == 0)
     std::printf("%-3s %-3s %-7s %-19s %-4s %6s %10s %12s %10s %9s\n", "n", "d", "bytes", "algo", "exec",
                 "phases", "sched_us", "median_us", "/alltoallv", "sched/comm");
@@ -199,7 +180,7 @@ int main(int argc, char** argv) {
             s = hpf::schedule_all_to_many(com, opt);
             t.push_back(now() - t0);
           }
-          const double sched = max_over_ranks(median_of(t));
+          const double sched = max_over_ranks(hpf::median(t));
           for (hpf::ExecMode mode : {hpf::ExecMode::Handshake, hpf::ExecMode::AllAtOnce}) {
             // AC is S2 by definition (Figure 1: post everything, no phases); its grouping into steps
             // only orders each rank's sends, so running it under S1 would be another algorithm.
@@ -324,25 +305,22 @@ int main(int argc, char** argv) {
         HPF_MPI_CHECK(MPI_Comm_free(&graph));
       }
       if (rank != 0) continue;
-      const double ref = median_of(rows["alltoallv/mpi"].samples);
+      const double ref = hpf::median(rows["alltoallv/mpi"].samples);
       for (const std::string& key : order) {
         const Row& row = rows[key];
         const std::string algo = key.substr(0, key.find('/'));
         const std::string exec = key.substr(key.find('/') + 1);
-        const double med = median_of(row.samples);
-        const double mn = *std::min_element(row.samples.begin(), row.samples.end());
-        const double sched = median_of(row.sched);
-        const double phases = median_of(row.phases);
+        const double med = hpf::median(row.samples);
+        const double mn = hpf::bench::min_of(row.samples);
+        const double sched = hpf::median(row.sched);
+        const double phases = hpf::median(row.phases);
         std::printf("%-3d %-3ld %-7ld %-19s %-4s %6.1f %10.1f %12.1f %10.2f %9.3f\n", n, d, bytes,
                     algo.c_str(), exec.c_str(), phases, sched * 1e6, med * 1e6, med / ref, sched / med);
-        if (out)
-          std::fprintf(out, "%d,%ld,%ld,%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.4g,%.4g\n", n, d, bytes,
-                       algo.c_str(), exec.c_str(), phases, sched * 1e6, com_s * 1e6, med * 1e6, mn * 1e6,
-                       med / ref, sched / med);
+        out.row("%d,%ld,%ld,%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.4g,%.4g\n", n, d, bytes, algo.c_str(),
+                exec.c_str(), phases, sched * 1e6, com_s * 1e6, med * 1e6, mn * 1e6, med / ref, sched / med);
       }
       std::fflush(stdout);
     }
   }
-  if (out) std::fclose(out);
   return all_ok ? 0 : 1;
 }

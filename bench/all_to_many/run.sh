@@ -25,15 +25,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 awk -F, -v out="$tmp" '
   NR == 1 { next }
-  { key = $2 "," $3; name = $4 "/" $5; if (name == "alltoallv/mpi") name = "alltoallv";
+  { if ($4 == "rs_n") $4 = "rs-n"; if ($4 == "rs_nl") $4 = "rs-nl"  # names before the one casing
+    key = $2 "," $3; name = $4 "/" $5; if (name == "alltoallv/mpi") name = "alltoallv";
     if (name == "neighbor_alltoallv/mpi") name = "neighbor";
     if (!(key in best) || $9 < best[key]) { best[key] = $9; who[key] = name; ratio[key] = $11 }
     if (!($2 in dseen)) { dseen[$2] = 1; dl[++nd] = $2 }
     if (!($3 in bseen)) { bseen[$3] = 1; bl[++nb] = $3 }
-    if ($4 == "rs_n" && $5 == "S2") print $3, $12 > (out "/rsn_d" $2 ".dat");
-    if ($4 == "rs_nl" && $5 == "S1") print $3, $12 > (out "/rsnl_d" $2 ".dat") }
+    if ($4 == "rs-n" && $5 == "S2") print $3, $12 > (out "/rsn_d" $2 ".dat");
+    if ($4 == "rs-nl" && $5 == "S1") print $3, $12 > (out "/rsnl_d" $2 ".dat") }
   END {
-    split("ac/S2 lp/S1 lp/S2 rs_n/S1 rs_n/S2 rs_nl/S1 rs_nl/S2 optimal/S1 optimal/S2 alltoallv neighbor", v, " ");
+    split("ac/S2 lp/S1 lp/S2 rs-n/S1 rs-n/S2 rs-nl/S1 rs-nl/S2 optimal/S1 optimal/S2 alltoallv neighbor", v, " ");
     for (i in v) col[v[i]] = i - 1;
     for (y = 1; y <= nd; ++y) for (x = 1; x <= nb; ++x) {
       key = dl[y] "," bl[x];

@@ -9,11 +9,14 @@
 // forall / best hand-written loop (the target is <= 1.10).
 #include <hpf/hpf.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -26,8 +29,7 @@ template <class F> double median_seconds(int repeats, F&& f) {
     f();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return hpf::median(std::move(t));
 }
 
 struct Row {
@@ -41,13 +43,17 @@ int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
   int repeats = 31;
   std::string csv = "docs/results/forall.csv";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--repeats")
-      repeats = std::stoi(argv[i + 1]);
-    else if (a == "--csv")
-      csv = argv[i + 1];
-  }
+  hpf::bench::for_each_option(argc, argv, "[--repeats R] [--csv file]",
+                              [&](std::string_view k, std::string_view v) {
+                                if (k == "--repeats")
+                                  repeats = hpf::bench::parse_number<int>(v, "--repeats");
+                                else if (k == "--csv")
+                                  csv = v;
+                                else
+                                  return false;
+                                return true;
+                              });
+  hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
   const auto grid = hpf::ProcessGrid(MPI_COMM_WORLD, {0}, {1});
   std::vector<Row> rows;
   volatile double sink = 0;
@@ -107,15 +113,16 @@ int main(int argc, char** argv) {
     rows.push_back(r);
   }
 
-  std::ofstream out(csv);
-  out << "case,forall_median_s,view_loop_median_s,raw_loop_median_s,ratio_forall_over_best\n";
+  hpf::bench::CsvWriter out(
+      csv, "case,forall_median_s,view_loop_median_s,raw_loop_median_s,ratio_forall_over_best",
+      hpf::bench::CsvWriter::Mode::Truncate);
   std::printf("%-12s %14s %14s %14s %8s\n", "case", "forall (s)", "view loop (s)", "raw loop (s)", "ratio");
   bool ok = true;
   for (const Row& r : rows) {
     const double ratio = r.forall_s / std::min(r.view_s, r.raw_s);
     ok = ok && ratio <= 1.10;
     std::printf("%-12s %14.6f %14.6f %14.6f %8.3f\n", r.name.c_str(), r.forall_s, r.view_s, r.raw_s, ratio);
-    out << r.name << ',' << r.forall_s << ',' << r.view_s << ',' << r.raw_s << ',' << ratio << '\n';
+    out.row("%s,%.6g,%.6g,%.6g,%.6g\n", r.name.c_str(), r.forall_s, r.view_s, r.raw_s, ratio);
   }
   std::printf("medians of %d repeats; target ratio <= 1.10: %s (results in %s)\n", repeats,
               ok ? "met" : "NOT met", csv.c_str());

@@ -16,6 +16,8 @@
 //                                   [--sizes2d 100,1000] [--csv out.csv]
 #include <hpf/hpf.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -52,54 +54,39 @@ struct Args {
   std::string csv;
 };
 
-std::vector<index_t> parse_list(const std::string& s) {
+/// Sizes as integers, also written as 1e6.
+std::vector<index_t> parse_sizes(std::string_view s, std::string_view what) {
   std::vector<index_t> out;
-  std::size_t pos = 0;
-  while (pos < s.size()) {
-    const std::size_t comma = s.find(',', pos);
-    const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!item.empty()) out.push_back(static_cast<index_t>(std::stod(item)));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
+  for (double v : hpf::bench::parse_list<double>(s, what)) out.push_back(static_cast<index_t>(v));
   return out;
 }
 
 Args parse(int argc, char** argv) {
+  using hpf::bench::parse_number;
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto next = [&]() -> std::string {
-      hpf::detail::require(i + 1 < argc, "bench_redistribute: ", k, " needs a value");
-      return argv[++i];
-    };
-    if (k == "--repeats") {
-      a.repeats = std::stoi(next());
-    } else if (k == "--r") {
-      a.r = std::stoll(next());
-    } else if (k == "--s") {
-      a.s = std::stoll(next());
-    } else if (k == "--sizes") {
-      a.sizes = parse_list(next());
-    } else if (k == "--sizes2d") {
-      a.sizes2d = parse_list(next());
-    } else if (k == "--csv") {
-      a.csv = next();
-    } else {
-      hpf::detail::fail("bench_redistribute: unknown argument '", k,
-                        "'; expected --repeats, --r, --s, --sizes, --sizes2d or --csv");
-    }
-  }
+  hpf::bench::for_each_option(argc, argv,
+                              "[--repeats R] [--r r] [--s s] [--sizes M,...] [--sizes2d n,...] [--csv file]",
+                              [&](std::string_view k, std::string_view v) {
+                                if (k == "--repeats")
+                                  a.repeats = parse_number<int>(v, "--repeats");
+                                else if (k == "--r")
+                                  a.r = parse_number<index_t>(v, "--r");
+                                else if (k == "--s")
+                                  a.s = parse_number<index_t>(v, "--s");
+                                else if (k == "--sizes")
+                                  a.sizes = parse_sizes(v, "--sizes");
+                                else if (k == "--sizes2d")
+                                  a.sizes2d = parse_sizes(v, "--sizes2d");
+                                else if (k == "--csv")
+                                  a.csv = v;
+                                else
+                                  return false;
+                                return true;
+                              });
   hpf::detail::require(a.repeats >= 1, "bench_redistribute: --repeats must be >= 1, got ", a.repeats);
   hpf::detail::require(a.r >= 1 && a.s >= 1, "bench_redistribute: --r and --s must be >= 1, got ", a.r,
                        " and ", a.s);
   return a;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 template <int N> double value_at(const hpf::Index<N>& g) {
@@ -329,8 +316,8 @@ template <int N> void run_case(const std::string& case_name, const hpf::Layout<N
     B.fill(0);
     methods[i].run();
     const bool ok = correct(B);
-    rows.push_back({case_name, M, methods[i].name, median(t[i]), *std::min_element(t[i].begin(), t[i].end()),
-                    methods[i].plan_s, ok});
+    rows.push_back(
+        {case_name, M, methods[i].name, hpf::median(t[i]), hpf::bench::min_of(t[i]), methods[i].plan_s, ok});
   }
 }
 
@@ -367,11 +354,12 @@ int main(int argc, char** argv) {
     Cblacs_exit(1); // keep MPI running: hpf::Environment finalises it
 
     if (rank == 0) {
-      FILE* out = args.csv.empty() ? nullptr : std::fopen(args.csv.c_str(), "w");
-      hpf::detail::require(args.csv.empty() || out != nullptr, "bench_redistribute: cannot write ", args.csv);
-      if (out)
-        std::fprintf(
-            out, "case,ranks,M,method,median_s,min_s,plan_s,ratio_to_pdgemr2d,ratio_to_naive_alltoallv,ok\n");
+      hpf::bench::CsvWriter out;
+      if (!args.csv.empty())
+        out = hpf::bench::CsvWriter(
+            args.csv,
+            "case,ranks,M,method,median_s,min_s,plan_s,ratio_to_pdgemr2d,ratio_to_naive_alltoallv,ok",
+            hpf::bench::CsvWriter::Mode::Truncate);
       std::printf(
           "| case | ranks | M | method | median (ms) | / pdgemr2d | / naive alltoallv | plan (ms) |\n");
       std::printf("|---|---|---|---|---|---|---|---|\n");
@@ -388,12 +376,10 @@ int main(int argc, char** argv) {
         std::printf("| %s | %d | %lld | %s%s | %.3f | %.2f | %.2f | %.2f |\n", row.case_name.c_str(), size,
                     static_cast<long long>(row.M), row.method.c_str(), row.ok ? "" : " (WRONG DATA)",
                     row.median_s * 1e3, rp, rn, row.plan_s * 1e3);
-        if (out)
-          std::fprintf(out, "%s,%d,%lld,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%d\n", row.case_name.c_str(), size,
-                       static_cast<long long>(row.M), row.method.c_str(), row.median_s, row.min_s, row.plan_s,
-                       rp, rn, row.ok ? 1 : 0);
+        out.row("%s,%d,%lld,%s,%.9g,%.9g,%.9g,%.6g,%.6g,%d\n", row.case_name.c_str(), size,
+                static_cast<long long>(row.M), row.method.c_str(), row.median_s, row.min_s, row.plan_s, rp,
+                rn, row.ok ? 1 : 0);
       }
-      if (out) std::fclose(out);
     }
     bool all_ok = true;
     for (const Row& row : rows) all_ok = all_ok && row.ok;

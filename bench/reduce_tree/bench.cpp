@@ -20,6 +20,8 @@
 #include <hpf/reduce/tree.hpp>
 #include <hpf/reduce/tree_reducer.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -117,22 +119,22 @@ int run(int argc, char** argv) {
   std::size_t bytes = 2048;
   double c_over_d = 1.0;
   int repeats = 201;
-  std::string csv;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--bytes" && i + 1 < argc)
-      bytes = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--c-over-d" && i + 1 < argc)
-      c_over_d = std::atof(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (a == "--csv" && i + 1 < argc)
-      csv = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--bytes B] [--c-over-d X] [--repeats R] [--csv file]\n", argv[0]);
-      return 2;
-    }
-  }
+  std::string csv = "-";
+  using hpf::bench::parse_number;
+  hpf::bench::for_each_option(argc, argv, "[--bytes B] [--c-over-d X] [--repeats R] [--csv file]",
+                              [&](std::string_view k, std::string_view v) {
+                                if (k == "--bytes")
+                                  bytes = parse_number<std::size_t>(v, "--bytes");
+                                else if (k == "--c-over-d")
+                                  c_over_d = parse_number<double>(v, "--c-over-d");
+                                else if (k == "--repeats")
+                                  repeats = parse_number<int>(v, "--repeats");
+                                else if (k == "--csv")
+                                  csv = v;
+                                else
+                                  return false;
+                                return true;
+                              });
   if (bytes < sizeof(Mat) || c_over_d < 0 || repeats < 1) {
     std::fprintf(stderr, "bench_reduce_tree: need --bytes >= %zu, --c-over-d >= 0, --repeats >= 1\n",
                  sizeof(Mat));
@@ -185,7 +187,7 @@ int run(int argc, char** argv) {
         for (std::size_t i = 0; i < count; ++i) y[i] = combine(x[i], y[i]);
         t.push_back(now() - t0);
       }
-      c_mine = hpf::detail::median(t);
+      c_mine = hpf::median(t);
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
@@ -310,21 +312,13 @@ int run(int argc, char** argv) {
   MPI_Type_free(&mat_type);
 
   if (rank == 0) {
-    std::FILE* f = csv.empty() ? stdout : std::fopen(csv.c_str(), "a");
-    if (f == nullptr) {
-      std::fprintf(stderr, "bench_reduce_tree: cannot open %s\n", csv.c_str());
-      return 1;
+    hpf::bench::CsvWriter f(csv, "n,bytes,d_us,c_us,variant,model_us,median_us,min_us,correct");
+    for (const Variant& v : variants) {
+      char model[32] = "";
+      if (v.model >= 0) std::snprintf(model, sizeof model, "%.2f", v.model * 1e6);
+      f.row("%d,%zu,%.2f,%.2f,%s,%s,%.2f,%.2f,%s\n", n, bytes, d * 1e6, c * 1e6, v.name.c_str(), model,
+            hpf::median(v.samples) * 1e6, hpf::bench::min_of(v.samples) * 1e6, v.ok ? "yes" : "NO");
     }
-    if (csv.empty() || std::ftell(f) == 0)
-      std::fprintf(f, "n,bytes,d_us,c_us,variant,model_us,median_us,min_us,correct\n");
-    for (Variant& v : variants) {
-      std::sort(v.samples.begin(), v.samples.end());
-      const double med = v.samples[v.samples.size() / 2];
-      std::fprintf(f, "%d,%zu,%.2f,%.2f,%s,", n, bytes, d * 1e6, c * 1e6, v.name.c_str());
-      if (v.model >= 0) std::fprintf(f, "%.2f", v.model * 1e6);
-      std::fprintf(f, ",%.2f,%.2f,%s\n", med * 1e6, v.samples.front() * 1e6, v.ok ? "yes" : "NO");
-    }
-    if (f != stdout) std::fclose(f);
   }
   int all_ok = 1;
   for (const Variant& v : variants) all_ok &= static_cast<int>(v.ok);

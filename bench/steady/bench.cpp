@@ -25,6 +25,8 @@
 #include <hpf/steady/executor.hpp>
 #include <hpf/steady/pipeline.hpp>
 
+#include "../common/bench_common.hpp"
+
 #include <mpi.h>
 
 #include <cstdint>
@@ -61,43 +63,43 @@ std::vector<std::string> split(std::string_view s) {
 }
 
 Args parse(int argc, char** argv) {
+  using hpf::bench::parse_number;
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string key = argv[i];
-    hpf::detail::require(i + 1 < argc, "bench_steady: ", key, " needs a value");
-    const std::string v = argv[++i];
-    if (key == "--platform")
-      a.platform = v;
-    else if (key == "--op")
-      a.op = v;
-    else if (key == "--source")
-      a.source = v;
-    else if (key == "--target")
-      a.target = v;
-    else if (key == "--targets")
-      a.targets = split(v);
-    else if (key == "--sources")
-      a.sources = split(v);
-    else if (key == "--participants")
-      a.participants = split(v);
-    else if (key == "--name")
-      a.name = v;
-    else if (key == "--csv")
-      a.csv = v;
-    else if (key == "--bytes")
-      a.bytes = std::stoul(v);
-    else if (key == "--period-max")
-      a.period_max = std::stoll(v);
-    else if (key == "--flops-per-task")
-      a.flops_per_task = std::stod(v);
-    else if (key == "--ops") {
-      a.ops.clear();
-      for (const auto& k : split(v)) a.ops.push_back(std::stoll(k));
-    } else
-      hpf::detail::fail("bench_steady: unknown option '", key, "'");
-  }
-  hpf::detail::require(!a.platform.empty() && (a.op == "scatter" || a.op == "gossip" || a.op == "reduce"),
+  hpf::bench::for_each_option(argc, argv, "see the header of bench/steady/bench.cpp",
+                              [&](std::string_view key, std::string_view v) {
+                                if (key == "--platform")
+                                  a.platform = v;
+                                else if (key == "--op")
+                                  a.op = v;
+                                else if (key == "--source")
+                                  a.source = v;
+                                else if (key == "--target")
+                                  a.target = v;
+                                else if (key == "--targets")
+                                  a.targets = split(v);
+                                else if (key == "--sources")
+                                  a.sources = split(v);
+                                else if (key == "--participants")
+                                  a.participants = split(v);
+                                else if (key == "--name")
+                                  a.name = v;
+                                else if (key == "--csv")
+                                  a.csv = v;
+                                else if (key == "--bytes")
+                                  a.bytes = parse_number<std::size_t>(v, "--bytes");
+                                else if (key == "--period-max")
+                                  a.period_max = parse_number<long long>(v, "--period-max");
+                                else if (key == "--flops-per-task")
+                                  a.flops_per_task = parse_number<double>(v, "--flops-per-task");
+                                else if (key == "--ops")
+                                  a.ops = hpf::bench::parse_list<long long>(v, "--ops");
+                                else
+                                  return false;
+                                return true;
+                              });
+  hpf::detail::require(!a.platform.empty() && !a.op.empty(),
                        "bench_steady: --platform and --op scatter|gossip|reduce are required");
+  (void)parse_steady_op(a.op, "--op"); // the one name table: scatter | gossip | reduce
   hpf::detail::require(a.bytes >= 8, "bench_steady: --bytes must be >= 8, got ", a.bytes);
   return a;
 }
@@ -249,12 +251,9 @@ int bench(int argc, char** argv) {
     pb = SteadyProblem::reduce(p, g.index_of(a.target, "--target"));
   }
   const double tp = to_double(solve(g, pb).throughput);
-  std::FILE* csv = nullptr;
-  if (rank == 0 && !a.csv.empty()) {
-    csv = std::fopen(a.csv.c_str(), "a");
-    hpf::detail::require(csv != nullptr, "bench_steady: cannot open --csv '", a.csv, "'");
-    if (std::ftell(csv) == 0) std::fprintf(csv, "platform,op,variant,K,seconds,rate,TP,model_rate,periods\n");
-  }
+  hpf::bench::CsvWriter csv;
+  if (rank == 0 && !a.csv.empty())
+    csv = hpf::bench::CsvWriter(a.csv, "platform,op,variant,K,seconds,rate,TP,model_rate,periods");
   for (long long K : a.ops) {
     const Row rows[] = {run_steady(g, pb, a, K),
                         a.op == "reduce" ? run_naive_reduce(pb, a, K) : run_naive_direct(pb, a, K)};
@@ -265,10 +264,9 @@ int bench(int argc, char** argv) {
                     a.op.c_str(), r.variant.c_str(), r.K, r.seconds, static_cast<double>(r.K) / r.seconds, tp,
                     r.model_rate, r.periods);
       std::fputs(line, stdout);
-      if (csv != nullptr) std::fputs(line, csv);
+      csv.row("%s", line);
     }
   }
-  if (csv != nullptr) std::fclose(csv);
   return 0;
 }
 

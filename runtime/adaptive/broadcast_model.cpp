@@ -3,6 +3,7 @@
 #include <hpf/adaptive/plogp.hpp>
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 
 #include <algorithm>
 #include <array>
@@ -27,6 +28,19 @@ constexpr std::array<BcastAlgorithm, 11> k_all = {BcastAlgorithm::flat,
                                                   BcastAlgorithm::segmented_binomial,
                                                   BcastAlgorithm::scatter_collect};
 
+constexpr NameTable<BcastAlgorithm, 11> bcast_names{
+    {{{BcastAlgorithm::flat, "flat"},
+      {BcastAlgorithm::flat_rendezvous, "flat-rendezvous"},
+      {BcastAlgorithm::segmented_flat, "segmented-flat"},
+      {BcastAlgorithm::chain, "chain"},
+      {BcastAlgorithm::chain_rendezvous, "chain-rendezvous"},
+      {BcastAlgorithm::segmented_chain, "segmented-chain"},
+      {BcastAlgorithm::binary, "binary"},
+      {BcastAlgorithm::binomial, "binomial"},
+      {BcastAlgorithm::binomial_rendezvous, "binomial-rendezvous"},
+      {BcastAlgorithm::segmented_binomial, "segmented-binomial"},
+      {BcastAlgorithm::scatter_collect, "scatter-collect"}}}};
+
 int ceil_log2(int P) {
   int r = 0;
   while ((1LL << r) < P) ++r;
@@ -41,41 +55,10 @@ int floor_log2(int P) {
 
 std::span<const BcastAlgorithm> all_bcast_algorithms() { return k_all; }
 
-std::string to_string(BcastAlgorithm a) {
-  switch (a) {
-  case BcastAlgorithm::flat:
-    return "flat";
-  case BcastAlgorithm::flat_rendezvous:
-    return "flat-rendezvous";
-  case BcastAlgorithm::segmented_flat:
-    return "segmented-flat";
-  case BcastAlgorithm::chain:
-    return "chain";
-  case BcastAlgorithm::chain_rendezvous:
-    return "chain-rendezvous";
-  case BcastAlgorithm::segmented_chain:
-    return "segmented-chain";
-  case BcastAlgorithm::binary:
-    return "binary";
-  case BcastAlgorithm::binomial:
-    return "binomial";
-  case BcastAlgorithm::binomial_rendezvous:
-    return "binomial-rendezvous";
-  case BcastAlgorithm::segmented_binomial:
-    return "segmented-binomial";
-  case BcastAlgorithm::scatter_collect:
-    return "scatter-collect";
-  }
-  detail::fail("to_string(BcastAlgorithm): unknown value ", static_cast<int>(a));
-}
+std::string to_string(BcastAlgorithm a) { return std::string(bcast_names.name(a)); }
 
-BcastAlgorithm parse_bcast_algorithm(std::string_view name) {
-  std::string names;
-  for (BcastAlgorithm a : k_all) {
-    if (to_string(a) == name) return a;
-    names += (names.empty() ? "" : ", ") + to_string(a);
-  }
-  detail::fail("algorithm: unknown broadcast algorithm '", name, "', expected one of ", names);
+BcastAlgorithm parse_bcast_algorithm(std::string_view name, std::string_view what) {
+  return bcast_names.parse(name, what);
 }
 
 bool is_segmented(BcastAlgorithm a) {

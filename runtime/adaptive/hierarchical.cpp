@@ -3,6 +3,7 @@
 #include <hpf/adaptive/hierarchical.hpp>
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 
 #include <algorithm>
 #include <array>
@@ -76,6 +77,16 @@ constexpr std::array<InterHeuristic, 7> k_heuristics = {
     InterHeuristic::flat,     InterHeuristic::fef,      InterHeuristic::ecef,     InterHeuristic::ecef_la,
     InterHeuristic::ecef_lat, InterHeuristic::ecef_laT, InterHeuristic::bottom_up};
 
+// ECEF-LAt and ECEF-LAT of the seed differ only by the case of the T; in the one casing ECEF-LAT
+// (F_j takes the max over B) is "ecef-lat-max".
+constexpr NameTable<InterHeuristic, 7> heuristic_names{{{{InterHeuristic::flat, "flat"},
+                                                         {InterHeuristic::fef, "fef"},
+                                                         {InterHeuristic::ecef, "ecef"},
+                                                         {InterHeuristic::ecef_la, "ecef-la"},
+                                                         {InterHeuristic::ecef_lat, "ecef-lat"},
+                                                         {InterHeuristic::ecef_laT, "ecef-lat-max"},
+                                                         {InterHeuristic::bottom_up, "bottom-up"}}}};
+
 void check_costs(const InterClusterCosts& c, int root_cluster) {
   detail::require(c.C >= 1, "inter-cluster costs: C (number of clusters) must be >= 1, got ", c.C);
   const std::size_t cc = idx(c.C) * idx(c.C);
@@ -96,33 +107,10 @@ void check_costs(const InterClusterCosts& c, int root_cluster) {
 
 std::span<const InterHeuristic> all_inter_heuristics() { return k_heuristics; }
 
-std::string to_string(InterHeuristic h) {
-  switch (h) {
-  case InterHeuristic::flat:
-    return "flat";
-  case InterHeuristic::fef:
-    return "fef";
-  case InterHeuristic::ecef:
-    return "ecef";
-  case InterHeuristic::ecef_la:
-    return "ecef-la";
-  case InterHeuristic::ecef_lat:
-    return "ecef-lat";
-  case InterHeuristic::ecef_laT:
-    return "ecef-laT";
-  case InterHeuristic::bottom_up:
-    return "bottom-up";
-  }
-  detail::fail("to_string(InterHeuristic): unknown value ", static_cast<int>(h));
-}
+std::string to_string(InterHeuristic h) { return std::string(heuristic_names.name(h)); }
 
-InterHeuristic parse_inter_heuristic(std::string_view name) {
-  std::string names;
-  for (InterHeuristic h : k_heuristics) {
-    if (to_string(h) == name) return h;
-    names += (names.empty() ? "" : ", ") + to_string(h);
-  }
-  detail::fail("heuristic: unknown inter-cluster heuristic '", name, "', expected one of ", names);
+InterHeuristic parse_inter_heuristic(std::string_view name, std::string_view what) {
+  return heuristic_names.parse(name, what);
 }
 
 InterSchedule evaluate_inter(std::span<const InterTransfer> order, const InterClusterCosts& c,

@@ -1,9 +1,10 @@
-// `hpfrt all-to-many --n 64 --d 8 [--len 1024] [--algo ac|lp|rs_n|rs_nl|optimal|all]
+// `hpfrt all-to-many --ranks 64 --degree 8 [--len 1024] [--algorithm ac|lp|rs-n|rs-nl|optimal|all]
 //  [--routing hypercube|mesh2d|full] [--seed 1] [--alpha 1e-5] [--beta 1e-9] [--com file.json] [--json]`:
 // the all-to-many schedules of seed 001 (Wang & Ranka) for a random d-regular pattern (the workload
 // of the paper's §6) or for a pattern read from JSON, with their phase counts and alpha-beta costs
 // (assumption 1 of seed 001 §2.1: a phase costs alpha + beta * its longest message).
 #include "commands.hpp"
+#include "schedule_json.hpp"
 
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/all_to_many.hpp>
@@ -24,7 +25,7 @@ struct AllToManyArgs {
   int n = 0;
   int d = 0;
   index_t len = 1024;
-  std::string algo = "rs_n";
+  std::string algo = "rs-n";
   std::string routing; // empty: hypercube for a power of two, mesh2d otherwise
   std::uint64_t seed = 1;
   double alpha = 1e-5;
@@ -74,29 +75,20 @@ CommMatrix read_com(const std::string& path) {
   return com;
 }
 
-nlohmann::ordered_json phases_json(const Schedule& s) {
-  nlohmann::ordered_json phases = nlohmann::ordered_json::array();
-  for (const Step& st : s.steps()) {
-    nlohmann::ordered_json p = nlohmann::ordered_json::array();
-    for (const Message& m : st.messages) p.push_back({m.src, m.dst, m.len});
-    phases.push_back(std::move(p));
-  }
-  return phases;
-}
-
 void run_all_to_many(const AllToManyArgs& a) {
   CommMatrix com;
   std::string pattern;
   if (!a.com_file.empty()) {
-    detail::require(!a.n_given && !a.d_given, "--com: give either --com or --n/--d, not both");
+    detail::require(!a.n_given && !a.d_given, "--com: give either --com or --ranks/--degree, not both");
     com = read_com(a.com_file);
     pattern = "pattern from " + a.com_file;
   } else {
-    detail::require(a.n_given, "--n: number of nodes is required (or give --com file.json)");
-    detail::require(a.n >= 1 && a.n <= max_n, "--n: number of nodes must be in [1, ", max_n, "], got ", a.n);
-    detail::require(a.d_given, "--d: density is required with --n");
-    detail::require(a.d >= 0 && a.d < a.n, "--d: density must be in [0, n - 1] = [0, ", a.n - 1, "], got ",
-                    a.d);
+    detail::require(a.n_given, "--ranks: number of nodes is required (or give --com file.json)");
+    detail::require(a.n >= 1 && a.n <= max_n, "--ranks: number of nodes must be in [1, ", max_n, "], got ",
+                    a.n);
+    detail::require(a.d_given, "--degree: density is required with --ranks");
+    detail::require(a.d >= 0 && a.d < a.n, "--degree: density must be in [0, ranks - 1] = [0, ", a.n - 1,
+                    "], got ", a.d);
     detail::require(a.len >= 1, "--len: message length must be >= 1, got ", a.len);
     com = random_regular_com(a.n, a.d, a.len, a.seed);
     pattern =
@@ -109,7 +101,7 @@ void run_all_to_many(const AllToManyArgs& a) {
   if (a.algo == "all")
     algos = all_to_many_algos();
   else
-    algos.push_back(parse_all_to_many_algo(a.algo, "--algo"));
+    algos.push_back(parse_all_to_many_algo(a.algo, "--algorithm"));
   const bool pow2 = (n & (n - 1)) == 0;
   const RoutingKind rk = a.routing.empty() ? (pow2 ? RoutingKind::Hypercube : RoutingKind::Mesh2D)
                                            : parse_routing_kind(a.routing, "--routing");
@@ -133,14 +125,12 @@ void run_all_to_many(const AllToManyArgs& a) {
     validate(s, com); // a scheduler bug must never print a wrong schedule
     const std::string contention = check_link_contention(s, routing);
     if (a.json) {
-      // Exactly the keys of issue 5, in its order; routing, contention and the lower bound are in
-      // the text output.
+      // The keys of issue 5 with the CLI's one schedule shape (a phase is a step); routing,
+      // contention and the lower bound are in the text output.
       nlohmann::ordered_json j;
       j["n"] = n;
       j["algo"] = to_string(algo);
-      j["phases"] = phases_json(s);
-      j["num_phases"] = s.num_steps();
-      j["cost"] = s.cost(a.alpha, a.beta);
+      put_schedule(j, s, a.alpha, a.beta);
       out.push_back(std::move(j));
     } else {
       std::cout << std::setw(9) << to_string(algo) << std::setw(8) << s.num_steps() << std::setw(14)
@@ -154,11 +144,12 @@ void run_all_to_many(const AllToManyArgs& a) {
 void register_all_to_many(CLI::App& app) {
   auto args = std::make_shared<AllToManyArgs>();
   CLI::App* sub = app.add_subcommand("all-to-many", "all-to-many schedules, phases and costs (seed 001)");
-  CLI::Option* n = sub->add_option("--n", args->n, "number of nodes (random pattern)");
-  CLI::Option* d = sub->add_option("--d", args->d, "density: messages sent and received per node");
+  CLI::Option* n = sub->add_option("--ranks,--n", args->n, "number of nodes (random pattern)");
+  CLI::Option* d = sub->add_option("--degree,--d", args->d, "density: messages sent and received per node");
   sub->add_option("--len", args->len, "message length in units (bytes) of the random pattern")
       ->capture_default_str();
-  sub->add_option("--algo", args->algo, "ac | lp | rs_n | rs_nl | optimal | all")->capture_default_str();
+  sub->add_option("--algorithm,--algo", args->algo, "ac | lp | rs-n | rs-nl | optimal | all")
+      ->capture_default_str();
   sub->add_option(
       "--routing", args->routing,
       "hypercube | mesh2d | full (RS_NL's model; default hypercube for a power of two, else mesh2d)");
@@ -174,7 +165,7 @@ void register_all_to_many(CLI::App& app) {
   sub->add_option("--beta", args->beta, "cost per unit of the longest message of a phase")
       ->capture_default_str();
   sub->add_option("--com", args->com_file, "pattern as JSON {\"n\":N,\"messages\":[[src,dst,len],...]}");
-  sub->add_flag("--json", args->json, "print JSON (one object, or an array for --algo all)");
+  sub->add_flag("--json", args->json, "print JSON (one object, or an array for --algorithm all)");
   sub->callback([args, n, d] {
     args->n_given = n->count() > 0;
     args->d_given = d->count() > 0;

@@ -1,4 +1,4 @@
-// `hpfrt bcast --P 16 --m 65536 [--clusters 8,8] [--model file.json] [--root 0] [--json]`: the
+// `hpfrt bcast --ranks 16 --m 65536 [--clusters 8,8] [--model file.json] [--root 0] [--json]`: the
 // predicted time of every broadcast algorithm of Table 1 of seed 003 (Steffenel) and the choice; with
 // --clusters, the two-level plan (per-cluster algorithm, every inter-cluster heuristic, the choice).
 //
@@ -75,11 +75,12 @@ void run_bcast(const BcastArgs& a) {
       detail::require(s >= 1, "--clusters: every cluster size must be >= 1, got ", s);
       sum += s;
     }
-    detail::require(!a.P_given || sum == a.P, "--clusters: sizes sum to ", sum, ", but --P is ", a.P);
+    detail::require(!a.P_given || sum == a.P, "--clusters: sizes sum to ", sum, ", but --ranks is ", a.P);
     P = sum;
   }
-  detail::require(a.P_given || !a.clusters.empty(), "--P: number of ranks is required (or give --clusters)");
-  detail::require(P >= 1, "--P: number of ranks must be >= 1, got ", P);
+  detail::require(a.P_given || !a.clusters.empty(),
+                  "--ranks: number of ranks is required (or give --clusters)");
+  detail::require(P >= 1, "--ranks: number of ranks must be >= 1, got ", P);
   detail::require(a.m >= 0, "--m: message size must be >= 0 bytes, got ", a.m);
   detail::require(a.root >= 0 && a.root < P, "--root: must be a rank in [0, ", P, "), got ", a.root);
   const auto m = static_cast<std::size_t>(a.m);
@@ -143,7 +144,7 @@ void run_bcast(const BcastArgs& a) {
 void register_bcast(CLI::App& app) {
   auto args = std::make_shared<BcastArgs>();
   CLI::App* sub = app.add_subcommand("bcast", "predicted broadcast times and the adaptive choice (seed 003)");
-  CLI::Option* p = sub->add_option("--P", args->P, "number of ranks");
+  CLI::Option* p = sub->add_option("--ranks,--P", args->P, "number of ranks");
   sub->add_option("--m", args->m, "message size in bytes")->required();
   sub->add_option("--clusters", args->clusters, "cluster sizes, e.g. 8,8 (two-level plan)")->delimiter(',');
   sub->add_option("--model", args->model, "pLogP parameters (JSON, see docs/adaptive.md)");

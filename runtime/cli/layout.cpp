@@ -1,4 +1,4 @@
-// `hpfrt layout --n 10 --P 3 (--r 2 | --block) [--json]`: who owns what in a 1-D CYCLIC(r) layout.
+// `hpfrt layout --extent 10 --ranks 3 (--r 2 | --block) [--json]`: who owns what in a 1-D CYCLIC(r) layout.
 #include "commands.hpp"
 
 #include <hpf/core/error.hpp>
@@ -22,8 +22,8 @@ struct LayoutArgs {
 };
 
 void run_layout(const LayoutArgs& a) {
-  detail::require(a.n >= 0, "--n: extent must be >= 0, got ", a.n);
-  detail::require(a.P >= 1, "--P: number of processes must be >= 1, got ", a.P);
+  detail::require(a.n >= 0, "--extent: extent must be >= 0, got ", a.n);
+  detail::require(a.P >= 1, "--ranks: number of processes must be >= 1, got ", a.P);
   detail::require(a.block || a.r >= 1, "--r: block size must be >= 1, got ", a.r, " (or give --block)");
   const Distribution dist = a.block ? Block() : Cyclic(a.r);
   const CyclicMap m = dist.map(a.n, a.P);
@@ -57,8 +57,8 @@ namespace {
 void register_layout(CLI::App& app) {
   auto args = std::make_shared<LayoutArgs>();
   CLI::App* sub = app.add_subcommand("layout", "ownership of a 1-D block-cyclic layout");
-  sub->add_option("--n", args->n, "extent")->required();
-  sub->add_option("--P", args->P, "number of processes")->required();
+  sub->add_option("--extent,--n", args->n, "extent")->required();
+  sub->add_option("--ranks,--P", args->P, "number of processes")->required();
   sub->add_option("--r", args->r, "CYCLIC block size");
   sub->add_flag("--block", args->block, "BLOCK distribution");
   sub->add_flag("--json", args->json, "print JSON");

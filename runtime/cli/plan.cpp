@@ -1,8 +1,9 @@
-// `hpfrt plan --P 15 --Q 6 --r 2 --s 3 [--M 1000] [--strategy koenig-stepwise] [--alpha a --beta b]
+// `hpfrt plan --P 15 --Q 6 --r 2 --s 3 [--extent 1000] [--algorithm koenig-stepwise] [--alpha a --beta b]
 //  [--json]`: the communication grid of CYCLIC(r) on P -> CYCLIC(s) on Q and its schedule, printed as
 // the tables of seed 004 (rows p, columns q; in the step table each message is the letter of its
 // step), with NS, TC and their lower bounds.
 #include "commands.hpp"
+#include "schedule_json.hpp"
 
 #include <hpf/core/error.hpp>
 #include <hpf/redist/pattern.hpp>
@@ -27,7 +28,7 @@ struct PlanArgs {
   index_t r = 0;
   index_t s = 0;
   std::optional<index_t> M;
-  index_t M_value = 0; ///< --M as parsed; M is set when the option was given
+  index_t M_value = 0; ///< --extent as parsed; M is set when the option was given
   std::string strategy = "auto";
   double alpha = ScheduleOptions{}.alpha;
   double beta = ScheduleOptions{}.beta;
@@ -73,8 +74,8 @@ void run_plan(const PlanArgs& a) {
   detail::require(a.Q >= 1, "--Q: number of target processes must be >= 1, got ", a.Q);
   detail::require(a.r >= 1, "--r: source block size must be >= 1, got ", a.r);
   detail::require(a.s >= 1, "--s: target block size must be >= 1, got ", a.s);
-  detail::require(!a.M || *a.M >= 0, "--M: array length must be >= 0, got ", a.M.value_or(0));
-  const Strategy strategy = parse_strategy(a.strategy);
+  detail::require(!a.M || *a.M >= 0, "--extent: array length must be >= 0, got ", a.M.value_or(0));
+  const Strategy strategy = parse_strategy(a.strategy, "--algorithm");
   const BlockCyclicGeometry geo = block_cyclic_geometry(a.P, a.r, a.Q, a.s);
   // Without --M the seed's convention: one slice of L = lcm(P r, Q s) elements.
   const index_t M = a.M ? *a.M : slice_length(a.P, a.r, a.Q, a.s);
@@ -101,18 +102,11 @@ void run_plan(const PlanArgs& a) {
     j["lower_bound_NS"] = grid.max_degree();
     j["lower_bound_TC"] = grid.max_volume();
     j["NS"] = sched.num_nonempty_steps();
-    j["steps_taken"] = sched.num_steps();
     j["TC"] = sched.total_cost();
     nlohmann::json g = nlohmann::json::array();
     for (const Message& m : grid.entries()) g.push_back({m.src, m.dst, m.len});
     j["grid"] = g;
-    nlohmann::json steps = nlohmann::json::array();
-    for (const Step& st : sched.steps()) {
-      nlohmann::json step = nlohmann::json::array();
-      for (const Message& m : st.messages) step.push_back({m.src, m.dst, m.len});
-      steps.push_back(step);
-    }
-    j["steps"] = steps;
+    put_schedule(j, sched, a.alpha, a.beta);
     std::cout << j.dump() << "\n";
     return;
   }
@@ -162,9 +156,9 @@ void register_plan(CLI::App& app) {
   sub->add_option("--Q", args->Q, "target processes (>= 1)")->required();
   sub->add_option("--r", args->r, "source block size, CYCLIC(r) (>= 1)")->required();
   sub->add_option("--s", args->s, "target block size, CYCLIC(s) (>= 1)")->required();
-  CLI::Option* m =
-      sub->add_option("--M", args->M_value, "array length (>= 0); default one slice of L = lcm(P r, Q s)");
-  sub->add_option("--strategy", args->strategy,
+  CLI::Option* m = sub->add_option("--extent,--M", args->M_value,
+                                   "array length (>= 0); default one slice of L = lcm(P r, Q s)");
+  sub->add_option("--algorithm,--strategy", args->strategy,
                   "auto | caterpillar | class | koenig-stepwise | koenig-greedy | all-at-once | alltoallv")
       ->capture_default_str();
   sub->add_option("--alpha", args->alpha, "seconds per step, for auto")->capture_default_str();

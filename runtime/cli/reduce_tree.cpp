@@ -1,4 +1,4 @@
-// `hpfrt reduce-tree --n 12 --d 1 --c 1 [--strategy greedy|binomial|fibonacci|limited-transfers --K 3|
+// `hpfrt reduce-tree --ranks 12 --d 1 --c 1 [--algorithm greedy|binomial|fibonacci|limited-transfers --K 3|
 //  limited-reducers --K 3] [--root 0] [--json]`: the reduction tree of seed 002 (Canon & Antoniu) for n
 // machines, in rank order (safe for non-commutative operators), and its schedule length.
 #include "commands.hpp"
@@ -27,8 +27,8 @@ struct ReduceTreeArgs {
 };
 
 void run_reduce_tree(const ReduceTreeArgs& a) {
-  detail::require(a.n >= 1, "--n: number of machines must be >= 1, got ", a.n);
-  const ReduceStrategy s = parse_reduce_strategy(a.strategy);
+  detail::require(a.n >= 1, "--ranks: number of machines must be >= 1, got ", a.n);
+  const ReduceStrategy s = parse_reduce_strategy(a.strategy, "--algorithm");
   const bool limited = s == ReduceStrategy::limited_transfers || s == ReduceStrategy::limited_reducers;
   detail::require(!limited || a.K_given, "--K: strategy ", a.strategy, " needs --K (>= 1)");
   detail::require(!a.K_given || a.K >= 1, "--K: must be >= 1, got ", a.K);
@@ -66,10 +66,10 @@ namespace {
 void register_reduce_tree(CLI::App& app) {
   auto args = std::make_shared<ReduceTreeArgs>();
   CLI::App* sub = app.add_subcommand("reduce-tree", "reduction tree and schedule length (seed 002)");
-  sub->add_option("--n", args->n, "number of machines (elements)")->required();
+  sub->add_option("--ranks,--n", args->n, "number of machines (elements)")->required();
   sub->add_option("--d", args->d, "transfer cost d (>= 0)")->capture_default_str();
   sub->add_option("--c", args->c, "computation cost c (>= 0)")->capture_default_str();
-  sub->add_option("--strategy", args->strategy,
+  sub->add_option("--algorithm,--strategy", args->strategy,
                   "greedy | binomial | fibonacci | limited-transfers | limited-reducers")
       ->capture_default_str();
   CLI::Option* k = sub->add_option("--K", args->K, "limit of the limited-* strategies (>= 1)");

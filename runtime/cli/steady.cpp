@@ -50,7 +50,7 @@ std::vector<int> indices(const Platform& g, const std::vector<std::string>& name
 }
 
 SteadyProblem make_problem(const Platform& g, const SteadyArgs& a) {
-  const SteadyOp op = parse_steady_op(a.op);
+  const SteadyOp op = parse_steady_op(a.op, "--op");
   switch (op) {
   case SteadyOp::Scatter:
     detail::require(!a.source.empty(), "--source: scatter needs a source node");

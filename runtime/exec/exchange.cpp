@@ -1,4 +1,5 @@
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 #include <hpf/exec/exchange.hpp>
 
 #include <algorithm>
@@ -42,20 +43,18 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
   return plan;
 }
 
-std::string to_string(ExecMode m) {
-  switch (m) {
-  case ExecMode::StepSynchronous:
-    return "step-synchronous";
-  case ExecMode::AllAtOnce:
-    return "all-at-once";
-  case ExecMode::Handshake:
-    return "handshake";
-  case ExecMode::Alltoallv:
-    return "alltoallv";
-  case ExecMode::Pipelined:
-    break;
-  }
-  return "pipelined";
+namespace {
+constexpr NameTable<ExecMode, 5> exec_mode_names{{{{ExecMode::StepSynchronous, "step-synchronous"},
+                                                   {ExecMode::AllAtOnce, "all-at-once"},
+                                                   {ExecMode::Handshake, "handshake"},
+                                                   {ExecMode::Alltoallv, "alltoallv"},
+                                                   {ExecMode::Pipelined, "pipelined"}}}};
+} // namespace
+
+std::string to_string(ExecMode m) { return std::string(exec_mode_names.name(m)); }
+
+ExecMode parse_exec_mode(std::string_view name, std::string_view what) {
+  return exec_mode_names.parse(name, what);
 }
 
 Exchange::Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag)
@@ -220,7 +219,8 @@ bool Exchange::progress_flow(bool block) {
     if (!block) return false;
     // Block on the oldest unfinished operation (the receive first on a tie): every one of them has
     // its matching operation started or startable on its peer, since steps only depend on earlier steps.
-    const bool recv_first = m_rdone < nr && (m_sdone == m_sstarted || recvs[m_rdone].step <= sends[m_sdone].step);
+    const bool recv_first =
+        m_rdone < nr && (m_sdone == m_sstarted || recvs[m_rdone].step <= sends[m_sdone].step);
     if (recv_first) {
       std::size_t i = m_rdone;
       if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet unpacked

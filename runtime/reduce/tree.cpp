@@ -3,6 +3,7 @@
 #include <hpf/reduce/tree.hpp>
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -98,29 +99,19 @@ std::pair<std::vector<int>, double> greedy_parents(int n, ReduceCosts costs, int
 
 } // namespace
 
-std::string to_string(ReduceStrategy s) {
-  switch (s) {
-  case ReduceStrategy::greedy:
-    return "greedy";
-  case ReduceStrategy::binomial:
-    return "binomial";
-  case ReduceStrategy::fibonacci:
-    return "fibonacci";
-  case ReduceStrategy::limited_transfers:
-    return "limited-transfers";
-  case ReduceStrategy::limited_reducers:
-    return "limited-reducers";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<ReduceStrategy, 5> reduce_strategy_names{
+    {{{ReduceStrategy::greedy, "greedy"},
+      {ReduceStrategy::binomial, "binomial"},
+      {ReduceStrategy::fibonacci, "fibonacci"},
+      {ReduceStrategy::limited_transfers, "limited-transfers"},
+      {ReduceStrategy::limited_reducers, "limited-reducers"}}}};
+} // namespace
 
-ReduceStrategy parse_reduce_strategy(std::string_view name) {
-  for (ReduceStrategy s : {ReduceStrategy::greedy, ReduceStrategy::binomial, ReduceStrategy::fibonacci,
-                           ReduceStrategy::limited_transfers, ReduceStrategy::limited_reducers})
-    if (name == to_string(s)) return s;
-  detail::fail("reduction strategy must be one of greedy, binomial, fibonacci, limited-transfers, "
-               "limited-reducers; got '",
-               name, "'");
+std::string to_string(ReduceStrategy s) { return std::string(reduce_strategy_names.name(s)); }
+
+ReduceStrategy parse_reduce_strategy(std::string_view name, std::string_view what) {
+  return reduce_strategy_names.parse(name, what);
 }
 
 int ReductionTree::sink() const {

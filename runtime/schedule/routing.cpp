@@ -1,4 +1,5 @@
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 #include <hpf/schedule/routing.hpp>
 
 #include <cmath>
@@ -11,25 +12,15 @@ constexpr int east = 0;  // x + 1
 constexpr int west = 1;  // x - 1
 constexpr int south = 2; // y + 1
 constexpr int north = 3; // y - 1
+
+constexpr NameTable<RoutingKind, 3> routing_names{
+    {{{RoutingKind::Hypercube, "hypercube"}, {RoutingKind::Mesh2D, "mesh2d"}, {RoutingKind::Full, "full"}}}};
 } // namespace
 
-std::string to_string(RoutingKind k) {
-  switch (k) {
-  case RoutingKind::Hypercube:
-    return "hypercube";
-  case RoutingKind::Mesh2D:
-    return "mesh2d";
-  case RoutingKind::Full:
-    break;
-  }
-  return "full";
-}
+std::string to_string(RoutingKind k) { return std::string(routing_names.name(k)); }
 
 RoutingKind parse_routing_kind(std::string_view name, std::string_view what) {
-  if (name == "hypercube") return RoutingKind::Hypercube;
-  if (name == "mesh2d" || name == "mesh") return RoutingKind::Mesh2D;
-  if (name == "full") return RoutingKind::Full;
-  detail::fail(what, ": unknown routing model '", name, "'; expected hypercube, mesh2d or full");
+  return routing_names.parse(name, what);
 }
 
 Routing Routing::hypercube(int n) {

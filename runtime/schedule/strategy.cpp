@@ -1,6 +1,7 @@
 // Schedulers of seed 004 (see strategy.hpp): caterpillar, class by class, König stepwise and greedy,
 // all-at-once, and the Auto choice between them.
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 #include <hpf/schedule/matching.hpp>
 #include <hpf/schedule/strategy.hpp>
 
@@ -15,42 +16,29 @@ namespace hpf {
 
 namespace {
 
-struct StrategyName {
-  Strategy strategy;
-  const char* name;
-};
-
-constexpr std::array<StrategyName, 7> kNames{{{Strategy::Auto, "auto"},
-                                              {Strategy::Caterpillar, "caterpillar"},
-                                              {Strategy::Class, "class"},
-                                              {Strategy::KoenigStepwise, "koenig-stepwise"},
-                                              {Strategy::KoenigGreedy, "koenig-greedy"},
-                                              {Strategy::AllAtOnce, "all-at-once"},
-                                              {Strategy::Alltoallv, "alltoallv"}}};
+constexpr NameTable<Strategy, 7> strategy_names{{{{Strategy::Auto, "auto"},
+                                                  {Strategy::Caterpillar, "caterpillar"},
+                                                  {Strategy::Class, "class"},
+                                                  {Strategy::KoenigStepwise, "koenig-stepwise"},
+                                                  {Strategy::KoenigGreedy, "koenig-greedy"},
+                                                  {Strategy::AllAtOnce, "all-at-once"},
+                                                  {Strategy::Alltoallv, "alltoallv"}}}};
 
 std::size_t sz(int v) { return static_cast<std::size_t>(v); }
 
 } // namespace
 
-std::string to_string(Strategy s) {
-  for (const StrategyName& n : kNames)
-    if (n.strategy == s) return n.name;
-  detail::fail("to_string(Strategy): unknown value ", static_cast<int>(s));
-}
+std::string to_string(Strategy s) { return std::string(strategy_names.name(s)); }
 
-Strategy parse_strategy(std::string_view name) {
-  for (const StrategyName& n : kNames)
-    if (name == n.name) return n.strategy;
-  std::string valid;
-  for (const StrategyName& n : kNames) valid += std::string(valid.empty() ? "" : ", ") + n.name;
-  detail::fail("strategy: unknown name '", name, "', expected one of ", valid);
+Strategy parse_strategy(std::string_view name, std::string_view what) {
+  return strategy_names.parse(name, what);
 }
 
 const std::vector<Strategy>& all_strategies() {
   static const std::vector<Strategy> all = [] {
     std::vector<Strategy> v;
-    v.reserve(kNames.size());
-    for (const StrategyName& n : kNames) v.push_back(n.strategy);
+    v.reserve(strategy_names.entries.size());
+    for (const auto& [s, name] : strategy_names.entries) v.push_back(s);
     return v;
   }();
   return all;

@@ -1,5 +1,6 @@
 // Steady-state linear programs and their solution (seed 000, Sections 3.1, 3.5 and 4.2).
 #include <hpf/core/error.hpp>
+#include <hpf/core/names.hpp>
 #include <hpf/steady/steady.hpp>
 
 #include <algorithm>
@@ -9,24 +10,14 @@
 
 namespace hpf::steady {
 
-std::string to_string(SteadyOp op) {
-  switch (op) {
-  case SteadyOp::Scatter:
-    return "scatter";
-  case SteadyOp::Gossip:
-    return "gossip";
-  case SteadyOp::Reduce:
-    return "reduce";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<SteadyOp, 3> op_names{
+    {{{SteadyOp::Scatter, "scatter"}, {SteadyOp::Gossip, "gossip"}, {SteadyOp::Reduce, "reduce"}}}};
+} // namespace
 
-SteadyOp parse_steady_op(std::string_view text) {
-  if (text == "scatter") return SteadyOp::Scatter;
-  if (text == "gossip") return SteadyOp::Gossip;
-  if (text == "reduce") return SteadyOp::Reduce;
-  detail::fail("--op: expected scatter, gossip or reduce, got '", text, "'");
-}
+std::string to_string(SteadyOp op) { return std::string(op_names.name(op)); }
+
+SteadyOp parse_steady_op(std::string_view text, std::string_view what) { return op_names.parse(text, what); }
 
 SteadyProblem SteadyProblem::scatter(int source, std::vector<int> targets) {
   SteadyProblem p;

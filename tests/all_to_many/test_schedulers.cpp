@@ -242,7 +242,7 @@ TEST(AllToMany, BadInputs) {
   HPF_EXPECT_ERROR(
       (void)hpf::schedule_all_to_many(CommMatrix(6, 6), {AllToManyAlgo::RS_NL, RoutingKind::Hypercube, 1}),
       "power of two", "6");
-  HPF_EXPECT_ERROR((void)hpf::parse_all_to_many_algo("fastest", "--algo"), "--algo", "fastest", "rs_nl");
+  HPF_EXPECT_ERROR((void)hpf::parse_all_to_many_algo("fastest", "--algo"), "--algo", "fastest", "rs-nl");
   EXPECT_EQ(hpf::parse_all_to_many_algo("rs_nl"), AllToManyAlgo::RS_NL);
 }
 

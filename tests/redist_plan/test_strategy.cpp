@@ -257,9 +257,10 @@ TEST(Schedulers, DegenerateGrids) {
 }
 
 TEST(Schedulers, Errors) {
-  HPF_EXPECT_ERROR(hpf::parse_strategy("fastest"),
-                   "unknown name 'fastest', expected one of auto, caterpillar, class, koenig-stepwise, "
-                   "koenig-greedy, all-at-once, alltoallv");
+  HPF_EXPECT_ERROR(
+      hpf::parse_strategy("fastest"),
+      "strategy: unknown value 'fastest'; expected one of auto, caterpillar, class, koenig-stepwise, "
+      "koenig-greedy, all-at-once, alltoallv");
   for (Strategy st : hpf::all_strategies()) EXPECT_EQ(hpf::parse_strategy(hpf::to_string(st)), st);
   const CommMatrix g = hpf::block_cyclic_slice_pattern(4, 3, 4, 5);
   HPF_EXPECT_ERROR(hpf::make_schedule(g, Strategy::Class), "needs the block-cyclic parameters");

@@ -55,7 +55,7 @@ std::span<const BcastAlgorithm> all_bcast_algorithms();
 /// "binary", "binomial", "binomial-rendezvous", "segmented-binomial", "scatter-collect".
 std::string to_string(BcastAlgorithm a);
 /// Inverse of to_string; throws hpf::Error naming the argument, the value and the accepted names.
-BcastAlgorithm parse_bcast_algorithm(std::string_view name);
+BcastAlgorithm parse_bcast_algorithm(std::string_view name, std::string_view what = "algorithm");
 /// True for the three segmented variants (the only ones whose cost depends on s).
 bool is_segmented(BcastAlgorithm a);
 

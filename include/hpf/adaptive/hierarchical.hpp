@@ -16,7 +16,7 @@
 //      ecef       min RT_i + g_ij + L_ij (Early Completion Edge First)
 //      ecef-la    min RT_i + g_ij + L_ij + F_j,  F_j = min_{k in B} (g_jk + L_jk)
 //      ecef-lat   same with F_j = min_{k in B} (g_jk + L_jk + T_k)          (ECEF-LAt)
-//      ecef-laT   same with F_j = max_{k in B} (g_jk + L_jk + T_k)          (ECEF-LAT)
+//      ecef-lat-max  same with F_j = max_{k in B} (g_jk + L_jk + T_k)       (ECEF-LAT)
 //      bottom-up  receiver j = argmax_{j in B} min_{i in A} (g_ij + L_ij + T_j), sender the argmin i
 //    Readings we had to choose: k ranges over B without j (F_j = 0 when j is the last of B); ECEF-LAT
 //    selects by the same min rule as ECEF-LA, only F_j changes (the text says it "maximizes" through
@@ -47,9 +47,10 @@ std::vector<std::vector<int>> lowekamp_clusters(std::span<const double> w, int n
 /// The inter-cluster scheduling heuristics of Section 5.
 enum class InterHeuristic { flat, fef, ecef, ecef_la, ecef_lat, ecef_laT, bottom_up };
 std::span<const InterHeuristic> all_inter_heuristics();
-/// "flat", "fef", "ecef", "ecef-la", "ecef-lat", "ecef-laT", "bottom-up".
+/// "flat", "fef", "ecef", "ecef-la", "ecef-lat", "ecef-lat-max" (ECEF-LAT), "bottom-up".
 std::string to_string(InterHeuristic h);
-InterHeuristic parse_inter_heuristic(std::string_view name);
+/// Inverse of to_string; throws hpf::Error naming the argument `what`, the value and the valid names.
+InterHeuristic parse_inter_heuristic(std::string_view name, std::string_view what = "heuristic");
 
 /// Costs of the inter-cluster problem for one message size: C clusters, gap[i*C+j] = g_ij(m),
 /// latency[i*C+j] = L_ij (diagonals ignored), intra[i] = T_i.

@@ -4,9 +4,12 @@
 //   inline constexpr hpf::NameTable<Strategy, 3> strategy_names{{{
 //       {Strategy::Auto, "auto"}, {Strategy::Class, "class"}, {Strategy::Caterpillar, "caterpillar"}}}};
 //   std::string to_string(Strategy s) { return std::string(strategy_names.name(s)); }
-//   Strategy parse_strategy(std::string_view v, std::string_view what) { return strategy_names.parse(v, what); }
+//   Strategy parse_strategy(std::string_view v, std::string_view what) { return strategy_names.parse(v,
+//   what); }
 //
 // Names are lower-case with hyphens ("koenig-stepwise"), the one casing of the CLI and of JSON.
+// A value may appear more than once: its first entry is its name, later ones are aliases (an old
+// spelling that parse still accepts; name() and list() never show them).
 #pragma once
 
 #include <hpf/core/error.hpp>
@@ -37,9 +40,12 @@ template <class E, std::size_t K> struct NameTable {
     detail::fail(what, ": unknown value '", printable(text), "'; expected one of ", list());
   }
 
+  /// The names, in table order, without aliases.
   [[nodiscard]] std::string list() const {
     std::string s;
-    for (const auto& e : entries) s += (s.empty() ? "" : ", ") + std::string(e.second);
+    for (std::size_t i = 0; i < K; ++i)
+      if (name(entries[i].first) == entries[i].second)
+        s += (s.empty() ? "" : ", ") + std::string(entries[i].second);
     return s;
   }
 

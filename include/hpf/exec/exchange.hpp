@@ -67,7 +67,10 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
 
 enum class ExecMode { StepSynchronous, AllAtOnce, Handshake, Alltoallv, Pipelined };
 
+/// "step-synchronous", "all-at-once", "handshake", "alltoallv".
 [[nodiscard]] std::string to_string(ExecMode m);
+/// Inverse of to_string; throws hpf::Error naming the argument `what`, the value and the valid names.
+[[nodiscard]] ExecMode parse_exec_mode(std::string_view name, std::string_view what = "mode");
 
 /// pack(i, buf): write send i (index into plan.sends) into buf, which holds plan.sends[i].bytes bytes.
 using PackFn = std::function<void(std::size_t, std::byte*)>;

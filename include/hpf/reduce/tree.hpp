@@ -41,8 +41,8 @@ enum class ReduceStrategy {
 
 /// "greedy", "binomial", "fibonacci", "limited-transfers", "limited-reducers".
 std::string to_string(ReduceStrategy s);
-/// Inverse of to_string; throws hpf::Error naming the accepted spellings.
-ReduceStrategy parse_reduce_strategy(std::string_view name);
+/// Inverse of to_string; throws hpf::Error naming the argument `what`, the value and the accepted names.
+ReduceStrategy parse_reduce_strategy(std::string_view name, std::string_view what = "strategy");
 
 /// A reduction tree over machines 0..n-1 and its schedule under the model.
 struct ReductionTree {

@@ -67,9 +67,10 @@ struct CompressedCom {
 
 enum class AllToManyAlgo { AC, LP, RS_N, RS_NL, Optimal };
 
-/// "ac", "lp", "rs_n", "rs_nl", "optimal".
+/// "ac", "lp", "rs-n", "rs-nl", "optimal".
 [[nodiscard]] std::string to_string(AllToManyAlgo a);
-/// Inverse of to_string; throws hpf::Error naming `what` and the value for an unknown name.
+/// Inverse of to_string (also accepts the old spellings "rs_n", "rs_nl"); throws hpf::Error naming
+/// `what` and the value for an unknown name.
 [[nodiscard]] AllToManyAlgo parse_all_to_many_algo(std::string_view name, std::string_view what = "algo");
 /// Every algorithm, in the order above.
 [[nodiscard]] std::vector<AllToManyAlgo> all_to_many_algos();

@@ -37,8 +37,8 @@ enum class Strategy { Auto, Caterpillar, Class, KoenigStepwise, KoenigGreedy, Al
 
 /// "auto", "caterpillar", "class", "koenig-stepwise", "koenig-greedy", "all-at-once", "alltoallv".
 [[nodiscard]] std::string to_string(Strategy s);
-/// Inverse of to_string; throws hpf::Error listing the valid names.
-[[nodiscard]] Strategy parse_strategy(std::string_view name);
+/// Inverse of to_string; throws hpf::Error naming the argument `what`, the value and the valid names.
+[[nodiscard]] Strategy parse_strategy(std::string_view name, std::string_view what = "strategy");
 /// Every strategy, in declaration order.
 [[nodiscard]] const std::vector<Strategy>& all_strategies();
 

@@ -27,8 +27,8 @@ namespace hpf::steady {
 
 enum class SteadyOp { Scatter, Gossip, Reduce };
 [[nodiscard]] std::string to_string(SteadyOp op);
-/// "scatter" | "gossip" | "reduce" (throws hpf::Error naming the value otherwise).
-[[nodiscard]] SteadyOp parse_steady_op(std::string_view text);
+/// "scatter" | "gossip" | "reduce"; throws hpf::Error naming the argument `what` and the value otherwise.
+[[nodiscard]] SteadyOp parse_steady_op(std::string_view text, std::string_view what = "op");
 
 /// What to pipeline. Build with the factories; node indices are Platform indices.
 struct SteadyProblem {

@@ -1,0 +1,113 @@
+// Helpers every benchmark in bench/ shares: the median (hpf::median, the project's one median), a CSV
+// writer, and "--key value" argument parsing. Free of Kokkos and of MPI, so that the SimGrid builds
+// of bench/reduce_tree and bench/steady (smpi_run.sh, smpicxx) compile it as they are. Benchmarks
+// include it as "../common/bench_common.hpp", which needs no include path in either build.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/stats.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace hpf::bench {
+
+using hpf::median;
+
+/// Smallest of `samples`. Throws hpf::Error if there are none.
+[[nodiscard]] inline double min_of(const std::vector<double>& samples) {
+  detail::require(!samples.empty(), "min_of: no samples");
+  return *std::min_element(samples.begin(), samples.end());
+}
+
+/// `text` as a T (an integer or a floating-point type), all of it. Throws hpf::Error naming `what`.
+template <class T> [[nodiscard]] T parse_number(std::string_view text, std::string_view what) {
+  T v{};
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  detail::require(ec == std::errc() && p == end && !text.empty(), what, ": expected a number, got '", text,
+                  "'");
+  return v;
+}
+
+/// A comma-separated list of numbers, e.g. "1,8,64". Throws hpf::Error naming `what`.
+template <class T> [[nodiscard]] std::vector<T> parse_list(std::string_view text, std::string_view what) {
+  std::vector<T> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(parse_number<T>(text.substr(start, comma - start), what));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// Walks "--key value" pairs: `on(key, value)` returns false for a key it does not know, which throws
+/// hpf::Error with `usage`; a key without a value throws too.
+template <class F> void for_each_option(int argc, char** argv, std::string_view usage, F&& on) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view key = argv[i];
+    detail::require(i + 1 < argc, key, ": missing value; usage: ", usage);
+    const std::string_view value = argv[++i];
+    detail::require(on(key, value), "unknown option '", key, "'; usage: ", usage);
+  }
+}
+
+/// A CSV file with a header. Append mode writes the header only when the file is new or empty;
+/// Truncate rewrites the file. The path "-" is standard output (header always written).
+class CsvWriter {
+public:
+  enum class Mode { Append, Truncate };
+
+  CsvWriter() = default;
+  CsvWriter(const std::string& path, std::string_view header, Mode mode = Mode::Append) {
+    if (path == "-") {
+      m_file = stdout;
+    } else {
+      m_file = std::fopen(path.c_str(), mode == Mode::Append ? "a" : "w");
+      detail::require(m_file != nullptr, "cannot open CSV file '", path, "'");
+      m_owned = true;
+    }
+    if (!m_owned || std::ftell(m_file) == 0)
+      std::fprintf(m_file, "%.*s\n", static_cast<int>(header.size()), header.data());
+  }
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+  CsvWriter(CsvWriter&& o) noexcept : m_file(o.m_file), m_owned(o.m_owned) {
+    o.m_file = nullptr;
+    o.m_owned = false;
+  }
+  CsvWriter& operator=(CsvWriter&& o) noexcept {
+    std::swap(m_file, o.m_file);
+    std::swap(m_owned, o.m_owned);
+    return *this;
+  }
+  ~CsvWriter() {
+    if (m_owned) std::fclose(m_file);
+  }
+
+  /// False for a default-constructed writer (no file): rows are then dropped.
+  explicit operator bool() const noexcept { return m_file != nullptr; }
+
+  /// One row, printf-style (the caller's format ends with "\n").
+  __attribute__((format(printf, 2, 3))) void row(const char* format, ...) {
+    if (m_file == nullptr) return;
+    va_list args;
+    va_start(args, format);
+    std::vfprintf(m_file, format, args);
+    va_end(args);
+    std::fflush(m_file);
+  }
+
+private:
+  std::FILE* m_file = nullptr;
+  bool m_owned = false;
+};
+
+} // namespace hpf::bench
