@@ -2,6 +2,7 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/names.hpp>
 #include <hpf/schedule/all_to_many.hpp>
+#include <hpf/schedule/matching.hpp>
 
 #include <algorithm>
 #include <unordered_set>
@@ -297,63 +298,21 @@ Schedule schedule_rs_nl(const CommMatrix& com, const Routing& routing, std::uint
 }
 
 Schedule schedule_optimal(const CommMatrix& com) {
-  const int ns = com.num_senders();
-  const int nr = com.num_receivers();
-  const int delta = com.max_degree();
-  const std::size_t D = uz(delta);
-  // sc[u * D + c] = receiver joined to sender u by colour c (-1 none); rc likewise for receivers.
-  std::vector<int> sc(uz(ns) * D, -1);
-  std::vector<int> rc(uz(nr) * D, -1);
-  auto free_colour = [&](const std::vector<int>& tab, int v) {
-    for (std::size_t c = 0; c < D; ++c)
-      if (tab[uz(v) * D + c] < 0) return static_cast<int>(c);
-    return -1;
-  };
-  struct Edge {
-    int s, r, colour;
-  };
-  std::vector<Edge> chain;
-  for (const Message& m : com.entries()) {
-    const int u = m.src;
-    const int v = m.dst;
-    const int a = free_colour(sc, u); // exists: u has fewer than delta coloured edges
-    const int b = free_colour(rc, v);
-    if (rc[uz(v) * D + uz(a)] >= 0) {
-      // a is taken at v. Flip the a/b alternating path that starts at v along a: afterwards a is
-      // free at v, and the path cannot end at u (it would close an odd cycle in a bipartite graph).
-      chain.clear();
-      int r = v;
-      while (true) {
-        const int s = rc[uz(r) * D + uz(a)];
-        if (s < 0) break;
-        chain.push_back({s, r, a});
-        const int r2 = sc[uz(s) * D + uz(b)];
-        if (r2 < 0) break;
-        chain.push_back({s, r2, b});
-        r = r2;
-      }
-      for (const Edge& e : chain) {
-        sc[uz(e.s) * D + uz(e.colour)] = -1;
-        rc[uz(e.r) * D + uz(e.colour)] = -1;
-      }
-      for (const Edge& e : chain) {
-        const int flipped = e.colour == a ? b : a;
-        sc[uz(e.s) * D + uz(flipped)] = e.r;
-        rc[uz(e.r) * D + uz(flipped)] = e.s;
-      }
-    }
-    detail::require(sc[uz(u) * D + uz(a)] < 0 && rc[uz(v) * D + uz(a)] < 0,
-                    "schedule_optimal: internal error, colour ", a, " is not free at ", u, "->", v);
-    sc[uz(u) * D + uz(a)] = v;
-    rc[uz(v) * D + uz(a)] = u;
+  // König's edge colouring from the matching engine: each phase saturates every maximum-degree
+  // node, so there are exactly max_degree() phases (Theorem 1 of seed 004). Lengths are not weighed
+  // (weight 0): the objective here is the number of phases, and weighing them (koenig-stepwise of
+  // strategy.hpp) costs 40-70x the planning time (n = 256, d = 255: 12 s instead of 0.17 s).
+  const std::vector<Message>& msgs = com.entries();
+  std::vector<BipartiteEdge> edges;
+  edges.reserve(msgs.size());
+  for (const Message& m : msgs) edges.push_back({m.src, m.dst, 0, 0});
+  std::vector<Step> steps;
+  for (const std::vector<std::size_t>& cls : bipartite_edge_colouring(
+           com.num_senders(), com.num_receivers(), edges, ColouringRule::SaturateMaxDegree)) {
+    Step& st = steps.emplace_back();
+    for (std::size_t e : cls) st.messages.push_back(msgs[e]);
   }
-  std::vector<Step> steps(D);
-  for (int u = 0; u < ns; ++u)
-    for (std::size_t c = 0; c < D; ++c) {
-      const int v = sc[uz(u) * D + c];
-      if (v >= 0) steps[c].messages.push_back({u, v, com.at(u, v)});
-    }
-  return Schedule(ns, nr, std::move(steps));
+  return Schedule(com.num_senders(), com.num_receivers(), std::move(steps));
 }
 
 Schedule schedule_all_to_many(const CommMatrix& com, const AllToManyOptions& opt) {

@@ -197,53 +197,19 @@ Schedule class_schedule(const CommMatrix& grid, const BlockCyclicParams& params)
 namespace {
 
 Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
-  const int P = grid.num_senders();
-  const int Q = grid.num_receivers();
-  std::vector<Message> left = grid.entries(); // remaining messages, sorted by (src, dst)
-  std::vector<int> row(sz(P), 0);
-  std::vector<int> col(sz(Q), 0);
-  for (const Message& m : left) {
-    ++row[sz(m.src)];
-    ++col[sz(m.dst)];
-  }
-  Schedule sched(P, Q);
+  // Stepwise: each step saturates every maximum-degree vertex, then has the most weight, so NS is
+  // the maximum degree (Theorem 1). Greedy: each step has the most weight (section 4.5). Both are
+  // colourings of the matching engine (matching.hpp).
+  const std::vector<Message>& msgs = grid.entries(); // sorted by (src, dst)
   std::vector<BipartiteEdge> edges;
-  while (!left.empty()) {
-    const int delta =
-        std::max(*std::max_element(row.begin(), row.end()), *std::max_element(col.begin(), col.end()));
-    edges.clear();
-    edges.reserve(left.size());
-    for (const Message& m : left) {
-      // Priority counts the maximum-degree endpoints. Stepwise maximises it first, so the matching
-      // saturates every maximum-degree vertex (such a matching exists in a bipartite graph, which is
-      // what makes König's theorem constructive, Theorem 1), and among those has the most weight.
-      // Greedy maximises the weight first and breaks ties towards maximum-degree vertices (a
-      // deterministic tie-break that keeps the step count down; the seed leaves ties open).
-      const int prio = int(row[sz(m.src)] == delta) + int(col[sz(m.dst)] == delta);
-      edges.push_back({m.src, m.dst, m.len, prio});
-    }
-    const std::vector<std::size_t> match = max_weight_bipartite_matching(
-        P, Q, edges,
-        stepwise ? MatchingObjective::PriorityThenWeight : MatchingObjective::WeightThenPriority);
-    detail::require(!match.empty(), "König schedule: internal error, empty matching");
+  edges.reserve(msgs.size());
+  for (const Message& m : msgs) edges.push_back({m.src, m.dst, m.len, 0});
+  Schedule sched(grid.num_senders(), grid.num_receivers());
+  for (const std::vector<std::size_t>& cls :
+       bipartite_edge_colouring(grid.num_senders(), grid.num_receivers(), edges,
+                                stepwise ? ColouringRule::SaturateMaxDegree : ColouringRule::MaxWeight)) {
     Step step;
-    std::vector<char> taken(left.size(), 0);
-    for (std::size_t e : match) {
-      taken[e] = 1;
-      step.messages.push_back(left[e]);
-      --row[sz(left[e].src)];
-      --col[sz(left[e].dst)];
-    }
-    if (stepwise) {
-      const int now =
-          std::max(*std::max_element(row.begin(), row.end()), *std::max_element(col.begin(), col.end()));
-      detail::require(now == delta - 1, "König stepwise: internal error, the matching left degree ", now,
-                      " after degree ", delta);
-    }
-    std::size_t w = 0;
-    for (std::size_t i = 0; i < left.size(); ++i)
-      if (!taken[i]) left[w++] = left[i];
-    left.resize(w);
+    for (std::size_t e : cls) step.messages.push_back(msgs[e]);
     sched.add_step(std::move(step));
   }
   return sched;

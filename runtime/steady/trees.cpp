@@ -1,10 +1,10 @@
 // Weighted trees (seed 000, Sections 4.3-4.4, Figure 8), the fixed-period approximation (Section 4.6)
 // and the weighted-matching decomposition of one period (Section 3.3).
 #include <hpf/core/error.hpp>
+#include <hpf/schedule/matching.hpp>
 #include <hpf/steady/steady.hpp>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <tuple>
 
@@ -210,24 +210,20 @@ std::vector<MatrixMatching> decompose_weighted_bipartite(const std::vector<std::
   std::vector<MatrixMatching> out;
   Rational left = delta;
   while (left > 0) {
-    // Kuhn's augmenting paths on the support, preferring real (top-left) pairs first.
+    // A perfect matching on the support from the matching engine (schedule/matching.hpp): with unit
+    // priority, its priority-first optimum is a maximum-cardinality matching, which is perfect here;
+    // weight 1 on the real (top-left) pairs makes it carry as many real transfers as it can.
+    std::vector<BipartiteEdge> support;
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t c = 0; c < m; ++c)
+        if (B[r][c] > 0)
+          support.push_back(
+              {static_cast<int>(r), static_cast<int>(c), r < n && c < n ? index_t{1} : index_t{0}, 1});
+    const std::vector<std::size_t> match =
+        max_weight_bipartite_matching(static_cast<int>(m), static_cast<int>(m), support);
+    detail::require(match.size() == m, "decompose_weighted_bipartite: no perfect matching; this is a bug");
     std::vector<int> match_col(m, -1);
-    std::function<bool(std::size_t, std::vector<char>&)> augment = [&](std::size_t r,
-                                                                       std::vector<char>& seen) {
-      for (std::size_t c = 0; c < m; ++c) {
-        if (B[r][c] <= 0 || seen[c]) continue;
-        seen[c] = 1;
-        if (match_col[c] < 0 || augment(static_cast<std::size_t>(match_col[c]), seen)) {
-          match_col[c] = static_cast<int>(r);
-          return true;
-        }
-      }
-      return false;
-    };
-    for (std::size_t r = 0; r < m; ++r) {
-      std::vector<char> seen(m, 0);
-      detail::require(augment(r, seen), "decompose_weighted_bipartite: no perfect matching; this is a bug");
-    }
+    for (std::size_t e : match) match_col[static_cast<std::size_t>(support[e].right)] = support[e].left;
     Rational step = left;
     for (std::size_t c = 0; c < m; ++c) step = std::min(step, B[static_cast<std::size_t>(match_col[c])][c]);
     MatrixMatching mm{step, std::vector<int>(n, -1)};

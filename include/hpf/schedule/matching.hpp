@@ -1,5 +1,17 @@
-// Maximum-weight matching in a bipartite graph, the building block of the König schedulers
-// (Theorem 1 and section 4.5 of seed 004). Pure and deterministic.
+// The one bipartite matching engine of hpfrt: maximum-weight matching under a two-level
+// lexicographic objective, and the edge colourings built from it. Every matching and colouring in
+// the runtime goes through here: the König stepwise and greedy schedulers (Theorem 1 and section 4.5
+// of seed 004), the optimal all-to-many scheduler (seed 001, an edge colouring with max-degree
+// colours) and the weighted-matching decomposition of a steady-state period (seed 000, Section 3.3:
+// a perfect matching on the support is a maximum matching with unit priority). Pure and
+// deterministic: the same input gives the same matching on every rank.
+//
+// Why not LEMON (`liblemon-dev`) or Boost.Graph: both only offer general-graph weighted matching
+// (Edmonds; LEMON's MaxWeightedMatching), with one weight, so the lexicographic objective has to be
+// folded into it as here; LEMON 1.3.1 does not compile as C++20 (its allocators call
+// std::allocator::construct / destroy, removed in C++20); and built as C++17 it was 1.3x-27x slower on
+// the first stepwise matching of P = Q = 1024 grids (docs/redist_plan.md). So the runtime depends on
+// neither, and scripts/setup no longer installs liblemon-dev.
 #pragma once
 
 #include <hpf/core/math.hpp>
@@ -34,5 +46,28 @@ enum class MatchingObjective {
 [[nodiscard]] std::vector<std::size_t>
 max_weight_bipartite_matching(int num_left, int num_right, const std::vector<BipartiteEdge>& edges,
                               MatchingObjective objective = MatchingObjective::PriorityThenWeight);
+
+/// How bipartite_edge_colouring picks each colour class.
+enum class ColouringRule {
+  /// Each class is a matching that saturates every vertex of maximum remaining degree and, among
+  /// those, has the most weight. Uses exactly max-degree colours (König; Theorem 1 of seed 004):
+  /// the König stepwise scheduler and the optimal all-to-many scheduler.
+  SaturateMaxDegree,
+  /// Each class is a maximum-weight matching; ties go to the one covering the most maximum-degree
+  /// vertices. At least max-degree colours, usually a lower sum of heaviest edges (the König greedy
+  /// scheduler, Example 5 of seed 004).
+  MaxWeight
+};
+
+/// A proper edge colouring of the bipartite graph: colour classes in order, each a matching given as
+/// increasing indices into `edges`; every edge is in exactly one class and no class is empty.
+/// Parallel edges are allowed. Each class is one max_weight_bipartite_matching call on the edges not
+/// yet coloured, with priority = the number of the edge's ends whose remaining degree is the
+/// maximum (PriorityThenWeight for SaturateMaxDegree, WeightThenPriority for MaxWeight); so the
+/// edges' own `priority` must be 0. Throws hpf::Error for vertices out of range, negative weights or a
+/// non-zero priority.
+[[nodiscard]] std::vector<std::vector<std::size_t>>
+bipartite_edge_colouring(int num_left, int num_right, const std::vector<BipartiteEdge>& edges,
+                         ColouringRule rule = ColouringRule::SaturateMaxDegree);
 
 } // namespace hpf
