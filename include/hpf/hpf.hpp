@@ -35,4 +35,5 @@
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
+#include <hpf/array/irregular.hpp>
 #include <hpf/reduce/reduce.hpp>
