@@ -86,8 +86,10 @@ public:
       plan.sends.push_back({root, block_bytes(grid.my_position()), 0});
     }
     Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base);
-    ex.execute([&](std::size_t,
-                   std::byte* buf) { std::memcpy(buf, m_view.data(), block_bytes(grid.my_position())); },
+    auto pack_mine = [&](std::size_t, std::byte* buf) {
+      std::memcpy(buf, m_view.data(), block_bytes(grid.my_position()));
+    };
+    ex.execute(pack_mine,
                [&](std::size_t i, const std::byte* buf) { unpack_block(from[i], buf, out.data()); });
     if (is_root && grid.contains_me())
       unpack_block(grid.my_position(), reinterpret_cast<const std::byte*>(m_view.data()), out.data());
@@ -118,10 +120,10 @@ public:
       plan.recvs.push_back({root, block_bytes(grid.my_position()), 0});
     }
     Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base + 1);
-    ex.execute([&](std::size_t i, std::byte* buf) { pack_block(to[i], data.data(), buf); },
-               [&](std::size_t, const std::byte* buf) {
-                 std::memcpy(m_view.data(), buf, block_bytes(grid.my_position()));
-               });
+    auto unpack_mine = [&](std::size_t, const std::byte* buf) {
+      std::memcpy(m_view.data(), buf, block_bytes(grid.my_position()));
+    };
+    ex.execute([&](std::size_t i, std::byte* buf) { pack_block(to[i], data.data(), buf); }, unpack_mine);
     if (is_root && grid.contains_me())
       pack_block(grid.my_position(), data.data(), reinterpret_cast<std::byte*>(m_view.data()));
   }
