@@ -1,8 +1,8 @@
 // Inspector/executor for an index-array gather and scatter-add (seed 001, PARTI style): the plans are
 // built once from the index lists and executed every iteration. Prints "ok" on rank 0 when both
 // results match a serial reference; exits 1 otherwise.
+#include <hpf/array/irregular.hpp>
 #include <hpf/hpf.hpp>
-#include <hpf/irregular/gather_scatter.hpp>
 
 #include <cstdio>
 #include <vector>

@@ -35,4 +35,6 @@
 #include <hpf/array/algorithms.hpp>
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
+#include <hpf/array/irregular.hpp>
+#include <hpf/array/tree_reduce.hpp>
 #include <hpf/reduce/reduce.hpp>

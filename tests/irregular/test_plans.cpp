@@ -2,7 +2,7 @@
 // ranks outside the grid) against a serial reference, for every all-to-many algorithm and every
 // executor, executed repeatedly; scatter with + and with a non-commutative associative op;
 // out-of-range indices rejected on every rank.
-#include <hpf/irregular/gather_scatter.hpp>
+#include <hpf/array/irregular.hpp>
 
 #include "hpf_test.hpp"
 

@@ -7,6 +7,8 @@
 
 #include <hpf/core/error.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/core/tags.hpp>
+#include <hpf/exec/exchange.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/plan_cache.hpp>
@@ -26,10 +28,6 @@ template <class T> struct ViewData<T, 1> { using type = T*; };
 template <class T> struct ViewData<T, 2> { using type = T**; };
 template <class T> struct ViewData<T, 3> { using type = T***; };
 template <class T> struct ViewData<T, 4> { using type = T****; };
-
-/// Message tags of the array layer on a grid's parent communicator.
-inline constexpr int tag_gather = 1001;
-inline constexpr int tag_scatter = 1002;
 } // namespace detail
 
 template <class T, int N> class DistArray {
@@ -72,28 +70,29 @@ public:
   [[nodiscard]] std::vector<T> gather(int root) const {
     check_root(root, "gather");
     const ProcessGrid& grid = m_layout.grid();
+    const bool is_root = grid.parent_rank() == root;
     std::vector<T> out;
-    if (grid.parent_rank() != root) {
-      if (grid.contains_me()) send_local(root);
-      return out;
+    if (is_root) out.resize(static_cast<std::size_t>(m_layout.global_size()));
+    // One message per non-empty block that is not the root's own, all posted at once (exec/).
+    std::vector<int> from; // grid position of each receive
+    ExchangePlan plan;
+    if (is_root) {
+      for (int pos = 0; pos < grid.size(); ++pos)
+        if (pos != grid.my_position() && local_count(pos) > 0) {
+          plan.recvs.push_back({grid.rank_at(pos), block_bytes(pos), 0});
+          from.push_back(pos);
+        }
+    } else if (grid.contains_me() && local_size() > 0) {
+      plan.sends.push_back({root, block_bytes(grid.my_position()), 0});
     }
-    out.resize(static_cast<std::size_t>(m_layout.global_size()));
-    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(grid.size()));
-    Requests reqs;
-    for (int pos = 0; pos < grid.size(); ++pos) {
-      if (pos == grid.my_position()) continue;
-      auto& b = bufs[static_cast<std::size_t>(pos)];
-      b.resize(static_cast<std::size_t>(local_count(pos)));
-      if (!b.empty())
-        irecv_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_gather, reqs);
-    }
-    reqs.wait_all();
-    for (int pos = 0; pos < grid.size(); ++pos) {
-      const T* src = pos == grid.my_position() ? m_view.data() : bufs[static_cast<std::size_t>(pos)].data();
-      for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
-        std::memcpy(out.data() + go, src + lo, static_cast<std::size_t>(len) * sizeof(T));
-      });
-    }
+    Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base);
+    auto pack_mine = [&](std::size_t, std::byte* buf) {
+      std::memcpy(buf, m_view.data(), block_bytes(grid.my_position()));
+    };
+    ex.execute(pack_mine,
+               [&](std::size_t i, const std::byte* buf) { unpack_block(from[i], buf, out.data()); });
+    if (is_root && grid.contains_me())
+      unpack_block(grid.my_position(), reinterpret_cast<const std::byte*>(m_view.data()), out.data());
     return out;
   }
 
@@ -109,34 +108,24 @@ public:
     detail::require(root_size == static_cast<unsigned long long>(m_layout.global_size()), "DistArray '",
                     m_label, "'::scatter: data on root ", root, " holds ", root_size,
                     " elements; expected the global size ", m_layout.global_size());
-    if (!is_root) {
-      if (grid.contains_me() && local_size() > 0) {
-        Requests reqs;
-        irecv_bytes(grid.comm(), m_view.data(), static_cast<std::size_t>(local_size()) * sizeof(T), root,
-                    detail::tag_scatter, reqs);
-        reqs.wait_all();
-      }
-      return;
+    std::vector<int> to; // grid position of each send
+    ExchangePlan plan;
+    if (is_root) {
+      for (int pos = 0; pos < grid.size(); ++pos)
+        if (pos != grid.my_position() && local_count(pos) > 0) {
+          plan.sends.push_back({grid.rank_at(pos), block_bytes(pos), 0});
+          to.push_back(pos);
+        }
+    } else if (grid.contains_me() && local_size() > 0) {
+      plan.recvs.push_back({root, block_bytes(grid.my_position()), 0});
     }
-    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(grid.size()));
-    Requests reqs;
-    for (int pos = 0; pos < grid.size(); ++pos) {
-      T* dst = m_view.data();
-      if (pos != grid.my_position()) {
-        auto& b = bufs[static_cast<std::size_t>(pos)];
-        b.resize(static_cast<std::size_t>(local_count(pos)));
-        dst = b.data();
-      }
-      for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
-        std::memcpy(dst + lo, data.data() + go, static_cast<std::size_t>(len) * sizeof(T));
-      });
-      if (pos != grid.my_position() && !bufs[static_cast<std::size_t>(pos)].empty()) {
-        const auto& b = bufs[static_cast<std::size_t>(pos)];
-        isend_bytes(grid.comm(), b.data(), b.size() * sizeof(T), grid.rank_at(pos), detail::tag_scatter,
-                    reqs);
-      }
-    }
-    reqs.wait_all();
+    Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base + 1);
+    auto unpack_mine = [&](std::size_t, const std::byte* buf) {
+      std::memcpy(m_view.data(), buf, block_bytes(grid.my_position()));
+    };
+    ex.execute([&](std::size_t i, std::byte* buf) { pack_block(to[i], data.data(), buf); }, unpack_mine);
+    if (is_root && grid.contains_me())
+      pack_block(grid.my_position(), data.data(), reinterpret_cast<std::byte*>(m_view.data()));
   }
 
   /// Collective over the parent communicator of both grids (every rank of it calls, in or out of
@@ -187,12 +176,24 @@ private:
     return n;
   }
 
-  void send_local(int root) const {
-    if (local_size() == 0) return;
-    Requests reqs;
-    isend_bytes(m_layout.grid().comm(), m_view.data(), static_cast<std::size_t>(local_size()) * sizeof(T),
-                root, detail::tag_gather, reqs);
-    reqs.wait_all();
+  [[nodiscard]] std::size_t block_bytes(int pos) const {
+    return static_cast<std::size_t>(local_count(pos)) * sizeof(T);
+  }
+
+  /// Block of grid position `pos` (local storage order, as bytes) -> its places in `global`.
+  void unpack_block(int pos, const std::byte* block, T* global) const {
+    for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
+      std::memcpy(global + go, block + static_cast<std::size_t>(lo) * sizeof(T),
+                  static_cast<std::size_t>(len) * sizeof(T));
+    });
+  }
+
+  /// The elements of `global` that grid position `pos` owns -> its block (local storage order).
+  void pack_block(int pos, const T* global, std::byte* block) const {
+    for_each_run(m_layout, pos, [&](index_t lo, index_t go, index_t len) {
+      std::memcpy(block + static_cast<std::size_t>(lo) * sizeof(T), global + go,
+                  static_cast<std::size_t>(len) * sizeof(T));
+    });
   }
 
   void check_root(int root, const char* op) const {

@@ -1,6 +1,6 @@
-// The reduce/ layer (seed 002): reduction trees, their evaluator, and the MPI tree reducer.
+// The reduce/ layer (seed 002): reduction trees, their evaluator, and the MPI tree reducer. The tree
+// reduction of a DistArray is in array/tree_reduce.hpp (hpf/hpf.hpp includes both).
 #pragma once
 
-#include <hpf/reduce/array.hpp>
 #include <hpf/reduce/tree.hpp>
 #include <hpf/reduce/tree_reducer.hpp>

@@ -1,4 +1,5 @@
 // Tree reductions of a DistArray's local contributions (seed 002 executor on the array layer).
+// It lives in array/, above reduce/: reduce/ knows ranks and bytes, not arrays.
 #pragma once
 
 #include <hpf/array/dist_array.hpp>
