@@ -9,7 +9,7 @@
 #   | hpf_core       | runtime/core/*.cpp, rest    | hpf_core_base, MPI                               |
 #   | hpf_layout     | runtime/layout/*.cpp        | hpf_core                                         |
 #   | hpf_schedule   | runtime/schedule/*.cpp      | hpf_core_base  (pure: no mpi.h on the path)      |
-#   | hpf_exec       | runtime/exec/*.cpp          | hpf_schedule, hpf_core  (no Kokkos)              |
+#   | hpf_exec       | runtime/exec/*.cpp          | hpf_schedule, hpf_core; nlohmann (no Kokkos)     |
 #   | hpf_redist     | runtime/redist/*.cpp        | hpf_layout, hpf_schedule, hpf_exec               |
 #   | hpf_irregular  | runtime/irregular/*.cpp     | hpf_schedule, hpf_exec                           |
 #   | hpf_steady     | runtime/steady/*.cpp        | hpf_schedule, hpf_exec, Boost; QSopt_ex, GLPK    |
@@ -66,10 +66,13 @@ hpf_layer(hpf_core_base SOURCES ${PROJECT_SOURCE_DIR}/runtime/core/error.cpp LIN
           PRIVATE_LINKS MPI::MPI_CXX)
 hpf_arrows_of(core _links)
 hpf_layer(hpf_core FOLDER core EXCLUDE error.cpp LINKS ${_links} MPI::MPI_CXX)
-foreach(layer IN ITEMS layout schedule exec redist irregular reduce adaptive)
+foreach(layer IN ITEMS layout schedule redist irregular reduce adaptive)
   hpf_arrows_of(${layer} _links)
   hpf_layer(hpf_${layer} FOLDER ${layer} LINKS ${_links})
 endforeach()
+# exec/model.cpp reads and writes the machine model as JSON.
+hpf_arrows_of(exec _links)
+hpf_layer(hpf_exec FOLDER exec LINKS ${_links} PRIVATE_LINKS $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
 hpf_arrows_of(steady _links)
 hpf_layer(hpf_steady FOLDER steady LINKS ${_links} Boost::headers
           PRIVATE_LINKS $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)

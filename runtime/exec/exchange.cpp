@@ -96,7 +96,8 @@ void Exchange::post(PackFn pack, UnpackFn unpack) {
     m_next_step = 0;
     m_si = 0;
     m_ri = 0;
-    if (!m_steps.empty()) run_step(m_si, m_ri, m_steps[m_next_step++]);
+    m_step_open = false;
+    progress_steps(false);
     break;
   case ExecMode::AllAtOnce:
   case ExecMode::Pipelined:
@@ -113,7 +114,7 @@ void Exchange::wait() {
   switch (m_mode) {
   case ExecMode::StepSynchronous:
   case ExecMode::Handshake:
-    while (m_next_step < m_steps.size()) run_step(m_si, m_ri, m_steps[m_next_step++]);
+    progress_steps(true);
     break;
   case ExecMode::AllAtOnce:
   case ExecMode::Pipelined:
@@ -130,35 +131,70 @@ bool Exchange::test() {
   detail::require(m_posted, "Exchange::test: nothing was posted");
   const bool flow = m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||
                     (m_mode == ExecMode::Alltoallv && m_fallback);
+  const bool steps = m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake;
   if (flow && !progress_flow(false)) return false;
+  if (steps && !progress_steps(false)) return false;
   wait();
   return true;
 }
 
-// One step: at most one send and one receive of this rank, completed before returning.
-void Exchange::run_step(std::size_t& si, std::size_t& ri, int step) {
-  const bool sending = si < m_plan.sends.size() && m_plan.sends[si].step == step;
-  const bool receiving = ri < m_plan.recvs.size() && m_plan.recvs[ri].step == step;
-  Requests reqs;
-  if (receiving) {
-    const Transfer& t = m_plan.recvs[ri];
+// The step modes: per step at most one send and one receive of this rank, completed before the next
+// step starts. Nothing blocks until wait() (or a blocking test), so overlapping exchanges cannot
+// wait on each other.
+bool Exchange::progress_steps(bool block) {
+  while (true) {
+    if (m_step_open && !finish_step(block)) return false;
+    if (m_next_step == m_steps.size()) return true;
+    start_step();
+  }
+}
+
+void Exchange::start_step() {
+  const int step = m_steps[m_next_step++];
+  m_step_sending = m_si < m_plan.sends.size() && m_plan.sends[m_si].step == step;
+  m_step_receiving = m_ri < m_plan.recvs.size() && m_plan.recvs[m_ri].step == step;
+  m_send_started = false;
+  m_step_open = true;
+  if (m_step_receiving) {
+    const Transfer& t = m_plan.recvs[m_ri];
     m_recv_buf.resize(t.bytes);
-    irecv_bytes(m_comm, m_recv_buf.data(), t.bytes, t.peer, m_tag, reqs);
-    if (m_mode == ExecMode::Handshake) // S1: tell the sender its receive is posted
-      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), reqs.add()));
+    irecv_bytes(m_comm, m_recv_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+    if (m_mode == ExecMode::Handshake) // S1 of seed 001: tell the sender its receive is posted
+      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), m_step_reqs.add()));
   }
-  if (sending) {
-    const Transfer& t = m_plan.sends[si];
+  if (m_step_sending) {
+    const Transfer& t = m_plan.sends[m_si];
     m_send_buf.resize(t.bytes);
-    m_pack(si, m_send_buf.data());
-    if (m_mode == ExecMode::Handshake)
-      HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), MPI_STATUS_IGNORE));
-    isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, reqs);
+    m_pack(m_si, m_send_buf.data());
+    if (m_mode == ExecMode::Handshake) {
+      HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), m_ready_req.add()));
+    } else {
+      isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+      m_send_started = true;
+    }
   }
-  reqs.wait_all();
-  if (receiving) m_unpack(ri, m_recv_buf.data());
-  if (sending) ++si;
-  if (receiving) ++ri;
+}
+
+bool Exchange::finish_step(bool block) {
+  if (m_step_sending && !m_send_started) { // Handshake: send on the receiver's signal
+    if (block) {
+      m_ready_req.wait_all();
+    } else if (!m_ready_req.test()) {
+      return false;
+    }
+    const Transfer& t = m_plan.sends[m_si];
+    isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+    m_send_started = true;
+  }
+  if (block) {
+    m_step_reqs.wait_all();
+  } else if (!m_step_reqs.test()) {
+    return false;
+  }
+  if (m_step_receiving) m_unpack(m_ri++, m_recv_buf.data());
+  if (m_step_sending) ++m_si;
+  m_step_open = false;
+  return true;
 }
 
 // The flow modes. AllAtOnce posts everything at once and unpacks in arrival order; Pipelined gates
@@ -170,9 +206,10 @@ void Exchange::post_flow() {
   m_send_bufs.resize(ns);
   m_rreq.resize(nr);
   m_sreq.resize(ns);
+  m_arrived.assign(nr, 0);
   m_unpacked.assign(nr, 0);
   m_sent.assign(ns, 0);
-  m_rposted = m_rdone = m_sstarted = m_sdone = 0;
+  m_rposted = m_rarrived = m_rdone = m_sstarted = m_sdone = 0;
   progress_flow(false);
 }
 
@@ -183,9 +220,13 @@ bool Exchange::progress_flow(bool block) {
   const std::size_t nr = recvs.size();
   const std::size_t ns = sends.size();
   while (true) {
-    // Post receives (Pipelined: within the window, in step order).
+    // Note arrivals, then post receives (Pipelined: at most `window` in flight, in step order), so
+    // that the next input is already on its way while this one is unpacked (seed 002, Sec. 3.1).
+    for (std::size_t i = m_rarrived; i < m_rposted; ++i)
+      if (m_arrived[i] == 0 && m_rreq[i].test()) m_arrived[i] = 1;
+    while (m_rarrived < m_rposted && m_arrived[m_rarrived] != 0) ++m_rarrived;
     const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
-    while (m_rposted < nr && m_rposted - m_rdone < window) {
+    while (m_rposted < nr && m_rposted - m_rarrived < window) {
       const Transfer& t = recvs[m_rposted];
       m_recv_bufs[m_rposted].resize(t.bytes);
       irecv_bytes(m_comm, m_recv_bufs[m_rposted].data(), t.bytes, t.peer, m_tag, m_rreq[m_rposted]);
@@ -193,7 +234,7 @@ bool Exchange::progress_flow(bool block) {
     }
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
     for (std::size_t i = m_rdone; i < m_rposted; ++i) {
-      if (m_unpacked[i] == 0 && m_rreq[i].test()) {
+      if (m_unpacked[i] == 0 && m_arrived[i] != 0) {
         m_unpack(i, m_recv_bufs[i].data());
         m_unpacked[i] = 1;
       }
@@ -226,9 +267,8 @@ bool Exchange::progress_flow(bool block) {
       if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet unpacked
         while (i < m_rposted && m_unpacked[i] != 0) ++i;
       if (i < m_rposted && m_unpacked[i] == 0) {
-        m_rreq[i].wait_all();
-        m_unpack(i, m_recv_bufs[i].data());
-        m_unpacked[i] = 1;
+        m_rreq[i].wait_all(); // arrival is noted (and the next receive posted) by the next pass
+        m_arrived[i] = 1;
       }
     } else if (m_sdone < m_sstarted) {
       m_sreq[m_sdone].wait_all();

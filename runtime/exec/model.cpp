@@ -31,7 +31,8 @@ std::string to_json(const MachineModel& m) {
   nlohmann::json samples = nlohmann::json::array();
   for (const PLogPSample& s : m.plogp.samples())
     samples.push_back({{"m", s.m}, {"g", s.g}, {"os", s.os}, {"or", s.orr}});
-  const nlohmann::json j = {{"alpha", m.alpha}, {"beta", m.beta}, {"plogp", {{"L", m.plogp.L()}, {"samples", samples}}}};
+  const nlohmann::json j = {
+      {"alpha", m.alpha}, {"beta", m.beta}, {"plogp", {{"L", m.plogp.L()}, {"samples", samples}}}};
   return j.dump(2);
 }
 
@@ -57,7 +58,8 @@ MachineModel machine_model_from_json(std::string_view text) {
   MachineModel m;
   m.alpha = field(j, "alpha", "model");
   m.beta = field(j, "beta", "model");
-  detail::require(j.contains("plogp") && j.at("plogp").is_object(), "machine model JSON: needs an object 'plogp'");
+  detail::require(j.contains("plogp") && j.at("plogp").is_object(),
+                  "machine model JSON: needs an object 'plogp'");
   const auto& p = j.at("plogp");
   const double L = field(p, "L", "plogp");
   detail::require(p.contains("samples") && p.at("samples").is_array() && !p.at("samples").empty(),
@@ -99,9 +101,10 @@ PingPongResult ping_pong(const Comm& comm, int a, int b, std::size_t bytes, cons
   const int size = comm.size();
   detail::require(a >= 0 && a < size && b >= 0 && b < size, "ping_pong: ranks a = ", a, " and b = ", b,
                   " must be in [0, ", size, ")");
-  detail::require(bytes <= max_message_bytes, "ping_pong: bytes must be <= ", max_message_bytes, ", got ", bytes);
-  detail::require(opt.repeats >= 1 && opt.stream >= 0, "ping_pong: repeats must be >= 1 and stream >= 0, got ",
-                  opt.repeats, " and ", opt.stream);
+  detail::require(bytes <= max_message_bytes, "ping_pong: bytes must be <= ", max_message_bytes, ", got ",
+                  bytes);
+  detail::require(opt.repeats >= 1 && opt.stream >= 0,
+                  "ping_pong: repeats must be >= 1 and stream >= 0, got ", opt.repeats, " and ", opt.stream);
   PingPongResult r;
   const int me = comm.rank();
   if (a == b || (me != a && me != b)) return r;
@@ -179,7 +182,9 @@ MachineModel measure_machine_model(const Comm& comm) {
     double rtt_big = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const bool large = sizes[i] >= big;
-      const PingPongResult r = ping_pong(comm, 0, 1, sizes[i], {large ? 5 : 11, large ? 4 : 16, true});
+      // Few samples: this runs at start-up of every program (hpf::Environment); medians of 7 (5 at
+      // 1 MiB) keep it to a few hundred messages.
+      const PingPongResult r = ping_pong(comm, 0, 1, sizes[i], {large ? 5 : 7, large ? 2 : 8, true});
       if (i == 0) rtt0 = r.rtt;
       if (large) rtt_big = r.rtt;
       v[3 + 3 * i] = r.g;
@@ -195,7 +200,8 @@ MachineModel measure_machine_model(const Comm& comm) {
   m.alpha = v[0];
   m.beta = std::max(v[1], 1e-12);
   std::vector<PLogPSample> samples;
-  for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i], v[3 + 3 * i], v[4 + 3 * i], v[5 + 3 * i]});
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    samples.push_back({sizes[i], v[3 + 3 * i], v[4 + 3 * i], v[5 + 3 * i]});
   m.plogp = PLogP(v[2], std::move(samples));
   return m;
 }

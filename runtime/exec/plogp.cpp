@@ -9,7 +9,6 @@
 
 namespace hpf {
 
-
 PLogP::PLogP(double L, std::vector<PLogPSample> samples) : m_L(L), m_samples(std::move(samples)) {
   detail::require(std::isfinite(L) && L >= 0, "PLogP: latency L must be finite and >= 0, got ", L);
   detail::require(!m_samples.empty(), "PLogP: samples must hold at least one message size, got none");

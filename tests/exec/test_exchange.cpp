@@ -4,6 +4,7 @@
 
 #include <hpf/exec/exchange.hpp>
 
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -67,9 +68,10 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
     const std::size_t unit = 1 + trial % 3;
     const auto plan = hpf::exchange_plan(sched, my_s, my_r, senders, receivers, unit);
     const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
-    for (ExecMode mode :
-         {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake, ExecMode::Alltoallv}) {
+    for (ExecMode mode : {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake,
+                          ExecMode::Alltoallv, ExecMode::Pipelined}) {
       hpf::Exchange ex(comm, plan, mode);
+      if (mode == ExecMode::Pipelined) ex.set_receive_window(1 + static_cast<std::size_t>(trial % 3));
       for (int round = 0; round < 2; ++round) {
         std::size_t received = 0;
         ex.post(
@@ -83,7 +85,12 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
                 ASSERT_EQ(buf[b], byte_of(t.peer, me, b, round)) << to_string(mode) << " trial " << trial;
               received += t.bytes;
             });
-        ex.wait();
+        if (round == 1) { // progress by test(), as a kernel overlapping the transfers would
+          while (!ex.test()) {
+          }
+        } else {
+          ex.wait();
+        }
         EXPECT_EQ(received, plan.recv_bytes()) << to_string(mode);
       }
     }
@@ -93,6 +100,35 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
       for (int s = 0; s < P; ++s) want += m.at(s, my_r);
       EXPECT_EQ(plan.recv_bytes(), static_cast<std::size_t>(want) * unit);
     }
+  }
+}
+
+// Pipelined: combine on receive and forward. A chain 0 -> 1 -> ... -> n-1 (step k: k -> k+1) where
+// every rank appends its rank to what it received (a non-commutative "operator") and forwards it.
+TEST(Exchange, PipelinedCombinesAndForwardsAlongAChain) {
+  const int n = world_size();
+  const int me = world_rank();
+  std::vector<hpf::Step> steps(static_cast<std::size_t>(std::max(n - 1, 0)));
+  for (int k = 0; k + 1 < n; ++k) steps[static_cast<std::size_t>(k)].messages.push_back({k, k + 1, k + 1});
+  const Schedule chain(n, n, std::move(steps));
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  // Units of one int: the message of step k carries the k + 1 ranks 0..k.
+  const auto plan = hpf::exchange_plan(chain, me, me, ranks, ranks, sizeof(int));
+  hpf::Exchange ex(hpf::Comm::duplicate(MPI_COMM_WORLD), plan, ExecMode::Pipelined);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<int> acc; // what this rank holds: the ranks before it, then itself
+    if (me == 0) acc.push_back(0);
+    ex.post([&](std::size_t, std::byte* buf) { std::memcpy(buf, acc.data(), acc.size() * sizeof(int)); },
+            [&](std::size_t i, const std::byte* buf) {
+              acc.resize(plan.recvs[i].bytes / sizeof(int));
+              std::memcpy(acc.data(), buf, plan.recvs[i].bytes);
+              acc.push_back(me); // combine: the received prefix on the left
+            });
+    ex.wait();
+    std::vector<int> want(static_cast<std::size_t>(me + 1));
+    std::iota(want.begin(), want.end(), 0);
+    EXPECT_EQ(acc, want) << "round " << round;
   }
 }
 

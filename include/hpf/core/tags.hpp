@@ -12,14 +12,15 @@ struct Range {
   [[nodiscard]] constexpr bool contains(int tag) const noexcept { return tag >= base && tag < base + width; }
 };
 
-inline constexpr Range model{100, 100};          ///< exec/model: ping-pong and latency measurements
+inline constexpr Range model{100, 100};           ///< exec/model: ping-pong and latency measurements
 inline constexpr Range gather_scatter{1000, 100}; ///< DistArray gather / scatter
 inline constexpr Range exchange{2000, 100};       ///< exec/: Exchange default and tests
 inline constexpr Range irregular{2100, 900};      ///< irregular/: GatherPlan / ScatterPlan (tag and tag + 1)
-inline constexpr Range redist{3000, 1000};        ///< redist/: RedistOptions::tag (plans in flight need distinct tags)
-inline constexpr Range reduce{4000, 100};         ///< reduce/: tree reductions
-inline constexpr Range bcast{5000, 100};          ///< adaptive/: broadcasts (a two-level plan uses several tags)
-inline constexpr Range steady{6000, 100};         ///< steady/: pipelines
-inline constexpr Range user{7000, 25000};         ///< free for programs that share a communicator with hpfrt
+inline constexpr Range redist{3000,
+                              1000}; ///< redist/: RedistOptions::tag (plans in flight need distinct tags)
+inline constexpr Range reduce{4000, 100}; ///< reduce/: tree reductions
+inline constexpr Range bcast{5000, 100};  ///< adaptive/: broadcasts (a two-level plan uses several tags)
+inline constexpr Range steady{6000, 100}; ///< steady/: pipelines
+inline constexpr Range user{7000, 25000}; ///< free for programs that share a communicator with hpfrt
 
 } // namespace hpf::tags

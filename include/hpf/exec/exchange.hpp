@@ -23,11 +23,13 @@
 //
 // Split phase: post() starts the exchange, wait() completes it (STYLE.md, after Tpetra's
 // doPosts/doWaits). For AllAtOnce and Alltoallv, post() sends everything and the caller may compute
-// before wait(); the step-driven modes run the first step in post() and the rest in wait().
+// before wait(); the step-driven modes start the first step in post() (never blocking) and run the
+// rest in wait(). Several exchanges may be in flight at once on one communicator if they use
+// distinct tags and are waited in the same order on every rank.
 // Progress by test: test() does whatever can be done without blocking and returns true once the
 // exchange is complete, so a caller overlaps computation with transfers by calling it between
-// pieces of work (AllAtOnce and Pipelined never block in test(); the step-synchronous modes and
-// Alltoallv complete in test() as in wait()).
+// pieces of work (AllAtOnce, Pipelined and the step modes never block in test(); Alltoallv, one
+// blocking collective, completes in post()).
 // Messages larger than INT_MAX bytes are split (never wrapped); MPI_Alltoallv falls back to AllAtOnce
 // (decided collectively) when any count or displacement would not fit an int.
 #pragma once
@@ -93,8 +95,9 @@ public:
   void wait();
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
-  /// Pipelined: at most `w` receives posted and not yet unpacked (0 = all at post()). A window of 1
-  /// or 2 bounds the receive buffers of a tree node with many inputs (seed 002 prefetches one).
+  /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
+  /// w = 1 the next receive is posted as soon as the previous one arrives, before it is unpacked: a
+  /// transfer overlaps the combination of the previous input, one input at a time (seed 002, Sec. 3.1).
   void set_receive_window(std::size_t w) noexcept { m_window = w; }
   [[nodiscard]] bool posted() const noexcept { return m_posted; }
   void execute(PackFn pack, UnpackFn unpack) {
@@ -106,7 +109,12 @@ public:
   [[nodiscard]] ExecMode mode() const noexcept { return m_mode; }
 
 private:
-  void run_step(std::size_t& si, std::size_t& ri, int step);
+  // Step modes: start_step posts the current step's receive (and, Handshake, the ready signals) and
+  // its send; finish_step completes them and unpacks. post() only starts, so that executions of
+  // several exchanges may overlap without one rank blocking in a step its peer has not reached.
+  void start_step();
+  bool finish_step(bool block);
+  bool progress_steps(bool block);
   void post_flow();
   bool progress_flow(bool block);
   void setup_alltoallv();
@@ -124,6 +132,12 @@ private:
   std::size_t m_next_step = 0;
   std::size_t m_si = 0;
   std::size_t m_ri = 0;
+  bool m_step_open = false; // the step m_next_step - 1 is started, not finished
+  bool m_step_sending = false;
+  bool m_step_receiving = false;
+  bool m_send_started = false; // Handshake: the data send waits for the receiver's signal
+  Requests m_step_reqs;
+  Requests m_ready_req;
   std::vector<std::byte> m_send_buf;
   std::vector<std::byte> m_recv_buf;
   // AllAtOnce and Pipelined (the "flow" modes): one buffer and one request set per message.
@@ -131,13 +145,15 @@ private:
   std::vector<std::vector<std::byte>> m_recv_bufs;
   std::vector<Requests> m_sreq;
   std::vector<Requests> m_rreq;
+  std::vector<char> m_arrived;  // per receive: completed
   std::vector<char> m_unpacked; // per receive (AllAtOnce unpacks in arrival order)
   std::vector<char> m_sent;     // per send: completed
   std::size_t m_window = 0;
-  std::size_t m_rposted = 0;   // receives posted
-  std::size_t m_rdone = 0;     // receives unpacked (Pipelined: a prefix in step order)
-  std::size_t m_sstarted = 0;  // sends started
-  std::size_t m_sdone = 0;     // first send not known to be complete
+  std::size_t m_rposted = 0;  // receives posted
+  std::size_t m_rarrived = 0; // receives completed
+  std::size_t m_rdone = 0;    // receives unpacked (Pipelined: a prefix in step order)
+  std::size_t m_sstarted = 0; // sends started
+  std::size_t m_sdone = 0;    // first send not known to be complete
   // Alltoallv: counts, displacements and buffers, set up by the first post() and reused (the plan is
   // fixed, so they never change).
   bool m_a2a_ready = false;

@@ -47,8 +47,8 @@ void save_machine_model(const MachineModel& m, const std::string& path);
 
 /// The one ping-pong kernel: timings between ranks `a` and `b` of `comm` for messages of `bytes`.
 struct PingPongOptions {
-  int repeats = 11;   ///< samples per quantity (medians are reported); one untimed warm-up first
-  int stream = 0;     ///< > 0: also time a stream of this many back-to-back sends (gap g, overhead os)
+  int repeats = 11; ///< samples per quantity (medians are reported); one untimed warm-up first
+  int stream = 0;   ///< > 0: also time a stream of this many back-to-back sends (gap g, overhead os)
   bool recv_overhead = false; ///< also time the receive of an already-arrived message (or)
 };
 struct PingPongResult {

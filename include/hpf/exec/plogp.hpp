@@ -6,7 +6,8 @@
 // The parameters are measured at a few message sizes; between them they are interpolated linearly,
 // beyond the first or last measured size extrapolated from the two nearest samples (clamped at 0).
 //
-// Part of the machine model of exec/ (exec/model.hpp), which measures it. Pure data: no MPI, no I/O. Times are in seconds (any unit works as long as it is consistent).
+// Part of the machine model of exec/ (exec/model.hpp), which measures it. Pure data: no MPI, no I/O. Times
+// are in seconds (any unit works as long as it is consistent).
 #pragma once
 
 #include <cstddef>

@@ -17,9 +17,9 @@
 #pragma once
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
-#include <hpf/core/tags.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/pattern.hpp>
@@ -140,7 +140,8 @@ public:
     detail::require(src.extents() == dst.extents(), "RedistributionPlan: source extents ",
                     Layout<N>::to_string(src.extents()), " differ from target extents ",
                     Layout<N>::to_string(dst.extents()), "; expected the same global extents");
-    detail::require(src.grid().parent_size() == dst.grid().parent_size(), "RedistributionPlan: the source grid's parent communicator has ",
+    detail::require(src.grid().parent_size() == dst.grid().parent_size(),
+                    "RedistributionPlan: the source grid's parent communicator has ",
                     src.grid().parent_size(), " ranks and the target grid's ", dst.grid().parent_size(),
                     "; expected one parent");
     detail::require(tags::redist.contains(opt.tag), "RedistributionPlan: options.tag must be in [",
@@ -250,9 +251,11 @@ public:
   [[nodiscard]] ExchangePlan exchange_plan(std::size_t elem_bytes) const {
     ExchangePlan xp;
     for (const Msg& m : m_sends)
-      xp.sends.push_back({m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+      xp.sends.push_back(
+          {m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
     for (const Msg& m : m_recvs)
-      xp.recvs.push_back({m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
+      xp.recvs.push_back(
+          {m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * elem_bytes, m.step});
     return xp;
   }
 
@@ -482,10 +485,11 @@ public:
   /// time whose wait() calls may come in different orders on different ranks need distinct tags).
   explicit RedistributionExecutor(const RedistributionPlan<N>& plan, std::optional<int> tag = std::nullopt)
       : m_plan(&plan), m_tag(tag.value_or(plan.options().tag)) {
-    detail::require(tags::redist.contains(m_tag), "RedistributionExecutor: tag must be in [", tags::redist.base,
-                    ", ", tags::redist.base + tags::redist.width, "), got ", m_tag);
+    detail::require(tags::redist.contains(m_tag), "RedistributionExecutor: tag must be in [",
+                    tags::redist.base, ", ", tags::redist.base + tags::redist.width, "), got ", m_tag);
     int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
-    HPF_MPI_CHECK(MPI_Comm_compare(plan.source().grid().comm().get(), plan.target().grid().comm().get(), &cmp));
+    HPF_MPI_CHECK(
+        MPI_Comm_compare(plan.source().grid().comm().get(), plan.target().grid().comm().get(), &cmp));
     detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "RedistributionPlan: the source grid (",
                     plan.source().grid().size(), " ranks) and the target grid (", plan.target().grid().size(),
                     " ranks) are built on different parent communicators; expected one parent");
@@ -520,14 +524,16 @@ public:
     detail::require(!m_exchange || !m_exchange->posted(),
                     "RedistributionExecutor::post: the previous post() has not been completed by wait()");
     if (!m_exchange || m_elem_bytes != sizeof(T)) {
-      m_exchange.emplace(m_plan->source().grid().comm(), m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+      m_exchange.emplace(m_plan->source().grid().comm(), m_plan->exchange_plan(sizeof(T)),
+                         m_plan->exec_mode(), m_tag);
       m_elem_bytes = sizeof(T);
     }
     const RedistributionPlan<N>* plan = m_plan;
-    m_exchange->post([plan, src](std::size_t i, std::byte* buf) { plan->pack(i, src, reinterpret_cast<T*>(buf)); },
-                     [plan, dst](std::size_t i, const std::byte* buf) {
-                       plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
-                     });
+    m_exchange->post(
+        [plan, src](std::size_t i, std::byte* buf) { plan->pack(i, src, reinterpret_cast<T*>(buf)); },
+        [plan, dst](std::size_t i, const std::byte* buf) {
+          plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
+        });
     // The locally kept part is copied while the first messages are in flight.
     m_plan->copy_local(src, dst);
   }

@@ -1,0 +1,102 @@
+// The machine model (exec/model.hpp): one measurement, the same on every rank; cached as an MPI
+// attribute (inherited by MPI_Comm_dup, not by MPI_Comm_split); JSON round trip and errors.
+#include "hpf_test.hpp"
+
+#include <hpf/exec/model.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using hpf::MachineModel;
+
+/// True on every rank when every rank holds the same bytes of `v`.
+bool same_everywhere(const std::vector<double>& v) {
+  std::vector<double> mine = v, lo = v, hi = v;
+  HPF_MPI_CHECK(
+      MPI_Allreduce(mine.data(), lo.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  HPF_MPI_CHECK(
+      MPI_Allreduce(mine.data(), hi.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return lo == hi;
+}
+
+std::vector<double> values(const MachineModel& m) {
+  std::vector<double> v{m.alpha, m.beta, m.plogp.L()};
+  for (const auto& s : m.plogp.samples()) v.insert(v.end(), {static_cast<double>(s.m), s.g, s.os, s.orr});
+  return v;
+}
+
+TEST(MachineModel, MeasuredIsTheSameOnEveryRank) {
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const MachineModel m = hpf::measure_machine_model(comm);
+  EXPECT_TRUE(same_everywhere(values(m)));
+  EXPECT_GT(m.beta, 0);
+  EXPECT_GE(m.alpha, 0);
+  EXPECT_EQ(m.plogp.samples().size(), 4u);
+}
+
+TEST(MachineModel, AttributeIsInheritedByDupNotBySplit) {
+  // The test environment gives MPI_COMM_WORLD a fixed model (HPF_MACHINE_MODEL, via hpf::Environment).
+  ASSERT_TRUE(hpf::has_machine_model(MPI_COMM_WORLD));
+  const MachineModel world = hpf::machine_model(hpf::Comm::duplicate(MPI_COMM_WORLD));
+  EXPECT_EQ(world, hpf::load_machine_model(std::getenv("HPF_MACHINE_MODEL")));
+  MPI_Comm split = MPI_COMM_NULL;
+  HPF_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &split));
+  EXPECT_FALSE(hpf::has_machine_model(split));
+  {
+    const hpf::Comm own = hpf::Comm::adopt(split);
+    const MachineModel measured = hpf::machine_model(own); // collective: measures, then caches
+    EXPECT_TRUE(same_everywhere(values(measured)));
+    EXPECT_TRUE(hpf::has_machine_model(own.get()));
+    EXPECT_EQ(hpf::machine_model(own), measured); // cached: no second measurement
+    const hpf::Comm dup = hpf::Comm::duplicate(own.get());
+    EXPECT_TRUE(hpf::has_machine_model(dup.get()));
+    EXPECT_EQ(hpf::machine_model(dup), measured);
+    MachineModel other = measured;
+    other.alpha += 1;
+    hpf::set_machine_model(dup, other);
+    EXPECT_EQ(hpf::machine_model(dup), other);
+    EXPECT_EQ(hpf::machine_model(own), measured); // the parent keeps its own
+  }
+}
+
+TEST(MachineModel, JsonRoundTripAndErrors) {
+  const MachineModel m = MachineModel::fallback();
+  EXPECT_EQ(hpf::machine_model_from_json(hpf::to_json(m)), m);
+  const std::string path = "model_" + std::to_string(hpf::test::world_rank()) + ".json";
+  hpf::save_machine_model(m, path);
+  EXPECT_EQ(hpf::load_machine_model(path), m);
+  std::remove(path.c_str());
+  HPF_EXPECT_ERROR(hpf::load_machine_model("/nonexistent/model.json"), "cannot open",
+                   "/nonexistent/model.json");
+  HPF_EXPECT_ERROR(hpf::machine_model_from_json("{\"alpha\": 1"), "not valid JSON");
+  HPF_EXPECT_ERROR(hpf::machine_model_from_json("[1, 2]"), "expected an object");
+  HPF_EXPECT_ERROR(hpf::machine_model_from_json("{\"alpha\": -1, \"beta\": 1}"), "alpha", "-1");
+  HPF_EXPECT_ERROR(hpf::machine_model_from_json("{\"alpha\": 1, \"beta\": 1}"), "plogp");
+  HPF_EXPECT_ERROR(
+      hpf::machine_model_from_json(
+          R"({"alpha":1,"beta":1,"plogp":{"L":0,"samples":[{"m":5,"g":0,"os":0,"or":0},{"m":1,"g":0,"os":0,"or":0}]}})"),
+      "increase");
+  std::string deep(100000, '[');
+  HPF_EXPECT_ERROR(hpf::machine_model_from_json(deep), "not valid JSON");
+}
+
+TEST(MachineModel, PingPongArguments) {
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const int n = comm.size();
+  HPF_EXPECT_ERROR(hpf::ping_pong(comm, 0, n, 8), "ranks a = 0 and b = " + std::to_string(n));
+  const hpf::PingPongResult self = hpf::ping_pong(comm, 0, 0, 8);
+  EXPECT_EQ(self.rtt, 0);
+  if (n >= 2) {
+    const hpf::PingPongResult r = hpf::ping_pong(comm, 1, 0, 1024, {5, 4, true});
+    if (comm.rank() == 1) {
+      EXPECT_GT(r.rtt, 0);
+      EXPECT_GT(r.g, 0);
+    }
+  }
+}
+
+} // namespace
