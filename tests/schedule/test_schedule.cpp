@@ -112,6 +112,13 @@ TEST(Schedule, DurationsAndPeriod) {
   s.set_period(0.0);
   EXPECT_EQ(hpf::check_schedule(s, m), "");
   EXPECT_THROW(s.set_period(-1.0), hpf::Error);
+  // A periodic schedule may split a pair over steps (matchings); the parts add up to the entry.
+  Schedule split(3, 2,
+                 {Step{{Message{0, 0, 2}, Message{1, 1, 4}}, 1.0},
+                  Step{{Message{2, 0, 3}, Message{0, 1, 2}}, 1.0}, Step{{Message{0, 0, 3}}, 1.0}});
+  EXPECT_NE(hpf::check_schedule(split, m).find("sent more than once"), std::string::npos);
+  split.set_period(3.0);
+  EXPECT_EQ(hpf::check_schedule(split, m), "");
   Schedule bad(
       3, 2, {Step{{Message{0, 0, 5}, Message{1, 1, 4}}, -1.0}, Step{{Message{2, 0, 3}, Message{0, 1, 2}}}});
   EXPECT_NE(hpf::check_schedule(bad, m).find("duration"), std::string::npos);

@@ -8,7 +8,8 @@
 // duration (`Step::duration`, in the producer's time units; 0 = unspecified, the default), and a
 // schedule may repeat with a period (`Schedule::period()`, 0 = not periodic, the default). A periodic
 // steady-state schedule is one period: one step per weighted matching, the step's duration that of
-// the matching. Producers that set neither (redistribution, all-to-many) are unaffected;
+// the matching; a pair may then recur in several steps (the validator adds its lengths). Producers
+// that set neither (redistribution, all-to-many) are unaffected;
 // timed_cost() uses a step's duration where it is given and beta * its longest message otherwise.
 //
 // Senders are numbered 0..num_senders-1 and receivers 0..num_receivers-1 (for a redistribution
@@ -125,7 +126,8 @@ private:
 /// Checks that `s` realises `m`: same dimensions, every non-zero entry of `m` sent exactly once with
 /// its full length (zero-length messages are allowed only for pairs whose entry is zero), and in each
 /// step every sender sends at most once and every receiver receives at most once. Step durations
-/// must be finite and >= 0 and, for a periodic schedule, sum to at most the period (up to rounding).
+/// must be finite and >= 0. A periodic schedule (period() > 0) may send a pair in several steps (the
+/// lengths add up to the entry) and its durations sum to at most the period (up to rounding).
 /// Throws hpf::Error describing the first violation.
 void validate(const Schedule& s, const CommMatrix& m);
 
