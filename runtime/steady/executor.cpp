@@ -67,7 +67,7 @@ public:
     const double t0 = MPI_Wtime();
     for (std::int64_t p = 0; p < m_plan.periods; ++p) {
       // This period's computations run while its matchings' messages are in flight (one between two
-      // tests of the current matching); their results wait in m_pending until the period ends.
+      // tests of the period's exchange); their results wait in m_pending until the period ends.
       m_work.clear();
       for (std::size_t c = 0; c < m_plan.computes.size(); ++c) {
         const auto t = static_cast<std::size_t>(m_plan.computes[c].first);
