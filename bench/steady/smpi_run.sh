@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seed 000 steady-state series under SimGrid SMPI: builds bench.cpp with the Kokkos-free sources it
-# needs (core/, steady/) with smpicxx into build-smpi/ (separate from the CMake build, which never
+# needs (core/, schedule/, exec/, steady/) with smpicxx into build-smpi/ (separate from the CMake build, which never
 # needs SimGrid), exports each platform to SimGrid XML with per-node port links (one-port
 # approximation, `hpfrt steady --simgrid-xml F --port-links`), runs K = 10..1000 scatters,
 # gossips and reductions on the steady-state schedule and naively, and writes docs/results/steady_smpi.csv and
@@ -15,13 +15,14 @@ here="$HPF_ROOT/bench/steady"
 plats="$HPF_ROOT/examples/steady/platforms"
 out="$HPF_ROOT/build-smpi/steady"
 mkdir -p "$out"
-srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/steady/platform.cpp runtime/steady/lp.cpp
+srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/schedule/schedule.cpp runtime/exec/exchange.cpp
+      runtime/steady/platform.cpp runtime/steady/lp.cpp
       runtime/steady/steady.cpp runtime/steady/trees.cpp runtime/steady/pipeline.cpp
       runtime/steady/executor.cpp bench/steady/bench.cpp)
 objs=()
 for s in "${srcs[@]}"; do
   o="$out/$(basename "${s%.cpp}").o"
-  if [ ! -f "$o" ] || [ "$HPF_ROOT/$s" -nt "$o" ] || [ -n "$(find "$HPF_ROOT/include/hpf/core" "$HPF_ROOT/include/hpf/steady" -newer "$o" -name '*.hpp' | head -1)" ]; then
+  if [ ! -f "$o" ] || [ "$HPF_ROOT/$s" -nt "$o" ] || [ -n "$(find "$HPF_ROOT/include/hpf/core" "$HPF_ROOT/include/hpf/schedule" "$HPF_ROOT/include/hpf/exec" "$HPF_ROOT/include/hpf/steady" -newer "$o" -name '*.hpp' | head -1)" ]; then
     smpicxx -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
       -I"$HPF_ROOT/include" -c "$HPF_ROOT/$s" -o "$o"
   fi

@@ -1,10 +1,12 @@
 // MPI executor of the steady-state pipeline (seed 000); see include/hpf/steady/executor.hpp.
 #include <hpf/core/error.hpp>
+#include <hpf/core/tags.hpp>
+#include <hpf/exec/exchange.hpp>
 #include <hpf/steady/executor.hpp>
 
 #include <cstring>
 #include <deque>
-#include <map>
+#include <memory>
 #include <tuple>
 
 namespace hpf::steady {
@@ -23,46 +25,14 @@ struct Value {
   std::vector<std::byte> data;
 };
 
-/// The requests of one matching. Unlike hpf::Requests it can be tested, so that computations run
-/// between tests; the destructor completes whatever is still pending (no buffer released early).
-class StepRequests {
-public:
-  StepRequests() = default;
-  StepRequests(const StepRequests&) = delete;
-  StepRequests& operator=(const StepRequests&) = delete;
-  StepRequests(StepRequests&&) noexcept = default;
-  StepRequests& operator=(StepRequests&&) = delete;
-  ~StepRequests() {
-    if (!m_reqs.empty()) MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
-  }
-  void isend(const Comm& comm, const std::byte* data, std::size_t n, int dest, int tag) {
-    HPF_MPI_CHECK(MPI_Isend(data, count(n), MPI_BYTE, dest, tag, comm.get(), &m_reqs.emplace_back()));
-  }
-  void irecv(const Comm& comm, std::byte* data, std::size_t n, int source, int tag) {
-    HPF_MPI_CHECK(MPI_Irecv(data, count(n), MPI_BYTE, source, tag, comm.get(), &m_reqs.emplace_back()));
-  }
-  /// True when every request has completed.
-  bool test() {
-    int done = 1;
-    if (!m_reqs.empty())
-      HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &done, MPI_STATUSES_IGNORE));
-    if (done != 0) m_reqs.clear();
-    return done != 0;
-  }
-  void wait() {
-    if (!m_reqs.empty())
-      HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE));
-    m_reqs.clear();
-  }
-
-private:
-  static int count(std::size_t n) {
-    detail::require(n <= max_message_bytes, "run_pipeline: one matching moves ", n,
-                    " bytes over one edge, more than one MPI message carries (", max_message_bytes,
-                    "); use smaller values or a shorter period (--period-max)");
-    return static_cast<int>(n);
-  }
-  std::vector<MPI_Request> m_reqs;
+// One message of the period's exchange: the flat indices (into moved[p]) of the transfers it carries.
+struct Wire {
+  std::vector<std::size_t> transfers;
+};
+struct PeriodExchange {
+  std::vector<std::int64_t> moved; // the counts it was built for
+  Exchange ex;
+  std::vector<Wire> sends, recvs; // per ExchangePlan send / receive
 };
 
 class Runner {
@@ -97,7 +67,7 @@ public:
     const double t0 = MPI_Wtime();
     for (std::int64_t p = 0; p < m_plan.periods; ++p) {
       // This period's computations run while its matchings' messages are in flight (one between two
-      // tests of the current matching); their results wait in m_pending until the period ends.
+      // tests of the period's exchange); their results wait in m_pending until the period ends.
       m_work.clear();
       for (std::size_t c = 0; c < m_plan.computes.size(); ++c) {
         const auto t = static_cast<std::size_t>(m_plan.computes[c].first);
@@ -107,11 +77,18 @@ public:
                         static_cast<std::size_t>(m_plan.computed[static_cast<std::size_t>(p)][c]), c);
       }
       m_next_work = 0;
-      post_receives(p);
-      std::size_t flat = 0;
-      for (std::size_t s = 0; s < m_plan.steps.size(); ++s) {
-        step(p, s, flat);
-        flat += m_plan.steps[s].size();
+      // The period's messages run through the one executor (Pipelined: every receive posted now,
+      // each matching's sends packed once the earlier matchings are done); the computations run
+      // between tests, so they overlap the transfers.
+      Exchange& ex = exchange_for(p);
+      ex.post([this, p](std::size_t i, std::byte* buf) { pack(p, m_ex->sends[i], buf); },
+              [this, p](std::size_t i, const std::byte* buf) { unpack(p, m_ex->recvs[i], buf); });
+      while (!ex.test()) {
+        if (m_next_work == m_work.size()) {
+          ex.wait();
+          break;
+        }
+        compute_one();
       }
       while (m_next_work < m_work.size()) compute_one();
       for (auto& [t, k, v] : m_pending) produce(t, k, std::move(v));
@@ -124,7 +101,7 @@ public:
   }
 
 private:
-  [[nodiscard]] bool mine(int node) const { return m_node_rank[static_cast<std::size_t>(node)] == m_rank; }
+  [[nodiscard]] bool mine(int node) const { return rank_of(node) == m_rank; }
   [[nodiscard]] int task_node(const TreeTask& t) const { return t.kind == TreeTask::Send ? t.peer : t.node; }
 
   // Takes the next value of input `which` of task (t, k): from the producing task's buffer, or a
@@ -173,88 +150,88 @@ private:
     m_pending.emplace_back(t, k, std::move(out));
   }
 
-  // Every receive of period p is posted when the period starts, so that a sender never waits for a
-  // receiver still busy with an earlier matching or a computation. Messages of one edge keep their
-  // order (same source, destination and tag), so each matches its own matching's receive.
-  void post_receives(std::int64_t p) {
+  // The exchange of period p: built from the period's hpf::Schedule (one step per matching, one
+  // message per platform edge) and reused while periods move the same counts (the steady state).
+  // Messages are listed in schedule order on both ends, so that messages between one pair of ranks
+  // in one step (a rank playing several nodes) match in order; a node's messages to a node of the
+  // same rank go through the exchange too.
+  Exchange& exchange_for(std::int64_t p) {
     const auto& moved = m_plan.moved[static_cast<std::size_t>(p)];
+    if (m_ex && m_ex->moved == moved) return m_ex->ex;
+    const Schedule sched = m_plan.period_schedule(p);
     const std::size_t item = sizeof(std::int64_t) + m_bytes;
-    m_in.clear();
-    m_in.resize(m_plan.steps.size());
+    ExchangePlan xp;
+    std::vector<Wire> sends, recvs;
     std::size_t flat = 0;
     for (std::size_t s = 0; s < m_plan.steps.size(); ++s) {
       const auto& transfers = m_plan.steps[s];
-      Incoming& in = m_in[s];
-      for (std::size_t i = 0; i < transfers.size(); ++i) {
-        const std::int64_t n = moved[flat + i];
-        if (n == 0 || !mine(transfers[i].to)) continue;
-        auto& buf = in.buffers[transfers[i].edge];
-        buf.resize(buf.size() + static_cast<std::size_t>(n) * item);
-        in.order[transfers[i].edge].push_back(i);
-      }
-      for (auto& [e, buf] : in.buffers) {
-        const int from = transfers[in.order[e].front()].from;
-        if (!mine(from))
-          in.reqs.irecv(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(from)], e);
+      for (const Message& msg : sched.steps()[s].messages) {
+        if (msg.len == 0 || (!mine(msg.src) && !mine(msg.dst))) continue;
+        Wire w;
+        for (std::size_t i = 0; i < transfers.size(); ++i)
+          if (transfers[i].from == msg.src && transfers[i].to == msg.dst) w.transfers.push_back(flat + i);
+        const std::size_t bytes = static_cast<std::size_t>(msg.len) * item;
+        const int step = static_cast<int>(s);
+        if (mine(msg.src)) {
+          xp.sends.push_back({rank_of(msg.dst), bytes, step});
+          sends.push_back(w);
+        }
+        if (mine(msg.dst)) {
+          xp.recvs.push_back({rank_of(msg.src), bytes, step});
+          recvs.push_back(std::move(w));
+        }
       }
       flat += transfers.size();
     }
+    m_ex.reset(); // complete; frees its buffers before the next one allocates
+    m_ex = std::make_unique<PeriodExchange>(
+        PeriodExchange{moved, Exchange(m_comm, std::move(xp), ExecMode::Pipelined, tags::steady.base),
+                       std::move(sends), std::move(recvs)});
+    return m_ex->ex;
   }
 
-  // One matching: per platform edge, one message with the values of its transfers, in step order.
-  void step(std::int64_t p, std::size_t s, std::size_t flat) {
-    const auto& transfers = m_plan.steps[s];
+  // One message: the values of its transfers, in step order, each prefixed by its time-stamp.
+  void pack(std::int64_t p, const Wire& w, std::byte* buf) {
     const auto& moved = m_plan.moved[static_cast<std::size_t>(p)];
-    const std::size_t item = sizeof(std::int64_t) + m_bytes;
-    Incoming& in = m_in[s];
-    std::map<int, std::vector<std::byte>> out; // edge -> wire buffer
-    for (std::size_t i = 0; i < transfers.size(); ++i) {
-      const std::int64_t n = moved[flat + i];
-      if (n == 0 || !mine(transfers[i].from)) continue;
-      const auto& tr = transfers[i];
-      const auto t = static_cast<std::size_t>(tr.tree), k = static_cast<std::size_t>(tr.task);
-      auto& buf = out[tr.edge];
-      for (std::int64_t j = 0; j < n; ++j) {
-        Value v = take(t, k, 0);
-        const std::size_t at = buf.size();
-        buf.resize(at + item);
-        std::memcpy(buf.data() + at, &v.stamp, sizeof v.stamp);
-        std::memcpy(buf.data() + at + sizeof v.stamp, v.data.data(), m_bytes);
+    std::int64_t values = 0;
+    int to = -1;
+    for (std::size_t f : w.transfers) {
+      const auto& tr = transfer(f);
+      to = tr.to;
+      for (std::int64_t j = 0; j < moved[f]; ++j) {
+        Value v = take(static_cast<std::size_t>(tr.tree), static_cast<std::size_t>(tr.task), 0);
+        std::memcpy(buf, &v.stamp, sizeof v.stamp);
+        std::memcpy(buf + sizeof v.stamp, v.data.data(), m_bytes);
+        buf += sizeof v.stamp + m_bytes;
+        ++values;
       }
     }
-    StepRequests sends;
-    for (auto& [e, buf] : out) {
-      int dest = -1;
-      for (const auto& tr : transfers)
-        if (tr.edge == e) dest = tr.to;
-      if (mine(dest)) {
-        in.buffers.at(e) = buf; // both ends on this rank: no message
-        continue;
-      }
-      sends.isend(m_comm, buf.data(), buf.size(), m_node_rank[static_cast<std::size_t>(dest)], e);
+    if (rank_of(to) != m_rank) {
       ++m_stats.messages_sent;
-      m_stats.values_sent += static_cast<std::int64_t>(buf.size() / item);
+      m_stats.values_sent += values;
     }
-    while (m_next_work < m_work.size()) {
-      const bool sent = sends.test();
-      if (in.reqs.test() && sent) break;
-      compute_one();
-    }
-    sends.wait();
-    in.reqs.wait();
-    for (auto& [e, buf] : in.buffers) {
-      std::size_t at = 0;
-      for (std::size_t i : in.order[e]) {
-        const auto& tr = transfers[i];
-        for (std::int64_t j = 0; j < moved[flat + i]; ++j) {
-          Value v;
-          std::memcpy(&v.stamp, buf.data() + at, sizeof v.stamp);
-          v.data.assign(buf.data() + at + sizeof v.stamp, buf.data() + at + item);
-          at += item;
-          produce(static_cast<std::size_t>(tr.tree), static_cast<std::size_t>(tr.task), std::move(v));
-        }
+  }
+
+  void unpack(std::int64_t p, const Wire& w, const std::byte* buf) {
+    const auto& moved = m_plan.moved[static_cast<std::size_t>(p)];
+    for (std::size_t f : w.transfers) {
+      const auto& tr = transfer(f);
+      for (std::int64_t j = 0; j < moved[f]; ++j) {
+        Value v;
+        std::memcpy(&v.stamp, buf, sizeof v.stamp);
+        v.data.assign(buf + sizeof v.stamp, buf + sizeof v.stamp + m_bytes);
+        buf += sizeof v.stamp + m_bytes;
+        produce(static_cast<std::size_t>(tr.tree), static_cast<std::size_t>(tr.task), std::move(v));
       }
     }
+  }
+
+  [[nodiscard]] int rank_of(int node) const { return m_node_rank[static_cast<std::size_t>(node)]; }
+  // The transfer at flat index f (PipelinePlan::flat order).
+  [[nodiscard]] const PipelinePlan::Transfer& transfer(std::size_t f) const {
+    std::size_t s = 0;
+    while (f >= m_plan.steps[s].size()) f -= m_plan.steps[s++].size();
+    return m_plan.steps[s][f];
   }
 
   const PipelinePlan& m_plan;
@@ -269,13 +246,7 @@ private:
   std::vector<std::size_t> m_work;               // this period's computations (indices into computes)
   std::size_t m_next_work = 0;
   std::vector<std::tuple<std::size_t, std::size_t, Value>> m_pending; // results of this period
-  // Receives of one matching: per edge, the wire buffer and the transfers it carries, in step order.
-  struct Incoming {
-    std::map<int, std::vector<std::byte>> buffers;
-    std::map<int, std::vector<std::size_t>> order;
-    StepRequests reqs;
-  };
-  std::vector<Incoming> m_in; // this period's, one per matching; buffers never move once posted
+  std::unique_ptr<PeriodExchange> m_ex;
   PipelineStats m_stats;
 };
 

@@ -31,6 +31,44 @@ std::size_t PipelinePlan::flat(std::size_t step, std::size_t i) const {
   return off + i;
 }
 
+namespace {
+
+// One hpf::Schedule step per matching: per platform edge of the matching, one message of the values
+// its transfers carry (counts[i] for steps[step][i]), in order of first appearance.
+Step schedule_step(const std::vector<PipelinePlan::Transfer>& transfers, const std::int64_t* counts,
+                   double duration) {
+  Step st;
+  st.duration = duration;
+  std::vector<int> edges;
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const auto& tr = transfers[i];
+    const auto at = std::find(edges.begin(), edges.end(), tr.edge);
+    if (at == edges.end()) {
+      edges.push_back(tr.edge);
+      st.messages.push_back({tr.from, tr.to, counts[i]});
+    } else {
+      st.messages[static_cast<std::size_t>(at - edges.begin())].len += counts[i];
+    }
+  }
+  return st;
+}
+
+} // namespace
+
+Schedule PipelinePlan::period_schedule(std::int64_t p) const {
+  detail::require(p >= 0 && p < periods, "PipelinePlan::period_schedule: period must be in [0, ", periods,
+                  "), got ", p);
+  Schedule out(node_count, node_count);
+  out.set_period(schedule.period());
+  const auto& mv = moved[static_cast<std::size_t>(p)];
+  std::size_t off = 0;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    out.add_step(schedule_step(steps[s], mv.data() + off, schedule.steps()[s].duration));
+    off += steps[s].size();
+  }
+  return out;
+}
+
 std::int64_t PipelinePlan::stamp(int tree, std::int64_t n) const {
   const auto t = static_cast<std::size_t>(tree);
   std::int64_t sum = 0, prefix = 0;
@@ -97,6 +135,13 @@ PipelinePlan plan_pipeline(const Platform& g, const SteadySolution& s, const Per
     }
     p.steps.push_back(std::move(step));
     p.step_duration.push_back(m.duration);
+  }
+  p.schedule = Schedule(p.node_count, p.node_count);
+  p.schedule.set_period(p.period.convert_to<double>());
+  for (std::size_t st = 0; st < p.steps.size(); ++st) {
+    std::vector<std::int64_t> full;
+    for (const auto& tr : p.steps[st]) full.push_back(tr.per_period);
+    p.schedule.add_step(schedule_step(p.steps[st], full.data(), p.step_duration[st].convert_to<double>()));
   }
   for (std::size_t t = 0; t < p.trees.size(); ++t) {
     const auto& tasks = p.trees[t].tasks;

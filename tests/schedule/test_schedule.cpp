@@ -89,3 +89,39 @@ TEST(Schedule, ValidatorCatchesEveryKindOfViolation) {
 }
 
 } // namespace
+
+namespace {
+
+// Timed, periodic schedules (steady-state matchings, seed 000 Section 3.3): durations and a period.
+TEST(Schedule, DurationsAndPeriod) {
+  const CommMatrix m = example();
+  Schedule s(3, 2);
+  EXPECT_EQ(s.period(), 0.0); // not periodic by default
+  s.add_step(Step{{Message{0, 0, 5}, Message{1, 1, 4}}, 2.5});
+  s.add_step(Step{{Message{2, 0, 3}, Message{0, 1, 2}}}); // duration unspecified
+  EXPECT_EQ(s.steps()[1].duration, 0.0);
+  EXPECT_DOUBLE_EQ(s.total_duration(), 2.5);
+  // Duration where given, beta * longest message otherwise; plain cost() ignores durations.
+  EXPECT_DOUBLE_EQ(s.timed_cost(1.0, 0.5), 2.0 + 2.5 + 0.5 * 3);
+  EXPECT_DOUBLE_EQ(s.cost(1.0, 0.5), 2.0 + 0.5 * 8);
+  s.set_period(4.0);
+  EXPECT_EQ(s.period(), 4.0);
+  EXPECT_EQ(hpf::check_schedule(s, m), "");
+  s.set_period(2.0); // shorter than the steps' durations
+  EXPECT_NE(hpf::check_schedule(s, m).find("more than the period"), std::string::npos);
+  s.set_period(0.0);
+  EXPECT_EQ(hpf::check_schedule(s, m), "");
+  EXPECT_THROW(s.set_period(-1.0), hpf::Error);
+  // A periodic schedule may split a pair over steps (matchings); the parts add up to the entry.
+  Schedule split(3, 2,
+                 {Step{{Message{0, 0, 2}, Message{1, 1, 4}}, 1.0},
+                  Step{{Message{2, 0, 3}, Message{0, 1, 2}}, 1.0}, Step{{Message{0, 0, 3}}, 1.0}});
+  EXPECT_NE(hpf::check_schedule(split, m).find("sent more than once"), std::string::npos);
+  split.set_period(3.0);
+  EXPECT_EQ(hpf::check_schedule(split, m), "");
+  Schedule bad(
+      3, 2, {Step{{Message{0, 0, 5}, Message{1, 1, 4}}, -1.0}, Step{{Message{2, 0, 3}, Message{0, 1, 2}}}});
+  EXPECT_NE(hpf::check_schedule(bad, m).find("duration"), std::string::npos);
+}
+
+} // namespace

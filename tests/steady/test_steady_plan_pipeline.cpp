@@ -109,3 +109,46 @@ TEST(SteadyPipeline, RejectsBadArguments) {
   HPF_EXPECT_ERROR((void)plan_pipeline(g, SteadyProblem::scatter(0, {3, 4}), 5, -1),
                    "period_max must be >= 0");
 }
+
+namespace {
+
+// The period as the one hpf::Schedule (issue 9): one step per matching, one message per platform edge
+// with the values of a full period, the matching's duration and the period T; a valid schedule of
+// the per-period edge volumes, and period_schedule(p) moves exactly moved[p].
+void expect_schedule_of_period(const Platform& g, const PipelinePlan& p) {
+  const hpf::Schedule& s = p.schedule;
+  EXPECT_EQ(s.num_senders(), g.node_count());
+  EXPECT_EQ(s.num_steps(), static_cast<int>(p.steps.size()));
+  EXPECT_DOUBLE_EQ(s.period(), p.period.convert_to<double>());
+  hpf::CommMatrix volumes(g.node_count(), g.node_count());
+  for (std::size_t st = 0; st < p.steps.size(); ++st) {
+    EXPECT_DOUBLE_EQ(s.steps()[st].duration, p.step_duration[st].convert_to<double>());
+    for (const auto& tr : p.steps[st]) volumes.add(tr.from, tr.to, tr.per_period);
+  }
+  EXPECT_EQ(hpf::check_schedule(s, volumes), "");
+  for (std::int64_t q = 0; q < p.periods; ++q) {
+    const hpf::Schedule ps = p.period_schedule(q);
+    std::int64_t sum = 0, want = 0;
+    for (const auto& st : ps.steps())
+      for (const auto& m : st.messages) sum += m.len;
+    for (std::int64_t n : p.moved[static_cast<std::size_t>(q)]) want += n;
+    EXPECT_EQ(sum, want) << "period " << q;
+    if (q >= p.init_periods && q < p.init_periods + p.steady_periods) {
+      EXPECT_EQ(ps.steps().size(), s.steps().size());
+      for (std::size_t st = 0; st < s.steps().size(); ++st)
+        EXPECT_EQ(ps.steps()[st].messages, s.steps()[st].messages);
+    }
+  }
+  HPF_EXPECT_ERROR((void)p.period_schedule(p.periods), "period must be in");
+}
+
+TEST(SteadyPipeline, PeriodIsOneSchedule) {
+  const Platform g2 = load("figure2_scatter.json");
+  expect_schedule_of_period(g2, plan_pipeline(g2, SteadyProblem::scatter(0, {3, 4}), 600));
+  expect_schedule_of_period(g2, plan_pipeline(g2, SteadyProblem::scatter(0, {3, 4}), 400, 5));
+  const Platform g6 = load("figure6_reduce.json");
+  expect_schedule_of_period(g6, plan_pipeline(g6, SteadyProblem::reduce({0, 1, 2}, 0), 300));
+  expect_schedule_of_period(g2, plan_pipeline(g2, SteadyProblem::gossip({0, 2}, {3, 4}), 300));
+}
+
+} // namespace

@@ -4,6 +4,14 @@
 // Wang–Ranka, periodic steady-state) produces an hpf::Schedule, checked by one validator and
 // costed by one function:  cost = alpha * steps + beta * sum over steps of the longest message.
 //
+// Timed and periodic schedules (steady-state pipelines, seed 000 Section 3.3): a step may carry its
+// duration (`Step::duration`, in the producer's time units; 0 = unspecified, the default), and a
+// schedule may repeat with a period (`Schedule::period()`, 0 = not periodic, the default). A periodic
+// steady-state schedule is one period: one step per weighted matching, the step's duration that of
+// the matching; a pair may then recur in several steps (the validator adds its lengths). Producers
+// that set neither (redistribution, all-to-many) are unaffected;
+// timed_cost() uses a step's duration where it is given and beta * its longest message otherwise.
+//
 // Senders are numbered 0..num_senders-1 and receivers 0..num_receivers-1 (for a redistribution
 // from P to Q ranks these are grid positions, not MPI ranks; the executor maps them).
 #pragma once
@@ -65,6 +73,8 @@ private:
 /// One step: a partial permutation (each sender at most one message, each receiver at most one).
 struct Step {
   std::vector<Message> messages;
+  /// Time the step takes, in the producer's units (a matching's duration); 0 = unspecified.
+  double duration = 0.0;
   /// Longest message of the step (0 for an empty step).
   [[nodiscard]] index_t max_len() const noexcept;
   /// True when no message of the step carries data.
@@ -82,6 +92,11 @@ public:
   [[nodiscard]] const std::vector<Step>& steps() const noexcept { return m_steps; }
   void add_step(Step step) { m_steps.push_back(std::move(step)); }
 
+  /// Time units per period of a periodic schedule; 0 = not periodic (the default).
+  [[nodiscard]] double period() const noexcept { return m_period; }
+  /// Throws hpf::Error unless `period` is finite and >= 0.
+  void set_period(double period);
+
   /// All steps taken, including steps whose messages are all empty (caterpillar takes those).
   [[nodiscard]] int num_steps() const noexcept { return static_cast<int>(m_steps.size()); }
   /// NS of seed 004: the number of steps that move data.
@@ -90,6 +105,11 @@ public:
   [[nodiscard]] index_t total_cost() const noexcept;
   /// alpha * num_steps() + beta * total_cost(): alpha is the start-up per step, beta the time per unit.
   [[nodiscard]] double cost(double alpha, double beta) const noexcept;
+  /// Sum of the steps' durations (the busy time of one period of a periodic schedule).
+  [[nodiscard]] double total_duration() const noexcept;
+  /// alpha * num_steps() + sum over steps of its duration, or beta * its longest message when the
+  /// duration is unspecified (0). Equals cost(alpha, beta) when no step has a duration.
+  [[nodiscard]] double timed_cost(double alpha, double beta) const noexcept;
 
   /// The messages that sender `src` sends, in step order (step index, message).
   [[nodiscard]] std::vector<std::pair<int, Message>> sends_of(int src) const;
@@ -100,11 +120,14 @@ private:
   int m_senders = 0;
   int m_receivers = 0;
   std::vector<Step> m_steps;
+  double m_period = 0.0;
 };
 
 /// Checks that `s` realises `m`: same dimensions, every non-zero entry of `m` sent exactly once with
 /// its full length (zero-length messages are allowed only for pairs whose entry is zero), and in each
-/// step every sender sends at most once and every receiver receives at most once.
+/// step every sender sends at most once and every receiver receives at most once. Step durations
+/// must be finite and >= 0. A periodic schedule (period() > 0) may send a pair in several steps (the
+/// lengths add up to the entry) and its durations sum to at most the period (up to rounding).
 /// Throws hpf::Error describing the first violation.
 void validate(const Schedule& s, const CommMatrix& m);
 

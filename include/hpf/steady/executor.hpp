@@ -4,12 +4,15 @@
 // works, one rank possibly playing several nodes.
 //
 // Bytes, not types (DESIGN.md, exec/): a value is `value_bytes` bytes; the callbacks make, combine
-// and receive them. Per period and matching, one message per platform edge carries that edge's
-// values (each prefixed by its 8-byte time-stamp), with sizes known from the plan on both sides.
-// The period's computations run between tests of the current matching's requests, so computation
-// overlaps communication as in the seed's model (their results are used from the next period on).
-// Every receive of a period is posted when the period starts, so a sender never waits for a
-// receiver that is still computing or busy with an earlier matching.
+// and receive them. One engine (STYLE.md): each period is the plan's hpf::Schedule (one step per
+// matching, one message per platform edge carrying that edge's values, each prefixed by its 8-byte
+// time-stamp, sizes known from the plan on both sides), run by hpf::Exchange in ExecMode::Pipelined
+// with tags from hpf::tags::steady. Every receive of a period is posted when the period starts, so a
+// sender never waits for a receiver that is still computing or busy with an earlier matching; a
+// matching's sends start once the earlier matchings are done on this rank. The period's computations
+// run between Exchange::test() calls, so computation overlaps communication as in the seed's model
+// (their results are used from the next period on). The exchange is reused while periods move the
+// same counts (the steady state) and rebuilt for initialisation and clean-up periods.
 #pragma once
 
 #include <hpf/core/mpi.hpp>
@@ -36,7 +39,7 @@ struct PipelineCallbacks {
 struct PipelineStats {
   double seconds = 0.0;            ///< wall (or simulated, under SMPI) time, max over ranks
   std::int64_t delivered_here = 0; ///< deliver() calls on this rank
-  std::int64_t messages_sent = 0;  ///< MPI messages this rank sent
+  std::int64_t messages_sent = 0;  ///< messages this rank sent to other ranks
   std::int64_t values_sent = 0;    ///< values this rank sent to other ranks
 };
 

@@ -20,6 +20,7 @@
 // the same time-stamp (the executor checks it).
 #pragma once
 
+#include <hpf/schedule/schedule.hpp>
 #include <hpf/steady/steady.hpp>
 
 #include <cstdint>
@@ -46,6 +47,11 @@ struct PipelinePlan {
   };
   std::vector<std::vector<Transfer>> steps; ///< one per matching, in period order
   std::vector<Rational> step_duration;
+  /// The period as the one hpf::Schedule (DESIGN.md): senders and receivers are platform nodes, one
+  /// step per matching with one message per platform edge it uses (len = values of that edge in a
+  /// full period, its transfers' per_period summed), the step's duration = the matching's, and
+  /// period() = T. Steps keep their matching index even when no whole message ends in them.
+  Schedule schedule;
   std::vector<std::pair<int, int>> computes; ///< (tree, task) of every computation, inputs first
 
   // --- the replay on counts -------------------------------------------------------------------------
@@ -61,6 +67,9 @@ struct PipelinePlan {
   Rational max_buffer_ratio;
   std::int64_t max_buffer = 0; ///< largest number of values waiting in one buffer
 
+  /// `schedule` with the lengths that period `p` actually moves (moved[p]; initialisation and clean-up
+  /// periods move less than a full one). Messages of length 0 are kept; executors drop them.
+  [[nodiscard]] Schedule period_schedule(std::int64_t p) const;
   /// Flat index of steps[step][i] in moved[period].
   [[nodiscard]] std::size_t flat(std::size_t step, std::size_t i) const;
   /// Completion time in time units: periods * period.
