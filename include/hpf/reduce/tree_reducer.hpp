@@ -12,6 +12,10 @@
 // the planned order (one-port). MPI libraries without an asynchronous progress thread move a message
 // larger than the eager limit only while the receiver calls into MPI, so buffer reductions combine
 // in chunks of progress_chunk_bytes and call drive_progress between chunks.
+// Known gap (issue 9): a window of 2 also posts the next receive while the current one is still in
+// flight, so two inputs may share the receiver's link (not one-port); under SMPI at d = c this costs
+// up to ~d per extra input against the model. Seed 002's "post k+1 once k has arrived" needs an
+// exec/ window that counts receives in flight, not receives not yet unpacked.
 //
 // The executor follows the tree and the receive order, not the planned clock: a rank sends as soon as
 // its partial result is ready. Algorithm 2's limit of K concurrent transfers (which it reaches by
