@@ -12,8 +12,8 @@
 //
 // Built with -DHPF_SMPI by smpi_build.sh for SimGrid SMPI: then the operator does not spin, it injects
 // its cost into the simulated clock (smpi_execute), run with smpi/simulate-computation:no so that the
-// simulation is deterministic, and c is exactly c-over-d * d. Only MPI and the Kokkos-free core/ and
-// reduce/ sources are used, so the same file builds both ways.
+// simulation is deterministic, and c is exactly c-over-d * d. Only MPI and the Kokkos-free core/,
+// schedule/, exec/ and reduce/ sources are used, so the same file builds both ways.
 //
 //   mpiexec -n 8 bench_reduce_tree [--bytes 2048] [--c-over-d 1] [--repeats 201] [--csv out.csv]
 #include <hpf/core/mpi.hpp>

@@ -138,4 +138,9 @@ void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, i
   } while (nbytes > 0);
 }
 
+void drive_progress(const Comm& comm) {
+  int flag = 0;
+  HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm.get(), &flag, MPI_STATUS_IGNORE));
+}
+
 } // namespace hpf

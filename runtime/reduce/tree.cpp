@@ -394,6 +394,57 @@ void check_rank_order(const ReductionTree& tree) {
                   " and nothing forwards it");
 }
 
+Schedule tree_schedule(const ReductionTree& tree) {
+  const int n = tree.size();
+  detail::require(static_cast<int>(tree.inputs.size()) == n,
+                  "tree_schedule: parent and inputs must both hold ", n, " entries, inputs holds ",
+                  tree.inputs.size());
+  const int sink = tree.sink();
+  detail::require(tree.root >= 0 && tree.root < n, "tree_schedule: root must be a machine in [0, ", n,
+                  "), got ", tree.root);
+  // Post-order walk from the sink, each machine's inputs in receive order: when input u of v is
+  // finished, its own receives have their steps, and so has v's previous input. u's transfer takes
+  // the first step after both (greedy levels: the longest dependency chain ending at it).
+  std::vector<int> step(idx(n), -1);
+  std::vector<int> last_recv(idx(n), -1); // step of the latest receive of each machine so far
+  std::vector<char> seen(idx(n), 0);
+  std::vector<std::pair<int, std::size_t>> stack{{sink, 0}};
+  seen[idx(sink)] = 1;
+  int visited = 1;
+  while (!stack.empty()) {
+    const auto [v, k] = stack.back();
+    const auto& in = tree.inputs[idx(v)];
+    if (k < in.size()) {
+      const int u = in[k];
+      detail::require(u >= 0 && u < n && tree.parent[idx(u)] == v && seen[idx(u)] == 0,
+                      "tree_schedule: machine ", u, " is listed as an input of ", v, " but its parent is ",
+                      u >= 0 && u < n ? tree.parent[idx(u)] : -2, " or it is listed twice");
+      seen[idx(u)] = 1;
+      ++visited;
+      stack.emplace_back(u, 0);
+      continue;
+    }
+    stack.pop_back();
+    if (stack.empty()) break;
+    const int p = stack.back().first;
+    step[idx(v)] = std::max(last_recv[idx(v)], last_recv[idx(p)]) + 1;
+    last_recv[idx(p)] = step[idx(v)];
+    ++stack.back().second;
+  }
+  detail::require(visited == n, "tree_schedule: the inputs lists reach ", visited, " of ", n, " machines");
+  // The sink forwards the result to the root once it has it (in_rank_order could not place it there).
+  const int forward = tree.root != sink ? last_recv[idx(sink)] + 1 : -1;
+  const int steps = std::max(forward, *std::max_element(step.begin(), step.end())) + 1;
+  std::vector<Step> out(idx(steps));
+  for (int u = 0; u < n; ++u) // by sender within each step, so every rank builds the same schedule
+    if (u != sink) out[idx(step[idx(u)])].messages.push_back({u, tree.parent[idx(u)], 1});
+  if (forward >= 0) out[idx(forward)].messages.push_back({sink, tree.root, 1});
+  for (Step& s : out)
+    std::sort(s.messages.begin(), s.messages.end(),
+              [](const Message& a, const Message& b) { return a.src < b.src; });
+  return Schedule(n, n, std::move(out));
+}
+
 ReductionTree plan_reduction_tree(int n, ReduceCosts costs, const TreeOptions& opts) {
   check_n("plan_reduction_tree", n);
   check_costs("plan_reduction_tree", costs);

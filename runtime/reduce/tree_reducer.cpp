@@ -1,7 +1,10 @@
 // TreeReducer construction and the cost measurements of seed 002's model (d: a ping, c: a timed call).
 #include <hpf/reduce/tree_reducer.hpp>
 
+#include <hpf/exec/model.hpp>
+
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -15,13 +18,6 @@ double allreduce_max(MPI_Comm comm, double value) {
   return out;
 }
 
-double median(std::vector<double>& samples) {
-  require(!samples.empty(), "median: no samples");
-  const auto mid = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
-  std::nth_element(samples.begin(), mid, samples.end());
-  return *mid;
-}
-
 } // namespace detail
 
 double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats) {
@@ -30,34 +26,28 @@ double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats) {
                   " (one MPI message), got ", bytes);
   // A private duplicate, so that the pings never match a message of the caller.
   const Comm own = Comm::duplicate(comm);
-  comm = own.get();
-  const int rank = comm_rank(comm);
-  const int size = comm_size(comm);
   double d = 0.0;
-  if (size >= 2 && rank <= 1) {
-    std::vector<char> buf(std::max<std::size_t>(bytes, 1));
-    const int peer = 1 - rank;
-    const int n = static_cast<int>(std::min(bytes, max_message_bytes));
-    std::vector<double> t;
-    // One untimed round trip first: it sets up the connection between the two ranks.
-    for (int r = -1; r < repeats; ++r) {
-      const double t0 = MPI_Wtime(); // the simulated clock under SimGrid SMPI
-      if (rank == 0) {
-        HPF_MPI_CHECK(MPI_Send(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm));
-        HPF_MPI_CHECK(
-            MPI_Recv(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm, MPI_STATUS_IGNORE));
-      } else {
-        HPF_MPI_CHECK(
-            MPI_Recv(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm, MPI_STATUS_IGNORE));
-        HPF_MPI_CHECK(MPI_Send(buf.data(), n, MPI_BYTE, peer, detail::tag_tree_reduce, comm));
-      }
-      if (r >= 0) t.push_back(MPI_Wtime() - t0);
-    }
-    d = detail::median(t) / 2;
+  if (own.size() >= 2) {
+    // The one ping-pong kernel of exec/model (an untimed warm-up, then the median round trip).
+    const PingPongResult r = ping_pong(own, 0, 1, bytes, PingPongOptions{repeats, 0, false});
+    d = r.rtt / 2; // meaningful on rank 0 only
   }
   // Every rank must plan with the same d: take rank 0's.
-  HPF_MPI_CHECK(MPI_Bcast(&d, 1, MPI_DOUBLE, 0, comm));
+  HPF_MPI_CHECK(MPI_Bcast(&d, 1, MPI_DOUBLE, 0, own.get()));
   return d;
+}
+
+void TreeReducer::make_plan() {
+  const Schedule schedule = tree_schedule(m_tree);
+  std::vector<int> ranks(static_cast<std::size_t>(m_tree.size()));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  m_plan = exchange_plan(schedule, m_rank, m_rank, ranks, ranks, 1);
+  // A receive at a root that is not the sink, from the sink, is the forwarded result (in_rank_order);
+  // every other receive is an input to combine.
+  const int sink = m_tree.sink();
+  m_recv_forward.clear();
+  for (const Transfer& t : m_plan.recvs)
+    m_recv_forward.push_back(m_rank == m_tree.root && m_rank != sink && t.peer == sink ? 1 : 0);
 }
 
 TreeReducer::TreeReducer(MPI_Comm comm, ReduceCosts costs, const TreeOptions& opts) {
@@ -68,6 +58,7 @@ TreeReducer::TreeReducer(MPI_Comm comm, ReduceCosts costs, const TreeOptions& op
   m_tree = plan_reduction_tree(size, costs, opts);
   m_comm = Comm::duplicate(comm);
   m_rank = m_comm.rank();
+  make_plan();
 }
 
 TreeReducer TreeReducer::from_tree(MPI_Comm comm, ReductionTree tree) {
@@ -81,6 +72,7 @@ TreeReducer TreeReducer::from_tree(MPI_Comm comm, ReductionTree tree) {
   r.m_tree = std::move(tree);
   r.m_comm = Comm::duplicate(comm);
   r.m_rank = r.m_comm.rank();
+  r.make_plan();
   return r;
 }
 

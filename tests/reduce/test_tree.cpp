@@ -2,7 +2,7 @@
 // Algorithm 1 against an exhaustive search (Theorem 4), Algorithms 2 and 3 (Theorems 7, 9, 10), the
 // bounds (Lemma 5, Propositions 6 and 8, Corollary 11), binomial and Fibonacci trees (Propositions 13
 // and 16, Theorems 14 and 17), the strategies' ratios (Theorems 18 and 19), and the rank order of
-// Lemma 1 for non-commutative operators.
+// Lemma 1 for non-commutative operators, and the trees as hpf::Schedule (tree_schedule).
 #include <hpf/core/error.hpp>
 #include <hpf/reduce/tree.hpp>
 
@@ -700,6 +700,99 @@ TEST(ReduceRankOrder, CheckRejectsOutOfOrderTrees) {
   HPF_EXPECT_ERROR(hpf::check_rank_order(t), "not adjacent");
   t.inputs = {{1, 2}, {}, {}};
   EXPECT_NO_THROW(hpf::check_rank_order(t));
+}
+
+// ------------------------------------------------------------------------------------------------
+// The tree as the one Schedule (issue 9): what exec/ runs
+
+/// tree_schedule(t) validates against the tree's edges (plus sink -> root when forwarding), every
+/// machine receives its inputs in planned order and sends after its last receive, and every message
+/// is in the first step those two orders allow (greedy levels).
+void expect_schedule_matches(const ReductionTree& t, const std::string& what) {
+  const int n = t.size();
+  const hpf::Schedule s = hpf::tree_schedule(t);
+  const int sink = t.sink();
+  hpf::CommMatrix m(n, n);
+  for (int u = 0; u < n; ++u)
+    if (u != sink) m.add(u, t.parent[static_cast<std::size_t>(u)], 1);
+  if (t.root != sink) m.add(sink, t.root, 1);
+  EXPECT_EQ(hpf::check_schedule(s, m), "") << what;
+  for (int v = 0; v < n; ++v) {
+    const auto rec = s.receives_of(v);
+    std::vector<int> from;
+    for (const auto& [step, msg] : rec) from.push_back(msg.src);
+    std::vector<int> want = t.inputs[static_cast<std::size_t>(v)];
+    if (v == t.root && v != sink) want.push_back(sink); // the forwarded result comes last
+    EXPECT_EQ(from, want) << what << ": receive order of machine " << v;
+    const auto snd = s.sends_of(v);
+    ASSERT_EQ(snd.size(), (v == sink && t.root == sink) ? 0u : 1u) << what << ": sends of machine " << v;
+    if (snd.empty()) continue;
+    const int mine = snd[0].first;
+    // Receives before the send, except the root's forwarded result, which comes after it.
+    int last = -1;
+    for (const auto& [step, msg] : rec)
+      if (msg.src != sink || v == sink) last = std::max(last, step);
+    EXPECT_GT(mine, last) << what << ": machine " << v << " sends before its last input arrives";
+    // Greedy: one step after the later of its own last receive and the receiver's previous receive.
+    const int to = snd[0].second.dst;
+    int prev = -1;
+    for (const auto& [step, msg] : s.receives_of(to))
+      if (step < mine) prev = std::max(prev, step);
+    EXPECT_EQ(mine, std::max(last, prev) + 1) << what << ": machine " << v << " is not in its first step";
+  }
+}
+
+TEST(ReduceSchedule, ValidatesAndMatchesRandomTrees) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 60);
+    ReductionTree t;
+    t.parent.assign(static_cast<std::size_t>(n), -1);
+    for (int i = 1; i < n; ++i)
+      t.parent[static_cast<std::size_t>(i)] = static_cast<int>(rng() % static_cast<unsigned>(i));
+    std::uniform_real_distribution<double> u(0, 2);
+    t.costs = {trial % 5 == 0 ? 0.0 : u(rng), trial % 7 == 0 ? 0.0 : u(rng)};
+    const auto ev = hpf::evaluate_tree(t.parent, t.costs);
+    t.start = ev.start;
+    t.inputs = ev.inputs;
+    t.length = ev.length;
+    t.root = 0;
+    expect_schedule_matches(t, "random tree " + std::to_string(trial));
+    // Rank order with a random root: the sink sits at the root or forwards to it.
+    const int root = static_cast<int>(rng() % static_cast<unsigned>(n));
+    expect_schedule_matches(hpf::in_rank_order(t, root),
+                            "random tree " + std::to_string(trial) + " root " + std::to_string(root));
+  }
+}
+
+TEST(ReduceSchedule, EveryStrategyAndRoot) {
+  for (int n : {1, 2, 3, 5, 8, 13, 17, 32, 50})
+    for (ReduceStrategy st : {ReduceStrategy::greedy, ReduceStrategy::binomial, ReduceStrategy::fibonacci,
+                              ReduceStrategy::limited_transfers, ReduceStrategy::limited_reducers})
+      for (int root : {0, n / 2, n - 1})
+        for (const ReduceCosts k : {ReduceCosts{1, 1}, ReduceCosts{1, 0.25}, ReduceCosts{0.3, 2}}) {
+          const ReductionTree t = hpf::plan_reduction_tree(n, k, {st, std::max(1, n / 3), root});
+          expect_schedule_matches(t, to_string(st) + " n " + std::to_string(n) + " root " +
+                                         std::to_string(root));
+        }
+}
+
+TEST(ReduceSchedule, ShapesOfKnownTrees) {
+  // A chain: one transfer per step. A star (K = 1 reducer): the sink receives one input per step.
+  ReductionTree chain;
+  for (int i = 0; i < 6; ++i) chain.parent.push_back(i - 1);
+  const auto ev = hpf::evaluate_tree(chain.parent, chain.costs);
+  chain.start = ev.start;
+  chain.inputs = ev.inputs;
+  EXPECT_EQ(hpf::tree_schedule(chain).num_steps(), 5);
+  const ReductionTree star = hpf::plan_reduction_tree(9, {2, 1}, {ReduceStrategy::limited_reducers, 1, 0});
+  EXPECT_EQ(hpf::tree_schedule(star).num_steps(), 8);
+  // One machine: nothing to send.
+  EXPECT_EQ(hpf::tree_schedule(hpf::plan_reduction_tree(1, {1, 1})).num_steps(), 0);
+  // Inputs that disagree with the parents are refused.
+  ReductionTree bad = star;
+  bad.inputs[0].push_back(1);
+  HPF_EXPECT_ERROR(hpf::tree_schedule(bad), "listed twice");
 }
 
 // ------------------------------------------------------------------------------------------------

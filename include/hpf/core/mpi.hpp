@@ -87,6 +87,11 @@ inline constexpr std::size_t max_message_bytes = static_cast<std::size_t>(INT32_
 void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs);
 /// Posts the matching receives (the receiver must know `nbytes`).
 void irecv_bytes(const Comm& comm, void* data, std::size_t nbytes, int source, int tag, Requests& reqs);
+/// Calls into MPI's progress engine once (an MPI_Iprobe on `comm`) without sending, receiving or
+/// touching any request. Without an asynchronous progress thread a message above the eager limit
+/// only moves while its receiver is inside MPI; long local work calls this between pieces (e.g. from
+/// an Exchange unpack callback, where Exchange::test() must not be re-entered).
+void drive_progress(const Comm& comm);
 
 /// The MPI datatype of a C++ arithmetic type (used by the collective reductions).
 template <class T> MPI_Datatype mpi_type() {

@@ -17,6 +17,8 @@
 // every rank, so a plan never needs a broadcast (DESIGN.md).
 #pragma once
 
+#include <hpf/schedule/schedule.hpp>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -115,6 +117,16 @@ ReductionTree in_rank_order(const ReductionTree& tree, int root);
 /// Throws hpf::Error unless, combining inputs in tree.inputs order on the side given by their rank,
 /// every combination joins adjacent contiguous ranges and `tree.root` ends with [0, n).
 void check_rank_order(const ReductionTree& tree);
+
+/// The transfers of `tree` as the one hpf::Schedule (DESIGN.md), run by exec/'s Pipelined executor.
+/// Senders and receivers are the machines 0..n-1; every message has length 1 (one partial result;
+/// the executor scales it to bytes). Each child -> parent edge is one message, plus sink -> root when
+/// the sink forwards (in_rank_order). Steps are the greedy levels (as soon as possible) under two
+/// orders: a machine's receives come in its planned input order (tree.inputs), each in a later step
+/// than the previous one, and its send comes after its last receive. So every step is a partial
+/// permutation (a machine sends once; its receives have distinct steps), and the number of steps is
+/// the longest chain of these dependencies. Throws hpf::Error unless inputs and parent agree.
+Schedule tree_schedule(const ReductionTree& tree);
 
 /// What to build: the strategy, K for the limited strategies (>= 1), the rank that gets the result.
 struct TreeOptions {

@@ -5,12 +5,17 @@
 // may be any callable and need not be commutative: the tree is in rank order (Lemma 1 of seed 002),
 // so the result on the root is the left-to-right fold x_0 * x_1 * ... * x_{size-1}.
 //
-// Overlap as in the model (Section 3.1): a rank posts the receive of its next input before it starts
-// combining the current one, so a transfer proceeds while the previous input is being combined.
-// Inputs are received one at a time, in the planned order (one-port). MPI libraries without an
-// asynchronous progress thread move a message larger than the eager limit only while the receiver
-// calls into MPI, so buffer reductions combine in chunks of progress_chunk_bytes and poke the progress
-// engine between chunks.
+// One engine (DESIGN.md): the tree's transfers are an hpf::Schedule (tree_schedule) run by
+// hpf::Exchange in ExecMode::Pipelined; unpack combines an input into the accumulator, pack copies
+// the accumulator. Overlap as in the model (Section 3.1): the receive window is 2, so the receive of
+// the next input is posted while the current one is combined. Inputs are unpacked one at a time, in
+// the planned order (one-port). MPI libraries without an asynchronous progress thread move a message
+// larger than the eager limit only while the receiver calls into MPI, so buffer reductions combine
+// in chunks of progress_chunk_bytes and call drive_progress between chunks.
+// Known gap (issue 9): a window of 2 also posts the next receive while the current one is still in
+// flight, so two inputs may share the receiver's link (not one-port); under SMPI at d = c this costs
+// up to ~d per extra input against the model. Seed 002's "post k+1 once k has arrived" needs an
+// exec/ window that counts receives in flight, not receives not yet unpacked.
 //
 // The executor follows the tree and the receive order, not the planned clock: a rank sends as soon as
 // its partial result is ready. Algorithm 2's limit of K concurrent transfers (which it reaches by
@@ -19,13 +24,16 @@
 
 #include <hpf/core/error.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/core/stats.hpp>
+#include <hpf/core/tags.hpp>
+#include <hpf/exec/exchange.hpp>
 #include <hpf/reduce/tree.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,17 +44,15 @@ namespace hpf {
 
 namespace detail {
 /// Message tag of the tree reducer on its own (duplicated) communicator.
-inline constexpr int tag_tree_reduce = 4001;
+inline constexpr int tag_tree_reduce = tags::reduce.base;
 
 /// Collective over `comm`: the largest of every rank's `value`, on every rank.
 double allreduce_max(MPI_Comm comm, double value);
-/// Median of the samples (which are reordered in place). Throws hpf::Error if there are none.
-double median(std::vector<double>& samples);
 } // namespace detail
 
 /// Collective over `comm`: the transfer cost d of a message of `bytes` bytes, in seconds: half the
-/// median round trip of `repeats` ping-pongs between ranks 0 and 1, the same value on every rank
-/// (0 on a single rank).
+/// median round trip of `repeats` ping-pongs between ranks 0 and 1 (hpf::ping_pong, exec/model),
+/// broadcast from rank 0 so that it is the same value on every rank (0 on a single rank).
 double measure_transfer_cost(MPI_Comm comm, std::size_t bytes, int repeats = 21);
 
 /// Collective over `comm`: the computation cost c, in seconds: the median time of `repeats` calls of
@@ -61,7 +67,7 @@ template <class F> double measure_compute_cost(MPI_Comm comm, F&& call, int repe
     call();
     t.push_back(MPI_Wtime() - t0);
   }
-  return detail::allreduce_max(comm, detail::median(t));
+  return detail::allreduce_max(comm, median(std::move(t)));
 }
 
 class TreeReducer {
@@ -96,7 +102,7 @@ public:
   template <class T, class Op> [[nodiscard]] std::optional<T> reduce(const T& value, Op op) const {
     static_assert(std::is_trivially_copyable_v<T>, "TreeReducer::reduce: T must be trivially copyable");
     T acc = value;
-    run<T>(std::span<T>(&acc, 1), [&](bool input_is_left, const T* in, T* a, const auto& /*progress*/) {
+    run<T>(std::span<T>(&acc, 1), [&](bool input_is_left, const T* in, T* a, std::size_t /*count 1*/) {
       *a = input_is_left ? static_cast<T>(op(*in, *a)) : static_cast<T>(op(*a, *in));
     });
     if (m_rank != m_tree.root) return std::nullopt;
@@ -122,18 +128,11 @@ public:
       acc = own.get();
     }
     if (acc != in.data()) std::copy(in.begin(), in.end(), acc); // in place on the root otherwise
-    // Combine in chunks and let MPI progress between them: without an asynchronous progress thread
-    // a prefetched message larger than the eager limit only moves while this rank calls into MPI.
-    const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));
-    run<T>(std::span<T>(acc, count), [&](bool input_is_left, const T* x, T* a, const auto& progress) {
-      for (std::size_t lo = 0; lo < count; lo += chunk) {
-        const std::size_t hi = std::min(count, lo + chunk);
-        if (input_is_left)
-          for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<T>(op(x[i], a[i]));
-        else
-          for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<T>(op(a[i], x[i]));
-        progress();
-      }
+    run<T>(std::span<T>(acc, count), [&](bool input_is_left, const T* x, T* a, std::size_t m) {
+      if (input_is_left)
+        for (std::size_t i = 0; i < m; ++i) a[i] = static_cast<T>(op(x[i], a[i]));
+      else
+        for (std::size_t i = 0; i < m; ++i) a[i] = static_cast<T>(op(a[i], x[i]));
     });
   }
 
@@ -143,49 +142,51 @@ public:
 private:
   TreeReducer() = default;
 
-  /// Follows the tree on this rank: receive the inputs in planned order (the next receive posted
-  /// before combining the current input), combine each into `acc`, send `acc` to the parent.
+  /// The plan of this rank: its part of tree_schedule(m_tree), one byte per message (run() scales it).
+  void make_plan();
+
+  /// Runs this rank's part of the tree schedule through the Pipelined Exchange: each input is
+  /// combined into `acc` in planned order, chunk by chunk (`combine(input_is_left, x, a, m)` combines
+  /// m elements), with the next input's receive posted meanwhile (window 2); then `acc` is sent to
+  /// the parent, or from the sink to the root when the sink forwards (the root then copies it).
   template <class T, class Combine> void run(std::span<T> acc, Combine combine) const {
     const std::size_t bytes = acc.size() * sizeof(T);
-    const auto& inputs = m_tree.inputs[static_cast<std::size_t>(m_rank)];
-    if (!inputs.empty()) {
-      // Two receive buffers: the next input lands in one while the current one is combined.
-      std::array<std::unique_ptr<T[]>, 2> buf{
-          std::make_unique_for_overwrite<T[]>(acc.size()),
-          inputs.size() > 1 ? std::make_unique_for_overwrite<T[]>(acc.size()) : nullptr};
-      std::array<Requests, 2> req;
-      irecv_bytes(m_comm, buf[0].get(), bytes, inputs[0], detail::tag_tree_reduce, req[0]);
-      for (std::size_t k = 0; k < inputs.size(); ++k) {
-        req[k % 2].wait_all();
-        if (k + 1 < inputs.size()) // prefetch the next input while combining this one (seed 002, Sec. 3.1)
-          irecv_bytes(m_comm, buf[(k + 1) % 2].get(), bytes, inputs[k + 1], detail::tag_tree_reduce,
-                      req[(k + 1) % 2]);
-        const bool pending = k + 1 < inputs.size();
-        const auto progress = [&] {
-          if (!pending) return;
-          int flag = 0; // MPI_Iprobe drives the progress engine without touching the request
-          HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm.get(), &flag, MPI_STATUS_IGNORE));
-        };
-        combine(inputs[k] < m_rank, buf[k % 2].get(), acc.data(), progress);
+    if (bytes == 0) return; // every message would be empty: exchange_plan drops them on every rank
+    ExchangePlan plan = m_plan;
+    for (Transfer& t : plan.sends) t.bytes = bytes;
+    for (Transfer& t : plan.recvs) t.bytes = bytes;
+    const std::size_t nr = plan.recvs.size();
+    Exchange ex(m_comm, std::move(plan), ExecMode::Pipelined, detail::tag_tree_reduce);
+    ex.set_receive_window(2); // prefetch the next input while combining this one (seed 002, Sec. 3.1)
+    // The received bytes are copied chunk by chunk into properly typed, aligned scratch elements
+    // before combining (an L1-sized copy; reading T out of a byte buffer in place is not portable).
+    const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));
+    const std::size_t count = acc.size();
+    std::unique_ptr<T[]> scratch;
+    if (nr > 0) scratch = std::make_unique_for_overwrite<T[]>(std::min(chunk, count));
+    const auto pack = [&](std::size_t, std::byte* buf) { std::memcpy(buf, acc.data(), bytes); };
+    const auto unpack = [&](std::size_t i, const std::byte* buf) {
+      const int peer = m_plan.recvs[i].peer;
+      if (m_recv_forward[i] != 0) { // the result, forwarded by the sink to the root
+        std::memcpy(acc.data(), buf, bytes);
+        return;
       }
-    }
-    const int parent = m_tree.parent[static_cast<std::size_t>(m_rank)];
-    const int to = parent >= 0 ? parent : (m_tree.root != m_rank ? m_tree.root : -1);
-    if (to >= 0) {
-      Requests r;
-      isend_bytes(m_comm, acc.data(), bytes, to, detail::tag_tree_reduce, r);
-      r.wait_all();
-    }
-    if (m_rank == m_tree.root && parent >= 0) { // the sink could not be the root: it forwards (in_rank_order)
-      Requests r;
-      irecv_bytes(m_comm, acc.data(), bytes, m_tree.sink(), detail::tag_tree_reduce, r);
-      r.wait_all();
-    }
+      for (std::size_t lo = 0; lo < count; lo += chunk) {
+        const std::size_t m = std::min(count - lo, chunk);
+        std::memcpy(scratch.get(), buf + lo * sizeof(T), m * sizeof(T));
+        combine(peer < m_rank, scratch.get(), acc.data() + lo, m);
+        // Let MPI move the prefetched input meanwhile; Exchange::test() must not be re-entered here.
+        if (lo + m < count || i + 1 < nr) drive_progress(m_comm);
+      }
+    };
+    ex.execute(pack, unpack);
   }
 
   Comm m_comm;
   ReductionTree m_tree;
   int m_rank = 0;
+  ExchangePlan m_plan;
+  std::vector<char> m_recv_forward; ///< per receive of m_plan: the forwarded result, not an input
 };
 
 } // namespace hpf
