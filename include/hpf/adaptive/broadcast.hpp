@@ -1,6 +1,7 @@
-// The MPI side of adaptive/: pLogP measurement and hpf::AdaptiveBroadcast, which executes a broadcast
-// plan (an algorithm of Table 1 of seed 003, or a two-level plan over clusters) with point-to-point
-// messages on byte buffers.
+// The MPI side of adaptive/: pLogP from the one machine model, cluster discovery, and
+// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of seed 003, or a
+// two-level plan over clusters) as hpf::Schedule steps through the one executor, hpf::Exchange
+// (ExecMode::Pipelined; ExecMode::Handshake for the rendez-vous variants). No send loop of its own.
 //
 //   hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
 //   auto bcast = hpf::AdaptiveBroadcast::measured(comm, bytes);  // collective once: measure, choose
@@ -22,19 +23,18 @@
 
 namespace hpf {
 
-/// Collective over `comm`: pLogP parameters between ranks 0 and 1, broadcast to every rank. For each
-/// size m in {0, 1 KiB, 32 KiB, 1 MiB}: g(m) from a stream of back-to-back sends closed by an
-/// acknowledgement, os(m) the median duration of those MPI_Send calls, or(m) the median duration of
-/// an MPI_Recv whose message has already arrived; L = (RTT(0) - 2 g(0)) / 2 (Figure 2 of seed 003),
-/// clamped at 0. A one-rank communicator gets L = 0 and zero gaps. Cached per communicator handle:
-/// only the first call for a communicator communicates (every rank of it must make that call).
+/// Collective over `comm` on its first call for that communicator: the pLogP part of the one machine
+/// model, hpf::machine_model(comm).plogp (exec/model.hpp: measured between ranks 0 and 1 at 0 B,
+/// 1 KiB, 32 KiB and 1 MiB by the one ping-pong kernel, or loaded from HPF_MACHINE_MODEL; cached as
+/// an MPI attribute on the communicator, so later calls and duplicates do not communicate).
 PLogP measure_plogp(const Comm& comm);
 
 /// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
-/// round trip of empty messages, median of 11) of every pair of ranks in P-1 rounds of disjoint pairs,
-/// partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures pLogP once inside each
-/// cluster (between its two lowest ranks) and once per pair of clusters (between their lowest ranks,
-/// taken as symmetric): C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
+/// round trip of empty messages, median of 11, hpf::ping_pong) of every pair of ranks in P-1 rounds
+/// of disjoint pairs, partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures
+/// the machine model (hpf::measure_machine_model) once inside each cluster (between its two lowest
+/// ranks) and once per pair of clusters (between their lowest ranks, taken as symmetric):
+/// C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
 /// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
 ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 
@@ -78,7 +78,8 @@ private:
 
 namespace detail {
 /// Collective over the ranks of `group` (ranks of comm; group[0] is the root, which holds the data):
-/// broadcasts `data` with algorithm `a` and segments of `segment` bytes, using tags tag..tag+2.
+/// broadcasts `data` with algorithm `a` and segments of `segment` bytes: bcast_schedule() run by
+/// hpf::Exchange, using tags tag and tag + 1.
 void bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
                  std::span<std::byte> data, int tag);
 } // namespace detail
