@@ -29,50 +29,54 @@ void check_root(const Comm& comm, int root) {
                   comm.size(), "), got ", root);
 }
 
-/// Runs the calling rank's part of `schedule` (over ranks[0..n-1] of comm; `me` is this rank's
-/// index in `ranks`, message i of step k carrying pieces[k][i] of data) through the one executor:
-/// pack copies a piece out of `data` (the root's bytes or a forwarded segment), unpack stores a
-/// received piece into it.
-void run_schedule(const Comm& comm, const std::vector<int>& ranks, int me, const Schedule& schedule,
-                  const std::vector<std::vector<BcastPiece>>& pieces, ExecMode mode,
-                  std::span<std::byte> data, int tag) {
+} // namespace
+
+detail::BcastRun::BcastRun(const Comm& comm, const std::vector<int>& ranks, int me, const Schedule& schedule,
+                           const std::vector<std::vector<BcastPiece>>& pieces, ExecMode mode, int tag) {
   ExchangePlan plan = exchange_plan(schedule, me, me, ranks, ranks, 1);
   // The pieces of this rank's sends and receives, in exchange_plan's order (step, then message).
-  std::vector<BcastPiece> out, in;
   for (std::size_t k = 0; k < schedule.steps().size(); ++k) {
     const auto& msgs = schedule.steps()[k].messages;
     for (std::size_t i = 0; i < msgs.size(); ++i) {
       if (msgs[i].len == 0) continue;
-      if (msgs[i].src == me) out.push_back(pieces[k][i]);
-      if (msgs[i].dst == me) in.push_back(pieces[k][i]);
+      if (msgs[i].src == me) m_out.push_back(pieces[k][i]);
+      if (msgs[i].dst == me) m_in.push_back(pieces[k][i]);
     }
   }
-  detail::require(out.size() == plan.sends.size() && in.size() == plan.recvs.size(),
-                  "AdaptiveBroadcast: schedule pieces do not match the exchange plan (internal error)");
-  if (out.empty() && in.empty()) return;
-  Exchange ex(comm, std::move(plan), mode, tag);
-  ex.execute(
-      [&](std::size_t i, std::byte* buf) { std::memcpy(buf, data.data() + out[i].offset, out[i].bytes); },
+  require(m_out.size() == plan.sends.size() && m_in.size() == plan.recvs.size(),
+          "AdaptiveBroadcast: schedule pieces do not match the exchange plan (internal error)");
+  if (!m_out.empty() || !m_in.empty()) m_exchange.emplace(comm, std::move(plan), mode, tag);
+}
+
+void detail::BcastRun::run(std::span<std::byte> data) {
+  if (!m_exchange) return;
+  m_exchange->execute(
+      [&](std::size_t i, std::byte* buf) { std::memcpy(buf, data.data() + m_out[i].offset, m_out[i].bytes); },
       [&](std::size_t i, const std::byte* buf) {
-        std::memcpy(data.data() + in[i].offset, buf, in[i].bytes);
+        std::memcpy(data.data() + m_in[i].offset, buf, m_in[i].bytes);
       });
 }
 
-} // namespace
-
-void detail::bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
-                         std::span<std::byte> data, int tag) {
+detail::BcastRun detail::bcast_group_run(const Comm& comm, std::span<const int> group, BcastAlgorithm a,
+                                         std::size_t segment, std::size_t bytes, int tag) {
   require(segment >= 1, "bcast_group: segment size must be >= 1 byte, got ", segment);
   const int me_world = comm.rank();
   const auto it = std::find(group.begin(), group.end(), me_world);
   require(it != group.end(), "bcast_group: rank ", me_world, " is not in the group");
   const int me = static_cast<int>(it - group.begin());
-  if (group.size() == 1 || data.empty()) return;
-  const BcastSchedule plan = bcast_schedule(a, static_cast<int>(group.size()), data.size(), segment);
+  if (group.size() == 1 || bytes == 0) return {};
+  const BcastSchedule plan = bcast_schedule(a, static_cast<int>(group.size()), bytes, segment);
   // Rendez-vous variants: the executor's handshake mode (a zero-byte ready signal from the receiver
   // before each send) is the rendez-vous of Table 1; the others run as a dataflow in step order.
-  run_schedule(comm, std::vector<int>(group.begin(), group.end()), me, plan.schedule, plan.pieces,
-               plan.rendezvous ? ExecMode::Handshake : ExecMode::Pipelined, data, tag);
+  return {comm,        std::vector<int>(group.begin(), group.end()),
+          me,          plan.schedule,
+          plan.pieces, plan.rendezvous ? ExecMode::Handshake : ExecMode::Pipelined,
+          tag};
+}
+
+void detail::bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
+                         std::span<std::byte> data, int tag) {
+  bcast_group_run(comm, group, a, segment, data.size(), tag).run(data);
 }
 
 AdaptiveBroadcast::AdaptiveBroadcast(Comm comm, BcastAlgorithm a, std::size_t segment)
@@ -106,35 +110,48 @@ AdaptiveBroadcast::AdaptiveBroadcast(Comm comm, HierarchicalPlan plan)
 
 void AdaptiveBroadcast::execute(std::span<std::byte> data, int root) const {
   check_root(m_comm, root);
+  if (m_hier)
+    detail::require(root == m_plan.root,
+                    "AdaptiveBroadcast::execute: root must be the hierarchical plan's root ", m_plan.root,
+                    ", got ", root);
+  auto& cache = *m_prepared;
+  auto hit = std::find_if(cache.begin(), cache.end(),
+                          [&](const Prepared& p) { return p.root == root && p.bytes == data.size(); });
+  if (hit == cache.end()) {
+    if (cache.size() == k_prepared) cache.erase(cache.begin());
+    cache.push_back({root, data.size(), prepare(data.size(), root)});
+    hit = cache.end() - 1;
+  }
+  for (detail::BcastRun& r : hit->runs) r.run(data);
+}
+
+std::vector<detail::BcastRun> AdaptiveBroadcast::prepare(std::size_t bytes, int root) const {
   const int P = m_comm.size();
+  std::vector<detail::BcastRun> runs;
   if (!m_hier) {
     std::vector<int> group(idx(P));
     for (int r = 0; r < P; ++r) group[idx(r)] = (root + r) % P;
-    detail::bcast_group(m_comm, group, m_algorithm, m_segment, data, k_tag_flat);
-    return;
+    runs.push_back(detail::bcast_group_run(m_comm, group, m_algorithm, m_segment, bytes, k_tag_flat));
+    return runs;
   }
-  detail::require(root == m_plan.root,
-                  "AdaptiveBroadcast::execute: root must be the hierarchical plan's root ", m_plan.root,
-                  ", got ", root);
   const int me = m_comm.rank();
   const std::vector<int> of = m_plan.cluster_of();
   const int c = of[idx(me)];
   const std::vector<int>& ranks = m_plan.clusters[idx(c)];
-  if (me == ranks.front() && !data.empty()) {
+  if (me == ranks.front() && bytes > 0) {
     // Coordinator: the inter-cluster schedule as steps over the coordinators, forwarding the whole
     // message; then the broadcast inside the cluster.
-    const InterSchedule& s = m_plan.inter();
-    const Schedule steps = to_schedule(s, static_cast<index_t>(data.size()));
+    const Schedule steps = to_schedule(m_plan.inter(), static_cast<index_t>(bytes));
     std::vector<std::vector<BcastPiece>> pieces;
-    for (const Step& st : steps.steps())
-      pieces.emplace_back(st.messages.size(), BcastPiece{0, 1, 0, data.size()});
+    for (const Step& st : steps.steps()) pieces.emplace_back(st.messages.size(), BcastPiece{0, 1, 0, bytes});
     std::vector<int> coords;
     for (const auto& cl : m_plan.clusters) coords.push_back(cl.front());
-    run_schedule(m_comm, coords, c, steps, pieces, ExecMode::Pipelined, data, k_tag_inter);
+    runs.emplace_back(m_comm, coords, c, steps, pieces, ExecMode::Pipelined, k_tag_inter);
   }
   const BcastPrediction& intra = m_plan.intra[idx(c)].chosen();
-  detail::bcast_group(m_comm, ranks, intra.algorithm, std::max<std::size_t>(intra.segment, 1), data,
-                      k_tag_flat);
+  runs.push_back(detail::bcast_group_run(m_comm, ranks, intra.algorithm,
+                                         std::max<std::size_t>(intra.segment, 1), bytes, k_tag_flat));
+  return runs;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -15,13 +15,37 @@
 #include <hpf/adaptive/hierarchical.hpp>
 #include <hpf/adaptive/plogp.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/exec/exchange.hpp>
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace hpf {
+
+namespace detail {
+/// The calling rank's part of one broadcast schedule, ready to run many times: the exchange (which
+/// keeps its message buffers, so a repeated run allocates nothing) and the bytes of `data` each of
+/// its messages carries. Default-constructed, or for a rank without messages, run() does nothing.
+class BcastRun {
+public:
+  BcastRun() = default;
+  /// Local: `schedule` is over ranks[0..n-1] of comm, `me` this rank's index in `ranks`, message i
+  /// of step k carries pieces[k][i].
+  BcastRun(const Comm& comm, const std::vector<int>& ranks, int me, const Schedule& schedule,
+           const std::vector<std::vector<BcastPiece>>& pieces, ExecMode mode, int tag);
+  /// Collective over the ranks of the schedule: pack copies a piece out of `data` (the root's bytes
+  /// or a forwarded segment), unpack stores a received piece into it.
+  void run(std::span<std::byte> data);
+
+private:
+  std::optional<Exchange> m_exchange;
+  std::vector<BcastPiece> m_out, m_in;
+};
+} // namespace detail
 
 /// Collective over `comm` on its first call for that communicator: the pLogP part of the one machine
 /// model, hpf::machine_model(comm).plogp (exec/model.hpp: measured between ranks 0 and 1 at 0 B,
@@ -69,11 +93,23 @@ public:
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
 
 private:
+  std::vector<detail::BcastRun> prepare(std::size_t bytes, int root) const;
+
   Comm m_comm;
   BcastAlgorithm m_algorithm = BcastAlgorithm::binomial;
   std::size_t m_segment = 1;
   bool m_hier = false;
   HierarchicalPlan m_plan;
+  /// Per (root, bytes): this rank's prepared runs (the inter-cluster one of a coordinator, then the
+  /// one of its group). Built by the first execute() for that pair and reused (plan once, run many
+  /// times); shared by copies. At most k_prepared entries, the oldest dropped first.
+  struct Prepared {
+    int root = 0;
+    std::size_t bytes = 0;
+    std::vector<detail::BcastRun> runs;
+  };
+  static constexpr std::size_t k_prepared = 8;
+  std::shared_ptr<std::vector<Prepared>> m_prepared = std::make_shared<std::vector<Prepared>>();
 };
 
 namespace detail {
@@ -82,6 +118,9 @@ namespace detail {
 /// hpf::Exchange, using tags tag and tag + 1.
 void bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
                  std::span<std::byte> data, int tag);
+/// Local: the calling rank's prepared part of bcast_group for `bytes` bytes (run() it with the data).
+BcastRun bcast_group_run(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
+                         std::size_t bytes, int tag);
 } // namespace detail
 
 } // namespace hpf
