@@ -1,5 +1,6 @@
-// Executors of the broadcast algorithms of Table 1 of seed 003 with point-to-point MPI messages, the
-// two-level (inter-cluster schedule, then intra-cluster algorithm) broadcast, and pLogP measurement.
+// The broadcast algorithms of Table 1 of seed 003 and the two-level (inter-cluster schedule, then
+// intra-cluster algorithm) broadcast, run as hpf::Schedule steps by hpf::Exchange; pLogP from the one
+// machine model and cluster discovery with its ping-pong kernel.
 #include <hpf/adaptive/broadcast.hpp>
 
 #include <hpf/core/error.hpp>
