@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <utility>
 
 namespace hpf {
@@ -172,6 +174,123 @@ std::vector<std::vector<int>> bcast_tree(BcastAlgorithm a, int P) {
     detail::fail("bcast_tree: algorithm scatter-collect is not a tree (scatter then allgather)");
   }
   return ch;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Broadcast schedules
+
+namespace {
+
+/// One queued send of a rank: blocks [first, first + count) to relative rank `to`.
+struct QueuedSend {
+  int to = 0;
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
+/// List scheduling of per-rank send queues: at each step every rank sends the head of its queue if
+/// it received all of the head's blocks in an earlier step (the root holds everything before step 0).
+/// Receivers never collide: every rank has one parent. Appends the steps to `out`.
+void list_schedule(std::vector<std::vector<QueuedSend>> queues, std::size_t nblocks,
+                   const std::function<BcastPiece(std::size_t, std::size_t)>& piece, BcastSchedule& out) {
+  const std::size_t P = queues.size();
+  constexpr long never = std::numeric_limits<long>::max();
+  // have[r][b]: the step in which r received block b (-1: before step 0, for the root).
+  std::vector<std::vector<long>> have(P, std::vector<long>(nblocks, never));
+  std::fill(have[0].begin(), have[0].end(), -1L);
+  std::vector<std::size_t> head(P, 0);
+  std::size_t left = 0;
+  for (const auto& q : queues) left += q.size();
+  std::vector<Step> steps = out.schedule.steps();
+  for (long t = static_cast<long>(steps.size()); left > 0; ++t) {
+    Step step;
+    std::vector<BcastPiece> pieces;
+    for (std::size_t r = 0; r < P; ++r) {
+      if (head[r] == queues[r].size()) continue;
+      const QueuedSend& q = queues[r][head[r]];
+      bool ready = true;
+      for (std::size_t b = q.first; b < q.first + q.count; ++b) ready = ready && have[r][b] < t;
+      if (!ready) continue;
+      for (std::size_t b = q.first; b < q.first + q.count; ++b) have[static_cast<std::size_t>(q.to)][b] = t;
+      const BcastPiece pc = piece(q.first, q.count);
+      step.messages.push_back({static_cast<int>(r), q.to, static_cast<index_t>(pc.bytes)});
+      pieces.push_back(pc);
+      ++head[r];
+      --left;
+    }
+    detail::require(!step.messages.empty(), "bcast_schedule: no rank can send (internal error)");
+    steps.push_back(std::move(step));
+    out.pieces.push_back(std::move(pieces));
+  }
+  out.schedule = Schedule(out.schedule.num_senders(), out.schedule.num_receivers(), std::move(steps));
+}
+
+} // namespace
+
+BcastSchedule bcast_schedule(BcastAlgorithm a, int P, std::size_t m, std::size_t segment) {
+  detail::require(P >= 1, "bcast_schedule: P (number of processes) must be >= 1, got ", P);
+  detail::require(segment >= 1, "bcast_schedule: segment size must be >= 1 byte, got ", segment);
+  BcastSchedule out;
+  out.schedule = Schedule(P, P);
+  out.rendezvous = a == BcastAlgorithm::flat_rendezvous || a == BcastAlgorithm::chain_rendezvous ||
+                   a == BcastAlgorithm::binomial_rendezvous;
+  const auto n = static_cast<std::size_t>(P);
+  if (a == BcastAlgorithm::scatter_collect) {
+    // Scatter/collection ([20] of seed 003): block b of n is bytes [b bs, (b + 1) bs) clipped to m.
+    const std::size_t bs = (m + n - 1) / n;
+    auto off = [&](std::size_t b) { return std::min(b * bs, m); };
+    auto piece = [&](std::size_t first, std::size_t count) {
+      return BcastPiece{first, count, off(first), off(first + count) - off(first)};
+    };
+    out.blocks = n;
+    if (P == 1 || m == 0) return out;
+    // Binomial scatter: r's subtree is [r, r + min(lowbit(r), n - r)); the child gets all of it.
+    const auto children = bcast_tree(BcastAlgorithm::binomial, P);
+    std::vector<std::vector<QueuedSend>> queues(n);
+    for (std::size_t r = 0; r < n; ++r)
+      for (int c : children[r]) {
+        const std::size_t count =
+            std::min<std::size_t>(static_cast<std::size_t>(c & -c), n - static_cast<std::size_t>(c));
+        if (piece(static_cast<std::size_t>(c), count).bytes > 0)
+          queues[r].push_back({c, static_cast<std::size_t>(c), count});
+      }
+    list_schedule(std::move(queues), n, piece, out);
+    // Ring allgather: at step t, r sends block (r - t) mod n to r + 1 (it holds it: its own block at
+    // t = 0, else the one it received at step t - 1).
+    std::vector<Step> steps = out.schedule.steps();
+    for (std::size_t t = 0; t + 1 < n; ++t) {
+      Step step;
+      std::vector<BcastPiece> pieces;
+      for (std::size_t r = 0; r < n; ++r) {
+        const BcastPiece pc = piece((r + n - t) % n, 1);
+        if (pc.bytes == 0) continue;
+        step.messages.push_back(
+            {static_cast<int>(r), static_cast<int>((r + 1) % n), static_cast<index_t>(pc.bytes)});
+        pieces.push_back(pc);
+      }
+      if (step.messages.empty()) continue;
+      steps.push_back(std::move(step));
+      out.pieces.push_back(std::move(pieces));
+    }
+    out.schedule = Schedule(P, P, std::move(steps));
+    return out;
+  }
+  const std::size_t s =
+      is_segmented(a) ? std::min(segment, std::max<std::size_t>(m, 1)) : std::max<std::size_t>(m, 1);
+  const std::size_t k = m == 0 ? 0 : (m + s - 1) / s;
+  out.blocks = k;
+  if (P == 1 || k == 0) return out;
+  auto piece = [&](std::size_t first, std::size_t count) {
+    const std::size_t lo = first * s, hi = std::min((first + count) * s, m);
+    return BcastPiece{first, count, lo, hi - lo};
+  };
+  const auto children = bcast_tree(a, P);
+  std::vector<std::vector<QueuedSend>> queues(n);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < k; ++i)
+      for (int c : children[r]) queues[r].push_back({c, i, 1});
+  list_schedule(std::move(queues), k, piece, out);
+  return out;
 }
 
 } // namespace hpf

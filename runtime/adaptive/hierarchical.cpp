@@ -147,6 +147,30 @@ InterSchedule evaluate_inter(std::span<const InterTransfer> order, const InterCl
   return s;
 }
 
+Schedule to_schedule(const InterSchedule& s, index_t len) {
+  const int C = static_cast<int>(s.finish.size());
+  detail::require(
+      C >= 1 && s.root_cluster >= 0 && s.root_cluster < C,
+      "to_schedule: the inter-cluster schedule has no clusters or a bad root (use schedule_inter)");
+  // holds[i]: the step in which cluster i received the message (-1 for the root's, before step 0);
+  // next[i]: the first step in which i may send again.
+  std::vector<int> holds(idx(C), std::numeric_limits<int>::max()), next(idx(C), 0);
+  holds[idx(s.root_cluster)] = -1;
+  std::vector<Step> steps;
+  for (const InterTransfer& t : s.transfers) {
+    detail::require(t.from >= 0 && t.from < C && t.to >= 0 && t.to < C &&
+                        holds[idx(t.from)] < std::numeric_limits<int>::max(),
+                    "to_schedule: transfer ", t.from, " -> ", t.to,
+                    " is not from a cluster that holds the message");
+    const int k = std::max(holds[idx(t.from)] + 1, next[idx(t.from)]);
+    if (steps.size() <= idx(k)) steps.resize(idx(k) + 1);
+    steps[idx(k)].messages.push_back({t.from, t.to, len});
+    holds[idx(t.to)] = k;
+    next[idx(t.from)] = k + 1;
+  }
+  return Schedule(C, C, std::move(steps));
+}
+
 InterSchedule schedule_inter(InterHeuristic h, const InterClusterCosts& c, int root_cluster) {
   check_costs(c, root_cluster);
   const int C = c.C;

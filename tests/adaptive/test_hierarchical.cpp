@@ -260,3 +260,47 @@ TEST(Hierarchical, BadMapsAndRootsThrow) {
 }
 
 } // namespace
+
+// Every heuristic's inter-cluster schedule is an hpf::Schedule over clusters: valid against the
+// matrix of its transfers, a cluster sends only after the step in which it received, each sender's
+// transfers keep their order, and every cluster receives once.
+TEST(InterHeuristics, SchedulesAreValidStepsInTransferOrder) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(1e-6, 1e-3);
+  for (int C : {1, 2, 3, 6, 9})
+    for (int root = 0; root < C; root += 2) {
+      hpf::InterClusterCosts costs;
+      costs.C = C;
+      for (int i = 0; i < C * C; ++i) {
+        costs.gap.push_back(u(rng));
+        costs.latency.push_back(u(rng));
+      }
+      for (int i = 0; i < C; ++i) costs.intra.push_back(u(rng));
+      for (InterHeuristic h : hpf::all_inter_heuristics()) {
+        SCOPED_TRACE(hpf::to_string(h) + " C=" + std::to_string(C) + " root=" + std::to_string(root));
+        const hpf::InterSchedule s = hpf::schedule_inter(h, costs, root);
+        const hpf::Schedule steps = hpf::to_schedule(s, 64);
+        hpf::CommMatrix cm(C, C);
+        for (const auto& t : s.transfers) cm.add(t.from, t.to, 64);
+        EXPECT_NO_THROW(hpf::validate(steps, cm));
+        std::vector<int> got(static_cast<std::size_t>(C), -2);
+        got[static_cast<std::size_t>(root)] = -1;
+        for (int k = 0; k < steps.num_steps(); ++k)
+          for (const hpf::Message& msg : steps.steps()[static_cast<std::size_t>(k)].messages) {
+            EXPECT_LT(got[static_cast<std::size_t>(msg.src)], k)
+                << "cluster " << msg.src << " sends too early";
+            EXPECT_NE(got[static_cast<std::size_t>(msg.src)], -2);
+            got[static_cast<std::size_t>(msg.dst)] = k;
+          }
+        for (int c = 0; c < C; ++c) EXPECT_NE(got[static_cast<std::size_t>(c)], -2) << "cluster " << c;
+        // Each sender's transfers in the heuristic's order.
+        for (int c = 0; c < C; ++c) {
+          std::vector<int> want, have;
+          for (const auto& t : s.transfers)
+            if (t.from == c) want.push_back(t.to);
+          for (const auto& [k, msg] : steps.sends_of(c)) have.push_back(msg.dst);
+          EXPECT_EQ(have, want) << "cluster " << c;
+        }
+      }
+    }
+}

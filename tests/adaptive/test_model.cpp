@@ -188,3 +188,86 @@ TEST(BcastModel, SegmentedChainWinsForLargeMessagesOn16Machines) {
 }
 
 } // namespace
+
+namespace {
+
+// Replays a broadcast schedule: each step is a partial permutation (checked by hpf::validate on the
+// step alone, since a segmented schedule sends to the same child once per segment), a rank sends only
+// blocks it held before the step, and at the end every rank holds every byte of the message.
+void expect_delivers(const hpf::BcastSchedule& b, int P, std::size_t m) {
+  ASSERT_EQ(b.schedule.num_senders(), P);
+  ASSERT_EQ(b.schedule.num_receivers(), P);
+  ASSERT_EQ(b.pieces.size(), b.schedule.steps().size());
+  const std::size_t n = static_cast<std::size_t>(P);
+  std::vector<std::vector<char>> has(n, std::vector<char>(b.blocks, 0));
+  std::fill(has[0].begin(), has[0].end(), 1);
+  for (std::size_t k = 0; k < b.schedule.steps().size(); ++k) {
+    const hpf::Step& step = b.schedule.steps()[k];
+    ASSERT_EQ(b.pieces[k].size(), step.messages.size()) << "step " << k;
+    hpf::CommMatrix cm(P, P);
+    for (const hpf::Message& msg : step.messages) cm.add(msg.src, msg.dst, msg.len);
+    EXPECT_NO_THROW(hpf::validate(hpf::Schedule(P, P, {step}), cm)) << "step " << k;
+    std::vector<std::pair<int, hpf::BcastPiece>> arrivals;
+    for (std::size_t i = 0; i < step.messages.size(); ++i) {
+      const hpf::Message& msg = step.messages[i];
+      const hpf::BcastPiece& pc = b.pieces[k][i];
+      EXPECT_GT(msg.len, 0) << "step " << k;
+      EXPECT_EQ(static_cast<std::size_t>(msg.len), pc.bytes) << "step " << k;
+      EXPECT_LE(pc.offset + pc.bytes, m);
+      ASSERT_LE(pc.first + pc.count, b.blocks);
+      for (std::size_t x = pc.first; x < pc.first + pc.count; ++x)
+        EXPECT_TRUE(has[static_cast<std::size_t>(msg.src)][x])
+            << "step " << k << ": rank " << msg.src << " sends block " << x << " it does not hold";
+      arrivals.emplace_back(msg.dst, pc);
+    }
+    // Received blocks count only from the next step on.
+    for (const auto& [dst, pc] : arrivals)
+      for (std::size_t x = pc.first; x < pc.first + pc.count; ++x) has[static_cast<std::size_t>(dst)][x] = 1;
+  }
+  // Every rank ends up holding every byte of the message (byte by byte: a block may be empty).
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<char> got(m, r == 0 ? 1 : 0);
+    for (std::size_t k = 0; k < b.pieces.size(); ++k)
+      for (std::size_t i = 0; i < b.pieces[k].size(); ++i)
+        if (static_cast<std::size_t>(b.schedule.steps()[k].messages[i].dst) == r)
+          std::fill_n(got.begin() + static_cast<std::ptrdiff_t>(b.pieces[k][i].offset), b.pieces[k][i].bytes,
+                      1);
+    EXPECT_EQ(std::count(got.begin(), got.end(), 0), 0) << "rank " << r << " misses bytes";
+  }
+}
+
+} // namespace
+
+TEST(BcastSchedule, EveryAlgorithmValidatesAndDeliversEverySegment) {
+  for (BcastAlgorithm a : hpf::all_bcast_algorithms())
+    for (int P : {1, 2, 3, 4, 5, 7, 8, 13, 16})
+      for (std::size_t m :
+           {std::size_t(0), std::size_t(1), std::size_t(5), std::size_t(1000), std::size_t(4099)})
+        for (std::size_t seg : {std::size_t(1), std::size_t(7), std::size_t(512), std::size_t(1) << 20}) {
+          if (m > 1000 && seg == 1) continue; // keep it quick: thousands of one-byte segments
+          SCOPED_TRACE(hpf::to_string(a) + " P=" + std::to_string(P) + " m=" + std::to_string(m) +
+                       " segment=" + std::to_string(seg));
+          const hpf::BcastSchedule b = hpf::bcast_schedule(a, P, m, seg);
+          expect_delivers(b, P, m);
+          if (P == 1 || m == 0) {
+            EXPECT_EQ(b.schedule.num_steps(), 0);
+          }
+          EXPECT_EQ(b.rendezvous, a == BcastAlgorithm::flat_rendezvous ||
+                                      a == BcastAlgorithm::chain_rendezvous ||
+                                      a == BcastAlgorithm::binomial_rendezvous);
+        }
+}
+
+TEST(BcastSchedule, StepCountsOfTheClassicShapes) {
+  // Chain of P with k segments: the pipeline takes k + P - 2 steps; flat: (P-1) k one-port steps;
+  // binomial: ceil(log2 P) steps for one segment.
+  EXPECT_EQ(hpf::bcast_schedule(BcastAlgorithm::segmented_chain, 6, 100, 10).schedule.num_steps(),
+            10 + 6 - 2);
+  EXPECT_EQ(hpf::bcast_schedule(BcastAlgorithm::segmented_flat, 5, 100, 25).schedule.num_steps(), 4 * 4);
+  EXPECT_EQ(hpf::bcast_schedule(BcastAlgorithm::binomial, 13, 100, 1).schedule.num_steps(), 4);
+  EXPECT_EQ(hpf::bcast_schedule(BcastAlgorithm::binomial, 16, 100, 1).schedule.num_steps(), 4);
+  // Scatter/collect of 8: 3 scatter steps, then a ring of 7.
+  EXPECT_EQ(hpf::bcast_schedule(BcastAlgorithm::scatter_collect, 8, 800, 1).schedule.num_steps(), 3 + 7);
+  HPF_EXPECT_ERROR(hpf::bcast_schedule(BcastAlgorithm::chain, 0, 10, 1), "P", "got 0");
+  HPF_EXPECT_ERROR(hpf::bcast_schedule(BcastAlgorithm::chain, 4, 10, 0), "segment", "got 0");
+}

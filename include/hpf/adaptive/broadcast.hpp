@@ -1,6 +1,7 @@
-// The MPI side of adaptive/: pLogP measurement and hpf::AdaptiveBroadcast, which executes a broadcast
-// plan (an algorithm of Table 1 of seed 003, or a two-level plan over clusters) with point-to-point
-// messages on byte buffers.
+// The MPI side of adaptive/: pLogP from the one machine model, cluster discovery, and
+// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of seed 003, or a
+// two-level plan over clusters) as hpf::Schedule steps through the one executor, hpf::Exchange
+// (ExecMode::Pipelined; ExecMode::Handshake for the rendez-vous variants). No send loop of its own.
 //
 //   hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
 //   auto bcast = hpf::AdaptiveBroadcast::measured(comm, bytes);  // collective once: measure, choose
@@ -14,27 +15,50 @@
 #include <hpf/adaptive/hierarchical.hpp>
 #include <hpf/adaptive/plogp.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/exec/exchange.hpp>
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace hpf {
 
-/// Collective over `comm`: pLogP parameters between ranks 0 and 1, broadcast to every rank. For each
-/// size m in {0, 1 KiB, 32 KiB, 1 MiB}: g(m) from a stream of back-to-back sends closed by an
-/// acknowledgement, os(m) the median duration of those MPI_Send calls, or(m) the median duration of
-/// an MPI_Recv whose message has already arrived; L = (RTT(0) - 2 g(0)) / 2 (Figure 2 of seed 003),
-/// clamped at 0. A one-rank communicator gets L = 0 and zero gaps. Cached per communicator handle:
-/// only the first call for a communicator communicates (every rank of it must make that call).
+namespace detail {
+/// The calling rank's part of one broadcast schedule, ready to run many times: the exchange (which
+/// keeps its message buffers, so a repeated run allocates nothing) and the bytes of `data` each of
+/// its messages carries. Default-constructed, or for a rank without messages, run() does nothing.
+class BcastRun {
+public:
+  BcastRun() = default;
+  /// Local: `schedule` is over ranks[0..n-1] of comm, `me` this rank's index in `ranks`, message i
+  /// of step k carries pieces[k][i].
+  BcastRun(const Comm& comm, const std::vector<int>& ranks, int me, const Schedule& schedule,
+           const std::vector<std::vector<BcastPiece>>& pieces, ExecMode mode, int tag);
+  /// Collective over the ranks of the schedule: pack copies a piece out of `data` (the root's bytes
+  /// or a forwarded segment), unpack stores a received piece into it.
+  void run(std::span<std::byte> data);
+
+private:
+  std::optional<Exchange> m_exchange;
+  std::vector<BcastPiece> m_out, m_in;
+};
+} // namespace detail
+
+/// Collective over `comm` on its first call for that communicator: the pLogP part of the one machine
+/// model, hpf::machine_model(comm).plogp (exec/model.hpp: measured between ranks 0 and 1 at 0 B,
+/// 1 KiB, 32 KiB and 1 MiB by the one ping-pong kernel, or loaded from HPF_MACHINE_MODEL; cached as
+/// an MPI attribute on the communicator, so later calls and duplicates do not communicate).
 PLogP measure_plogp(const Comm& comm);
 
 /// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
-/// round trip of empty messages, median of 11) of every pair of ranks in P-1 rounds of disjoint pairs,
-/// partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures pLogP once inside each
-/// cluster (between its two lowest ranks) and once per pair of clusters (between their lowest ranks,
-/// taken as symmetric): C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
+/// round trip of empty messages, median of 11, hpf::ping_pong) of every pair of ranks in P-1 rounds
+/// of disjoint pairs, partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures
+/// the machine model (hpf::measure_machine_model) once inside each cluster (between its two lowest
+/// ranks) and once per pair of clusters (between their lowest ranks, taken as symmetric):
+/// C + C(C-1)/2 measurements. Every rank returns the same map. Not cached.
 /// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
 ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 
@@ -69,18 +93,34 @@ public:
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
 
 private:
+  std::vector<detail::BcastRun> prepare(std::size_t bytes, int root) const;
+
   Comm m_comm;
   BcastAlgorithm m_algorithm = BcastAlgorithm::binomial;
   std::size_t m_segment = 1;
   bool m_hier = false;
   HierarchicalPlan m_plan;
+  /// Per (root, bytes): this rank's prepared runs (the inter-cluster one of a coordinator, then the
+  /// one of its group). Built by the first execute() for that pair and reused (plan once, run many
+  /// times); shared by copies. At most k_prepared entries, the oldest dropped first.
+  struct Prepared {
+    int root = 0;
+    std::size_t bytes = 0;
+    std::vector<detail::BcastRun> runs;
+  };
+  static constexpr std::size_t k_prepared = 8;
+  std::shared_ptr<std::vector<Prepared>> m_prepared = std::make_shared<std::vector<Prepared>>();
 };
 
 namespace detail {
 /// Collective over the ranks of `group` (ranks of comm; group[0] is the root, which holds the data):
-/// broadcasts `data` with algorithm `a` and segments of `segment` bytes, using tags tag..tag+2.
+/// broadcasts `data` with algorithm `a` and segments of `segment` bytes: bcast_schedule() run by
+/// hpf::Exchange, using tags tag and tag + 1.
 void bcast_group(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
                  std::span<std::byte> data, int tag);
+/// Local: the calling rank's prepared part of bcast_group for `bytes` bytes (run() it with the data).
+BcastRun bcast_group_run(const Comm& comm, std::span<const int> group, BcastAlgorithm a, std::size_t segment,
+                         std::size_t bytes, int tag);
 } // namespace detail
 
 } // namespace hpf

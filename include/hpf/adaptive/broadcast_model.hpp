@@ -25,6 +25,7 @@
 #pragma once
 
 #include <hpf/adaptive/plogp.hpp>
+#include <hpf/schedule/schedule.hpp>
 
 #include <cstddef>
 #include <span>
@@ -93,5 +94,40 @@ BcastChoice choose_bcast(int P, std::size_t m, const PLogP& model,
 /// variants) over relative ranks 0..P-1 (0 is the root): children[r] in the order r sends to them.
 /// Throws hpf::Error for scatter_collect (not a tree) or P < 1.
 std::vector<std::vector<int>> bcast_tree(BcastAlgorithm a, int P);
+
+/// The bytes one message of a broadcast schedule carries: blocks [first, first + count) of the
+/// message, i.e. bytes [offset, offset + bytes).
+struct BcastPiece {
+  std::size_t first = 0;
+  std::size_t count = 0;
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+  friend bool operator==(const BcastPiece&, const BcastPiece&) = default;
+};
+
+/// A broadcast as hpf::Schedule steps over relative ranks 0..P-1 (0 is the root, which holds the
+/// message before step 0); Message::len is in bytes and pieces[k][i] says which bytes message i of
+/// step k carries. Every step is a partial permutation (one-port: a rank sends at most one and
+/// receives at most one message per step), and a rank forwards a block only in a step after the one
+/// in which it received it. A segment sent k times to the same child is k messages in k steps, so
+/// hpf::validate (which wants each pair once) applies step by step, not to the whole schedule.
+struct BcastSchedule {
+  Schedule schedule;
+  std::vector<std::vector<BcastPiece>> pieces;
+  std::size_t blocks = 0; ///< segments (trees) or blocks (scatter-collect) the m bytes are cut into
+  /// Rendez-vous variants: run with ExecMode::Handshake, where each receiver sends the zero-byte
+  /// ready signal of the rendez-vous before its sender may send (the executor carries the handshake,
+  /// so the schedule lists data messages only).
+  bool rendezvous = false;
+};
+
+/// The schedule of algorithm `a` for m bytes over P ranks (segments of `segment` bytes for the
+/// segmented variants). Trees: each rank sends, in segment-major order, segment i to each child in
+/// tree order, at the first step after it holds segment i and after its previous send (list
+/// scheduling of bcast_tree). Scatter-collect: binomial scatter of P blocks of ceil(m / P) bytes
+/// (a child receives its whole subtree's blocks in one message), then a ring allgather of P-1 steps.
+/// Messages that would carry 0 bytes are left out (P = 1 or m = 0 give no steps). Throws
+/// hpf::Error unless P >= 1 and segment >= 1.
+BcastSchedule bcast_schedule(BcastAlgorithm a, int P, std::size_t m, std::size_t segment);
 
 } // namespace hpf

@@ -82,6 +82,13 @@ struct InterSchedule {
 /// the costs have C >= 1 clusters, C*C gaps and latencies and C intra times, all finite and >= 0, and
 /// root_cluster is in [0, C).
 InterSchedule schedule_inter(InterHeuristic h, const InterClusterCosts& costs, int root_cluster);
+/// The transfers of `s` as hpf::Schedule steps over clusters 0..C-1 (C = s.finish.size()), every
+/// message `len` units: a transfer takes the first step after the one in which its sender received
+/// the message and after the sender's previous transfer, so each step is a partial permutation and
+/// the order of each sender's transfers is kept. validate() passes against the matrix of the
+/// transfers.
+Schedule to_schedule(const InterSchedule& s, index_t len);
+
 /// Predicted makespan of a given order of transfers (each `to` once, every `from` already served).
 InterSchedule evaluate_inter(std::span<const InterTransfer> order, const InterClusterCosts& costs,
                              int root_cluster, InterHeuristic label);
