@@ -7,15 +7,12 @@
 //
 // One engine (DESIGN.md): the tree's transfers are an hpf::Schedule (tree_schedule) run by
 // hpf::Exchange in ExecMode::Pipelined; unpack combines an input into the accumulator, pack copies
-// the accumulator. Overlap as in the model (Section 3.1): the receive window is 2, so the receive of
-// the next input is posted while the current one is combined. Inputs are unpacked one at a time, in
-// the planned order (one-port). MPI libraries without an asynchronous progress thread move a message
-// larger than the eager limit only while the receiver calls into MPI, so buffer reductions combine
-// in chunks of progress_chunk_bytes and call drive_progress between chunks.
-// Known gap (issue 9): a window of 2 also posts the next receive while the current one is still in
-// flight, so two inputs may share the receiver's link (not one-port); under SMPI at d = c this costs
-// up to ~d per extra input against the model. Seed 002's "post k+1 once k has arrived" needs an
-// exec/ window that counts receives in flight, not receives not yet unpacked.
+// the accumulator. Overlap as in the model (Section 3.1): the receive window is 1 receive in flight,
+// so the next input's receive is posted as soon as the current one has arrived, and it travels while
+// the current one is combined; two inputs never share the receiver's link (one-port). Inputs are unpacked one
+// at a time, in the planned order (one-port). MPI libraries without an asynchronous progress thread move a
+// message larger than the eager limit only while the receiver calls into MPI, so buffer reductions combine in
+// chunks of progress_chunk_bytes and call drive_progress between chunks.
 //
 // The executor follows the tree and the receive order, not the planned clock: a rank sends as soon as
 // its partial result is ready. Algorithm 2's limit of K concurrent transfers (which it reaches by
@@ -147,7 +144,7 @@ private:
 
   /// Runs this rank's part of the tree schedule through the Pipelined Exchange: each input is
   /// combined into `acc` in planned order, chunk by chunk (`combine(input_is_left, x, a, m)` combines
-  /// m elements), with the next input's receive posted meanwhile (window 2); then `acc` is sent to
+  /// m elements), with the next input's receive in flight meanwhile (window 1); then `acc` is sent to
   /// the parent, or from the sink to the root when the sink forwards (the root then copies it).
   template <class T, class Combine> void run(std::span<T> acc, Combine combine) const {
     const std::size_t bytes = acc.size() * sizeof(T);
@@ -157,7 +154,7 @@ private:
     for (Transfer& t : plan.recvs) t.bytes = bytes;
     const std::size_t nr = plan.recvs.size();
     Exchange ex(m_comm, std::move(plan), ExecMode::Pipelined, detail::tag_tree_reduce);
-    ex.set_receive_window(2); // prefetch the next input while combining this one (seed 002, Sec. 3.1)
+    ex.set_receive_window(1); // the next input arrives while this one is combined (seed 002, Sec. 3.1)
     // The received bytes are copied chunk by chunk into properly typed, aligned scratch elements
     // before combining (an L1-sized copy; reading T out of a byte buffer in place is not portable).
     const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));
