@@ -182,9 +182,9 @@ MachineModel measure_machine_model(const Comm& comm) {
     double rtt_big = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const bool large = sizes[i] >= big;
-      // Few samples: this runs at start-up of every program (hpf::Environment); medians of 7 (5 at
-      // 1 MiB) keep it to a few hundred messages.
-      const PingPongResult r = ping_pong(comm, 0, 1, sizes[i], {large ? 5 : 7, large ? 2 : 8, true});
+      // Few samples: this runs at the start of every program (hpf::Environment); medians of 5 (3 at
+      // 1 MiB) keep it to about 150 messages between two ranks.
+      const PingPongResult r = ping_pong(comm, 0, 1, sizes[i], {large ? 3 : 5, large ? 2 : 4, true});
       if (i == 0) rtt0 = r.rtt;
       if (large) rtt_big = r.rtt;
       v[3 + 3 * i] = r.g;
