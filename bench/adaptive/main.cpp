@@ -39,19 +39,7 @@ struct Variant {
 };
 
 int run(int argc, char** argv) {
-  int repeats = 41;
-  std::string csv = "-";
-  hpf::bench::for_each_option(argc, argv, "[--repeats R] [--csv file]",
-                              [&](std::string_view k, std::string_view v) {
-                                if (k == "--repeats")
-                                  repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                else if (k == "--csv")
-                                  csv = v;
-                                else
-                                  return false;
-                                return true;
-                              });
-  hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
+  const auto [repeats, csv] = hpf::bench::parse_repeats_and_csv(argc, argv, {41, "-"});
   const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
   const int P = comm.size(), me = comm.rank();
   const hpf::PLogP model = hpf::measure_plogp(comm);

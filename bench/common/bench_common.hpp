@@ -59,6 +59,25 @@ template <class F> void for_each_option(int argc, char** argv, std::string_view 
   }
 }
 
+/// The options most benchmarks take and nothing else: --repeats R (>= 1) and --csv file.
+struct RepeatsAndCsv {
+  int repeats;
+  std::string csv;
+};
+inline RepeatsAndCsv parse_repeats_and_csv(int argc, char** argv, RepeatsAndCsv defaults) {
+  for_each_option(argc, argv, "[--repeats R] [--csv file]", [&](std::string_view k, std::string_view v) {
+    if (k == "--repeats")
+      defaults.repeats = parse_number<int>(v, "--repeats");
+    else if (k == "--csv")
+      defaults.csv = v;
+    else
+      return false;
+    return true;
+  });
+  detail::require(defaults.repeats >= 1, "--repeats: must be >= 1, got ", defaults.repeats);
+  return defaults;
+}
+
 /// A CSV file with a header. Append mode writes the header only when the file is new or empty;
 /// Truncate rewrites the file. The path "-" is standard output (header always written).
 class CsvWriter {

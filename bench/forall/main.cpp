@@ -41,19 +41,7 @@ struct Row {
 
 int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
-  int repeats = 31;
-  std::string csv = "docs/results/forall.csv";
-  hpf::bench::for_each_option(argc, argv, "[--repeats R] [--csv file]",
-                              [&](std::string_view k, std::string_view v) {
-                                if (k == "--repeats")
-                                  repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                else if (k == "--csv")
-                                  csv = v;
-                                else
-                                  return false;
-                                return true;
-                              });
-  hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
+  const auto [repeats, csv] = hpf::bench::parse_repeats_and_csv(argc, argv, {31, "docs/results/forall.csv"});
   const auto grid = hpf::ProcessGrid(MPI_COMM_WORLD, {0}, {1});
   std::vector<Row> rows;
   volatile double sink = 0;
