@@ -22,21 +22,30 @@ constexpr i128 kInf = static_cast<i128>(std::numeric_limits<std::int64_t>::max()
 
 } // namespace
 
+namespace {
+/// The checks both entry points make: vertex counts >= 0, endpoints in range, weights >= 0.
+void check_edges(const char* who, int num_left, int num_right, const std::vector<BipartiteEdge>& edges) {
+  detail::require(num_left >= 0, who, ": num_left must be >= 0, got ", num_left);
+  detail::require(num_right >= 0, who, ": num_right must be >= 0, got ", num_right);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const BipartiteEdge& b = edges[e];
+    detail::require(b.left >= 0 && b.left < num_left, who, ": edge ", e, " has left vertex ", b.left,
+                    ", expected [0, ", num_left, ")");
+    detail::require(b.right >= 0 && b.right < num_right, who, ": edge ", e, " has right vertex ", b.right,
+                    ", expected [0, ", num_right, ")");
+    detail::require(b.weight >= 0, who, ": edge ", e, " has weight ", b.weight, ", expected >= 0");
+  }
+}
+} // namespace
+
 std::vector<std::size_t> max_weight_bipartite_matching(int num_left, int num_right,
                                                        const std::vector<BipartiteEdge>& edges,
                                                        MatchingObjective objective) {
-  detail::require(num_left >= 0, "max_weight_bipartite_matching: num_left must be >= 0, got ", num_left);
-  detail::require(num_right >= 0, "max_weight_bipartite_matching: num_right must be >= 0, got ", num_right);
+  check_edges("max_weight_bipartite_matching", num_left, num_right, edges);
   i128 total_weight = 0;
   i128 total_priority = 0;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const BipartiteEdge& b = edges[e];
-    detail::require(b.left >= 0 && b.left < num_left, "max_weight_bipartite_matching: edge ", e,
-                    " has left vertex ", b.left, ", expected [0, ", num_left, ")");
-    detail::require(b.right >= 0 && b.right < num_right, "max_weight_bipartite_matching: edge ", e,
-                    " has right vertex ", b.right, ", expected [0, ", num_right, ")");
-    detail::require(b.weight >= 0, "max_weight_bipartite_matching: edge ", e, " has weight ", b.weight,
-                    ", expected >= 0");
     detail::require(b.priority >= 0, "max_weight_bipartite_matching: edge ", e, " has priority ", b.priority,
                     ", expected >= 0");
     total_weight += b.weight;
@@ -187,16 +196,9 @@ std::vector<std::size_t> max_weight_bipartite_matching(int num_left, int num_rig
 std::vector<std::vector<std::size_t>> bipartite_edge_colouring(int num_left, int num_right,
                                                                const std::vector<BipartiteEdge>& edges,
                                                                ColouringRule rule) {
-  detail::require(num_left >= 0, "bipartite_edge_colouring: num_left must be >= 0, got ", num_left);
-  detail::require(num_right >= 0, "bipartite_edge_colouring: num_right must be >= 0, got ", num_right);
+  check_edges("bipartite_edge_colouring", num_left, num_right, edges);
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const BipartiteEdge& b = edges[e];
-    detail::require(b.left >= 0 && b.left < num_left, "bipartite_edge_colouring: edge ", e,
-                    " has left vertex ", b.left, ", expected [0, ", num_left, ")");
-    detail::require(b.right >= 0 && b.right < num_right, "bipartite_edge_colouring: edge ", e,
-                    " has right vertex ", b.right, ", expected [0, ", num_right, ")");
-    detail::require(b.weight >= 0, "bipartite_edge_colouring: edge ", e, " has weight ", b.weight,
-                    ", expected >= 0");
     detail::require(b.priority == 0, "bipartite_edge_colouring: edge ", e, " has priority ", b.priority,
                     ", expected 0 (the colouring sets priorities from the degrees)");
   }

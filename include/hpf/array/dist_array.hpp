@@ -75,17 +75,7 @@ public:
     if (is_root) out.resize(static_cast<std::size_t>(m_layout.global_size()));
     // One message per non-empty block that is not the root's own, all posted at once (exec/).
     std::vector<int> from; // grid position of each receive
-    ExchangePlan plan;
-    if (is_root) {
-      for (int pos = 0; pos < grid.size(); ++pos)
-        if (pos != grid.my_position() && local_count(pos) > 0) {
-          plan.recvs.push_back({grid.rank_at(pos), block_bytes(pos), 0});
-          from.push_back(pos);
-        }
-    } else if (grid.contains_me() && local_size() > 0) {
-      plan.sends.push_back({root, block_bytes(grid.my_position()), 0});
-    }
-    Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base);
+    Exchange ex(grid.comm(), root_plan(root, true, from), ExecMode::AllAtOnce, tags::gather_scatter.base);
     auto pack_mine = [&](std::size_t, std::byte* buf) {
       std::memcpy(buf, m_view.data(), block_bytes(grid.my_position()));
     };
@@ -109,17 +99,7 @@ public:
                     m_label, "'::scatter: data on root ", root, " holds ", root_size,
                     " elements; expected the global size ", m_layout.global_size());
     std::vector<int> to; // grid position of each send
-    ExchangePlan plan;
-    if (is_root) {
-      for (int pos = 0; pos < grid.size(); ++pos)
-        if (pos != grid.my_position() && local_count(pos) > 0) {
-          plan.sends.push_back({grid.rank_at(pos), block_bytes(pos), 0});
-          to.push_back(pos);
-        }
-    } else if (grid.contains_me() && local_size() > 0) {
-      plan.recvs.push_back({root, block_bytes(grid.my_position()), 0});
-    }
-    Exchange ex(grid.comm(), std::move(plan), ExecMode::AllAtOnce, tags::gather_scatter.base + 1);
+    Exchange ex(grid.comm(), root_plan(root, false, to), ExecMode::AllAtOnce, tags::gather_scatter.base + 1);
     auto unpack_mine = [&](std::size_t, const std::byte* buf) {
       std::memcpy(m_view.data(), buf, block_bytes(grid.my_position()));
     };
@@ -153,6 +133,26 @@ public:
   }
 
 private:
+  /// The messages of a gather (`to_root`) or scatter between `root` and the other blocks: on the root
+  /// one per non-empty block that is not its own (their grid positions in `positions`), elsewhere
+  /// this rank's block. The root's own block is copied, never sent.
+  [[nodiscard]] ExchangePlan root_plan(int root, bool to_root, std::vector<int>& positions) const {
+    const ProcessGrid& grid = m_layout.grid();
+    ExchangePlan plan;
+    auto& at_root = to_root ? plan.recvs : plan.sends;
+    auto& elsewhere = to_root ? plan.sends : plan.recvs;
+    if (grid.parent_rank() == root) {
+      for (int pos = 0; pos < grid.size(); ++pos)
+        if (pos != grid.my_position() && local_count(pos) > 0) {
+          at_root.push_back({grid.rank_at(pos), block_bytes(pos), 0});
+          positions.push_back(pos);
+        }
+    } else if (grid.contains_me() && local_size() > 0) {
+      elsewhere.push_back({root, block_bytes(grid.my_position()), 0});
+    }
+    return plan;
+  }
+
   void allocate() {
     const Index<N> e = m_layout.my_local_extents();
     if constexpr (N == 1) m_view = view_type(m_label, e[0]);
