@@ -6,7 +6,7 @@
 # stats, tags). It is what schedule/ may see: schedule/ is pure and compiles without mpi.h.
 # array/ also reaches irregular/ and reduce/: it holds their DistArray faces (GatherPlan, ScatterPlan,
 # tree_reduce of a DistArray), which need both the array and the engine below it.
-set(HPF_LAYERS core_base core layout schedule exec redist irregular steady reduce adaptive array)
+set(HPF_LAYERS core_base core layout schedule exec redist irregular steady reduce adaptive section array)
 set(HPF_ARROWS_core_base "")
 set(HPF_ARROWS_core core_base)
 set(HPF_ARROWS_layout core)
@@ -17,4 +17,5 @@ set(HPF_ARROWS_irregular schedule exec)
 set(HPF_ARROWS_steady schedule exec)
 set(HPF_ARROWS_reduce exec schedule)
 set(HPF_ARROWS_adaptive exec schedule)
-set(HPF_ARROWS_array layout redist irregular reduce)
+set(HPF_ARROWS_section layout schedule exec)
+set(HPF_ARROWS_array layout redist irregular reduce section)

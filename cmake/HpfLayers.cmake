@@ -15,8 +15,9 @@
 #   | hpf_steady     | runtime/steady/*.cpp        | hpf_schedule, hpf_exec, Boost; QSopt_ex, GLPK    |
 #   | hpf_reduce     | runtime/reduce/*.cpp        | hpf_exec, hpf_schedule                           |
 #   | hpf_adaptive   | runtime/adaptive/*.cpp      | hpf_exec, hpf_schedule                           |
+#   | hpf_section    | runtime/section/*.cpp       | hpf_layout, hpf_schedule, hpf_exec               |
 #   | hpf_array      | runtime/array/*.cpp         | hpf_layout, hpf_redist, hpf_irregular,           |
-#   |                |                             | hpf_reduce, Kokkos (hpf_kokkos)                  |
+#   |                |                             | hpf_reduce, hpf_section, Kokkos (hpf_kokkos)     |
 #
 # Only array/ sees Kokkos; only the layers at or above core (not schedule/) see MPI. core/'s MPI-free
 # headers (error, math, names, stats, tags) are the part of core that schedule/ may include.
@@ -66,7 +67,7 @@ hpf_layer(hpf_core_base SOURCES ${PROJECT_SOURCE_DIR}/runtime/core/error.cpp LIN
           PRIVATE_LINKS MPI::MPI_CXX)
 hpf_arrows_of(core _links)
 hpf_layer(hpf_core FOLDER core EXCLUDE error.cpp LINKS ${_links} MPI::MPI_CXX)
-foreach(layer IN ITEMS layout schedule redist irregular reduce adaptive)
+foreach(layer IN ITEMS layout schedule redist irregular reduce adaptive section)
   hpf_arrows_of(${layer} _links)
   hpf_layer(hpf_${layer} FOLDER ${layer} LINKS ${_links})
 endforeach()

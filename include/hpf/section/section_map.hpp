@@ -1,0 +1,116 @@
+// Closed-form communication sets of strided sections on block-cyclic maps (one dimension). Pure: no
+// MPI, no I/O; tested against brute force without mpirun.
+//
+// Local index sequence (the lattice / finite-state-machine method of Chatterjee et al. and of
+// Kennedy, Nedeljkovic and Sethi; DESIGN.md "Formulas the section layer needs"). The section l:h:s has
+// elements i_j = l + j s, 0 <= j < n. On CYCLIC(k) over P its owner pattern repeats every
+// T = P k / g section elements, g = gcd(|s|, P k): element j + T sits T s = (s / g) P k further, on the
+// same process, (s / g) k further in its local block. For each global residue x = p k + o (0 <= o < k)
+// of process p with x = l (mod g), the one j in [0, T) that hits x is
+//     j0 = ((x - l) / g) * inv(s / g mod T) mod T,
+// one extended Euclid and O(k) work per process; sorting the j0 gives the access sequence.
+//
+// Sender/receiver pairs. Element j of the section goes from owner_A(l_A + j s_A) to
+// owner_B(l_B + j s_B). The pairs repeat every L = lcm(T_A, T_B) section elements, so one period is
+// planned (the sender walks its own access sequence over [0, L) and reads the receiver and its local
+// index from B's map in closed form; the receiver does the mirror walk) and then replicated with
+// fixed local shifts, plus a tail when L does not divide n. Both sides list an element pair in
+// increasing j, so a message needs no header. Planning costs O(min(L, n) / P) per process and the plan
+// holds runs of consecutive local indices, never one owner computation per element of the section.
+#pragma once
+
+#include <hpf/layout/cyclic_map.hpp>
+#include <hpf/schedule/schedule.hpp>
+#include <hpf/section/triplet.hpp>
+
+#include <vector>
+
+namespace hpf {
+
+/// The part of section `t` that process p of a CYCLIC(k) map owns, as a periodic access sequence.
+struct LocalSequence {
+  index_t count = 0;        ///< n: elements of the section (all processes)
+  index_t period = 1;       ///< T = P k / gcd(|s|, P k), in section elements
+  std::vector<index_t> j;   ///< the j in [0, T) that p owns, increasing
+  std::vector<index_t> loc; ///< local index of element j[i] (extrapolated linearly when j[i] >= n)
+  index_t local_step = 0;   ///< local index change from element j to j + T: (s / g) k
+  index_t owned = 0;        ///< number of section elements p owns
+
+  /// Calls fn(j, local) for every owned j in [j_begin, j_end) (clamped to [0, n)), increasing.
+  template <class Fn> void for_each(index_t j_begin, index_t j_end, Fn&& fn) const {
+    if (j_end > count) j_end = count;
+    if (j_begin < 0) j_begin = 0;
+    if (j.empty() || j_begin >= j_end) return;
+    for (index_t t = j_begin / period;; ++t) {
+      const index_t base = t * period;
+      if (base >= j_end) return;
+      for (std::size_t i = 0; i < j.size(); ++i) {
+        const index_t jj = base + j[i];
+        if (jj < j_begin) continue;
+        if (jj >= j_end) return;
+        fn(jj, loc[i] + t * local_step);
+      }
+    }
+  }
+  template <class Fn> void for_each(Fn&& fn) const { for_each(0, count, fn); }
+};
+
+/// The access sequence of process p (0 <= p < m.P) for section t of map m. t must be valid for m.n
+/// (detail::check_triplet); throws hpf::Error for stride 0 or p out of range.
+[[nodiscard]] LocalSequence local_sequence(const CyclicMap& m, const Triplet& t, int p);
+
+/// A run of section elements consecutive in both local blocks: source local indices
+/// src_local .. src_local + len - 1 go to target local indices dst_local .. dst_local + len - 1.
+struct SectionRun {
+  index_t src_local = 0;
+  index_t dst_local = 0;
+  index_t len = 0;
+  friend bool operator==(const SectionRun&, const SectionRun&) = default;
+};
+
+/// The runs between one source and one target process, in increasing section order: `period` (the
+/// runs of section elements [0, L)) repeated `reps` times, copy k shifted by (k src_shift,
+/// k dst_shift) local indices, then `tail` (absolute local indices).
+struct SectionRuns {
+  std::vector<SectionRun> period;
+  index_t reps = 0;
+  index_t src_shift = 0;
+  index_t dst_shift = 0;
+  std::vector<SectionRun> tail;
+  index_t elements = 0; ///< total number of elements of all runs
+
+  /// Calls fn(src_local, dst_local, len) for every run, in section order.
+  template <class Fn> void for_each(Fn&& fn) const {
+    for (index_t k = 0; k < reps; ++k)
+      for (const SectionRun& r : period) fn(r.src_local + k * src_shift, r.dst_local + k * dst_shift, r.len);
+    for (const SectionRun& r : tail) fn(r.src_local, r.dst_local, r.len);
+  }
+};
+
+/// One dimension of a section assignment B(tb) = A(ta): source map A, target map B. The two
+/// triplets must have the same extent and be valid for their maps.
+struct SectionDim {
+  CyclicMap src;
+  Triplet ts;
+  CyclicMap dst;
+  Triplet td;
+
+  [[nodiscard]] index_t count() const noexcept { return ts.extent(); }
+  /// L = lcm(T_src, T_dst), or count() when L >= count() (then the whole section is one tail).
+  [[nodiscard]] index_t pair_period() const;
+};
+
+/// Throws hpf::Error unless the triplets have equal extents and are valid for the maps' extents.
+void check_section_dim(const SectionDim& dim);
+
+/// The src.P x dst.P matrix of element counts: entry (p, q) is the number of section elements that go
+/// from source process p to target process q.
+[[nodiscard]] CommMatrix section_grid(const SectionDim& dim);
+
+/// section_runs_from(dim, p)[q]: the runs source process p sends to target process q.
+[[nodiscard]] std::vector<SectionRuns> section_runs_from(const SectionDim& dim, int p);
+/// section_runs_to(dim, q)[p]: the runs target process q receives from source process p, in the same
+/// order as the sender lists them.
+[[nodiscard]] std::vector<SectionRuns> section_runs_to(const SectionDim& dim, int q);
+
+} // namespace hpf

@@ -1,0 +1,208 @@
+#include <hpf/core/error.hpp>
+#include <hpf/section/section_map.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <utility>
+
+namespace hpf {
+
+namespace {
+
+__extension__ typedef __int128 wide; // products of two index_t (periods, strides)
+
+/// x^-1 mod m for gcd(x, m) = 1, m >= 1 (extended Euclid).
+index_t mod_inverse(index_t x, index_t m) {
+  if (m == 1) return 0;
+  index_t old_r = x % m;
+  index_t r = m;
+  index_t old_s = 1;
+  index_t s = 0;
+  while (r != 0) {
+    const index_t q = old_r / r;
+    old_r = std::exchange(r, old_r - q * r);
+    old_s = std::exchange(s, old_s - q * s);
+  }
+  return detail::pos_mod(old_s, m);
+}
+
+/// The period T = P k / gcd(|s|, P k) of a triplet's owner pattern on a map, and the local index
+/// change over one period, (s / g) k.
+struct OwnerPeriod {
+  index_t T = 1;
+  index_t g = 1;
+  index_t local_step = 0;
+};
+
+OwnerPeriod owner_period(const CyclicMap& m, const Triplet& t) {
+  const index_t cyc = static_cast<index_t>(m.P) * m.r;
+  OwnerPeriod o;
+  o.g = std::gcd(std::abs(t.stride), cyc);
+  o.T = cyc / o.g;
+  o.local_step = (t.stride / o.g) * m.r;
+  return o;
+}
+
+/// Local index of global index i (any sign, extrapolated linearly) on its owner p = owner(i).
+index_t local_of(const CyclicMap& m, wide i, int p) {
+  const wide cyc = static_cast<wide>(m.P) * m.r;
+  wide q = i / cyc;
+  wide x = i % cyc;
+  if (x < 0) {
+    x += cyc;
+    q -= 1;
+  }
+  return static_cast<index_t>(q * m.r + x - static_cast<wide>(p) * m.r);
+}
+
+/// How the section elements [0, n) split into `reps` copies of the pair period L, then a tail
+/// [tail_begin, n). When L >= n (or overflows) there are no copies: the whole section is the tail.
+struct PairSplit {
+  index_t L = 0;
+  index_t reps = 0;
+  index_t tail_begin = 0;
+  OwnerPeriod src;
+  OwnerPeriod dst;
+};
+
+PairSplit pair_split(const SectionDim& dim) {
+  PairSplit s;
+  const index_t n = dim.count();
+  s.src = owner_period(dim.src, dim.ts);
+  s.dst = owner_period(dim.dst, dim.td);
+  const wide L = static_cast<wide>(s.src.T / std::gcd(s.src.T, s.dst.T)) * s.dst.T;
+  if (L <= n && n > 0) {
+    s.L = static_cast<index_t>(L);
+    s.reps = n / s.L;
+    s.tail_begin = s.reps * s.L;
+  } else {
+    s.L = n;
+  }
+  return s;
+}
+
+/// Appends element (a, b) to runs, extending the last run when both local indices continue it.
+void append(std::vector<SectionRun>& runs, index_t a, index_t b) {
+  if (!runs.empty()) {
+    SectionRun& r = runs.back();
+    if (r.src_local + r.len == a && r.dst_local + r.len == b) {
+      ++r.len;
+      return;
+    }
+  }
+  runs.push_back({a, b, 1});
+}
+
+/// The runs of process `me` of map `mine` (section `tm`) with every process of map `other` (section
+/// `to`), listed by the walk over me's own access sequence. `mine_is_src` says which side of a run
+/// (src_local / dst_local) is me's.
+std::vector<SectionRuns> runs_of(const CyclicMap& mine, const Triplet& tm, const CyclicMap& other,
+                                 const Triplet& to, int me, bool mine_is_src, const PairSplit& split) {
+  const LocalSequence seq = local_sequence(mine, tm, me);
+  std::vector<SectionRuns> out(static_cast<std::size_t>(other.P));
+  auto add = [&](bool in_period) {
+    return [&, in_period](index_t j, index_t my_local) {
+      const index_t i = to.at(j);
+      auto& r = out[static_cast<std::size_t>(other.owner(i))];
+      auto& list = in_period ? r.period : r.tail;
+      if (mine_is_src) {
+        append(list, my_local, other.local(i));
+      } else {
+        append(list, other.local(i), my_local);
+      }
+    };
+  };
+  if (split.reps > 0) seq.for_each(0, split.L, add(true));
+  seq.for_each(split.tail_begin, seq.count, add(false));
+  const index_t src_shift = split.reps > 0 ? (split.L / split.src.T) * split.src.local_step : 0;
+  const index_t dst_shift = split.reps > 0 ? (split.L / split.dst.T) * split.dst.local_step : 0;
+  for (SectionRuns& r : out) {
+    r.reps = r.period.empty() ? 0 : split.reps;
+    r.src_shift = src_shift;
+    r.dst_shift = dst_shift;
+    index_t per = 0;
+    for (const SectionRun& x : r.period) per += x.len;
+    index_t tail = 0;
+    for (const SectionRun& x : r.tail) tail += x.len;
+    r.elements = per * r.reps + tail;
+  }
+  return out;
+}
+
+} // namespace
+
+LocalSequence local_sequence(const CyclicMap& m, const Triplet& t, int p) {
+  detail::require(t.stride != 0, "local_sequence: triplet ", t.to_string(), ": stride must be != 0, got 0");
+  detail::require(p >= 0 && p < m.P, "local_sequence: process must be in [0, ", m.P, "), got ", p);
+  LocalSequence seq;
+  seq.count = t.extent();
+  const OwnerPeriod op = owner_period(m, t);
+  seq.period = op.T;
+  seq.local_step = op.local_step;
+  const index_t inv = mod_inverse(detail::pos_mod(t.stride / op.g, op.T), op.T);
+  // The residues x of p's block (p k <= x < p k + k) with x = l (mod g): one solution j0 each.
+  const index_t first = static_cast<index_t>(p) * m.r;
+  const index_t x0 = first + detail::pos_mod(t.lo - first, op.g);
+  std::vector<std::pair<index_t, index_t>> hits; // (j0, local index)
+  for (index_t x = x0; x < first + m.r; x += op.g) {
+    const index_t a = detail::pos_mod(detail::floor_div(x - t.lo, op.g), op.T);
+    const auto j0 = static_cast<index_t>(static_cast<wide>(a) * inv % op.T);
+    const wide i = static_cast<wide>(t.lo) + static_cast<wide>(j0) * t.stride;
+    hits.emplace_back(j0, local_of(m, i, p));
+  }
+  std::sort(hits.begin(), hits.end());
+  seq.j.reserve(hits.size());
+  seq.loc.reserve(hits.size());
+  for (const auto& [j0, l] : hits) {
+    seq.j.push_back(j0);
+    seq.loc.push_back(l);
+  }
+  const index_t full = seq.count / op.T;
+  const index_t rem = seq.count % op.T;
+  seq.owned = full * static_cast<index_t>(seq.j.size()) +
+              static_cast<index_t>(std::lower_bound(seq.j.begin(), seq.j.end(), rem) - seq.j.begin());
+  return seq;
+}
+
+index_t SectionDim::pair_period() const { return pair_split(*this).L; }
+
+void check_section_dim(const SectionDim& dim) {
+  detail::check_triplet(dim.ts, dim.src.n, "section source triplet");
+  detail::check_triplet(dim.td, dim.dst.n, "section target triplet");
+  detail::require(dim.ts.extent() == dim.td.extent(), "section: source triplet ", dim.ts.to_string(),
+                  " selects ", dim.ts.extent(), " elements but target triplet ", dim.td.to_string(),
+                  " selects ", dim.td.extent(), " elements; expected equal extents");
+}
+
+CommMatrix section_grid(const SectionDim& dim) {
+  check_section_dim(dim);
+  const PairSplit split = pair_split(dim);
+  CommMatrix grid(dim.src.P, dim.dst.P);
+  std::vector<index_t> per(static_cast<std::size_t>(dim.dst.P));
+  for (int p = 0; p < dim.src.P; ++p) {
+    const LocalSequence seq = local_sequence(dim.src, dim.ts, p);
+    std::fill(per.begin(), per.end(), 0);
+    if (split.reps > 0)
+      seq.for_each(0, split.L, [&](index_t j, index_t) {
+        per[static_cast<std::size_t>(dim.dst.owner(dim.td.at(j)))] += split.reps;
+      });
+    seq.for_each(split.tail_begin, seq.count,
+                 [&](index_t j, index_t) { ++per[static_cast<std::size_t>(dim.dst.owner(dim.td.at(j)))]; });
+    for (int q = 0; q < dim.dst.P; ++q)
+      if (per[static_cast<std::size_t>(q)] > 0) grid.add(p, q, per[static_cast<std::size_t>(q)]);
+  }
+  return grid;
+}
+
+std::vector<SectionRuns> section_runs_from(const SectionDim& dim, int p) {
+  check_section_dim(dim);
+  return runs_of(dim.src, dim.ts, dim.dst, dim.td, p, true, pair_split(dim));
+}
+
+std::vector<SectionRuns> section_runs_to(const SectionDim& dim, int q) {
+  check_section_dim(dim);
+  return runs_of(dim.dst, dim.td, dim.src, dim.ts, q, false, pair_split(dim));
+}
+
+} // namespace hpf

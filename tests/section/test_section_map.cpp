@@ -1,0 +1,169 @@
+// The pure planner of section/ against brute force: access sequences of l:h:s on CYCLIC(k) over P,
+// communication grids and runs of B(tb) = A(ta) between two random maps (CYCLIC(r), BLOCK, collapsed),
+// thousands of random cases with positive and negative strides, extent-1 and empty sections.
+#include <hpf/section/section_map.hpp>
+
+#include "hpf_test.hpp"
+
+#include <random>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using hpf::CyclicMap;
+using hpf::index_t;
+using hpf::Triplet;
+
+struct Rng {
+  std::mt19937_64 gen;
+  explicit Rng(unsigned long long seed) : gen(seed) {}
+  index_t between(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(gen); }
+};
+
+/// A random map of extent n: CYCLIC(r), BLOCK or collapsed, over 1..7 processes.
+CyclicMap random_map(Rng& rng, index_t n) {
+  const int P = static_cast<int>(rng.between(1, 7));
+  switch (rng.between(0, 3)) {
+  case 0:
+    return hpf::Block().map(n, P);
+  case 1:
+    return hpf::Collapsed().map(n, 1);
+  default:
+    return hpf::Cyclic(rng.between(1, 9)).map(n, P);
+  }
+}
+
+/// A random valid triplet of a dimension of extent n selecting `cnt` elements (cnt <= n); hi may lie
+/// beyond the last element (Fortran allows it when no element is outside).
+Triplet random_triplet(Rng& rng, index_t n, index_t cnt) {
+  if (cnt == 0) {
+    const index_t lo = rng.between(-3, n + 3);
+    const index_t s = rng.between(0, 1) ? rng.between(1, 4) : -rng.between(1, 4);
+    return Triplet{lo, s > 0 ? lo - rng.between(1, 3) : lo + rng.between(1, 3), s};
+  }
+  // A stride that fits cnt elements: |s| (cnt - 1) <= n - 1.
+  const index_t smax = cnt == 1 ? 9 : std::max<index_t>(1, (n - 1) / (cnt - 1));
+  const index_t a = rng.between(1, std::min<index_t>(smax, 9));
+  const bool down = rng.between(0, 1) == 1;
+  const index_t span = a * (cnt - 1);
+  const index_t start = rng.between(0, n - 1 - span); // smallest element
+  Triplet t;
+  t.stride = down ? -a : a;
+  t.lo = down ? start + span : start;
+  const index_t last = down ? start : start + span;
+  const index_t slack = rng.between(0, a - 1);
+  t.hi = down ? last - slack : last + slack;
+  return t;
+}
+
+std::vector<std::pair<index_t, index_t>> brute_sequence(const CyclicMap& m, const Triplet& t, int p) {
+  std::vector<std::pair<index_t, index_t>> out;
+  for (index_t j = 0; j < t.extent(); ++j)
+    if (m.owner(t.at(j)) == p) out.emplace_back(j, m.local(t.at(j)));
+  return out;
+}
+
+std::vector<std::pair<index_t, index_t>> expand(const hpf::SectionRuns& r) {
+  std::vector<std::pair<index_t, index_t>> out;
+  r.for_each([&](index_t s, index_t d, index_t len) {
+    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t, d + t);
+  });
+  return out;
+}
+
+TEST(SectionMap, LocalSequenceMatchesBruteForce) {
+  Rng rng(20261124);
+  for (int c = 0; c < 4000; ++c) {
+    const index_t n = rng.between(0, c < 3000 ? 60 : 400);
+    const CyclicMap m = random_map(rng, n);
+    const Triplet t = random_triplet(rng, n, n == 0 ? 0 : rng.between(0, n));
+    ASSERT_NO_THROW(hpf::detail::check_triplet(t, n, "t")) << t.to_string() << " n=" << n;
+    for (int p = 0; p < m.P; ++p) {
+      const hpf::LocalSequence seq = hpf::local_sequence(m, t, p);
+      std::vector<std::pair<index_t, index_t>> got;
+      seq.for_each([&](index_t j, index_t l) { got.emplace_back(j, l); });
+      const auto want = brute_sequence(m, t, p);
+      ASSERT_EQ(got, want) << "case " << c << ": n=" << n << " P=" << m.P << " r=" << m.r
+                           << " t=" << t.to_string() << " p=" << p;
+      ASSERT_EQ(seq.owned, static_cast<index_t>(want.size()));
+      // The period is P k / gcd(|s|, P k) and the table holds at most ceil(k / g) entries.
+      ASSERT_EQ(seq.period, m.P * m.r / std::gcd(std::abs(t.stride), m.P * m.r));
+      ASSERT_LE(static_cast<index_t>(seq.j.size()), m.r);
+    }
+  }
+}
+
+TEST(SectionMap, GridAndRunsMatchBruteForce) {
+  Rng rng(7);
+  index_t with_reps = 0;
+  for (int c = 0; c < 3000; ++c) {
+    const index_t na = rng.between(0, c < 1500 ? 50 : 500);
+    const index_t nb = rng.between(0, c < 1500 ? 50 : 500);
+    const index_t cnt = rng.between(0, std::min(na, nb));
+    const hpf::SectionDim dim{random_map(rng, na), random_triplet(rng, na, cnt), random_map(rng, nb),
+                              random_triplet(rng, nb, cnt)};
+    const std::string what =
+        "case " + std::to_string(c) + ": A n=" + std::to_string(na) + " P=" + std::to_string(dim.src.P) +
+        " r=" + std::to_string(dim.src.r) + " " + dim.ts.to_string() + ", B n=" + std::to_string(nb) +
+        " P=" + std::to_string(dim.dst.P) + " r=" + std::to_string(dim.dst.r) + " " + dim.td.to_string();
+    // Brute force: every element's owners and local indices.
+    std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> want(
+        static_cast<std::size_t>(dim.src.P),
+        std::vector<std::vector<std::pair<index_t, index_t>>>(static_cast<std::size_t>(dim.dst.P)));
+    for (index_t j = 0; j < cnt; ++j) {
+      const index_t ia = dim.ts.at(j);
+      const index_t ib = dim.td.at(j);
+      want[static_cast<std::size_t>(dim.src.owner(ia))][static_cast<std::size_t>(dim.dst.owner(ib))]
+          .emplace_back(dim.src.local(ia), dim.dst.local(ib));
+    }
+    const hpf::CommMatrix grid = hpf::section_grid(dim);
+    ASSERT_EQ(grid.total_volume(), cnt) << what;
+    if (dim.pair_period() < cnt) ++with_reps;
+    for (int p = 0; p < dim.src.P; ++p) {
+      const auto from = hpf::section_runs_from(dim, p);
+      for (int q = 0; q < dim.dst.P; ++q) {
+        const auto& w = want[static_cast<std::size_t>(p)][static_cast<std::size_t>(q)];
+        ASSERT_EQ(grid.at(p, q), static_cast<index_t>(w.size())) << what << " p=" << p << " q=" << q;
+        ASSERT_EQ(expand(from[static_cast<std::size_t>(q)]), w) << what << " from p=" << p << " to q=" << q;
+        ASSERT_EQ(from[static_cast<std::size_t>(q)].elements, static_cast<index_t>(w.size()));
+      }
+    }
+    for (int q = 0; q < dim.dst.P; ++q) {
+      const auto to = hpf::section_runs_to(dim, q);
+      for (int p = 0; p < dim.src.P; ++p)
+        ASSERT_EQ(expand(to[static_cast<std::size_t>(p)]),
+                  want[static_cast<std::size_t>(p)][static_cast<std::size_t>(q)])
+            << what << " to q=" << q << " from p=" << p;
+    }
+  }
+  // The replication path (pair period shorter than the section) must have been exercised.
+  EXPECT_GT(with_reps, 150);
+}
+
+TEST(SectionMap, UnitStrideRunsAreLong) {
+  // A(0:99) CYCLIC(10) on 2 -> B(0:99) CYCLIC(10) on 2: one run per block, the pattern stored once.
+  const hpf::SectionDim dim{hpf::Cyclic(10).map(100, 2), Triplet{0, 99, 1}, hpf::Cyclic(10).map(100, 2),
+                            Triplet{0, 99, 1}};
+  const auto from = hpf::section_runs_from(dim, 0);
+  EXPECT_EQ(from[0].period.size(), 1U);
+  EXPECT_EQ(from[0].reps, 5);
+  EXPECT_TRUE(from[1].period.empty());
+  EXPECT_EQ(from[0].elements, 50);
+}
+
+TEST(SectionMap, BadInput) {
+  const CyclicMap m = hpf::Cyclic(2).map(10, 3);
+  HPF_EXPECT_ERROR(hpf::local_sequence(m, Triplet{0, 5, 0}, 0), "stride must be != 0, got 0");
+  HPF_EXPECT_ERROR(hpf::local_sequence(m, Triplet{0, 5, 1}, 3), "process must be in [0, 3), got 3");
+  HPF_EXPECT_ERROR(hpf::detail::check_triplet(Triplet{0, 10, 1}, 10, "sa[0]"), "sa[0] = 0:10:1",
+                   "last element 10", "[0, 10)");
+  HPF_EXPECT_ERROR(hpf::detail::check_triplet(Triplet{-1, 5, 1}, 10, "sa[1]"), "sa[1]",
+                   "lo must be in [0, 10)", "got -1");
+  EXPECT_NO_THROW(hpf::detail::check_triplet(Triplet{0, 10, 3}, 10, "t"));  // elements 0, 3, 6, 9
+  EXPECT_NO_THROW(hpf::detail::check_triplet(Triplet{12, 11, 1}, 10, "t")); // empty: any bounds
+  HPF_EXPECT_ERROR(hpf::section_grid({m, Triplet{0, 9, 1}, m, Triplet{0, 9, 2}}), "selects 10 elements",
+                   "selects 5 elements", "expected equal extents");
+}
+
+} // namespace
