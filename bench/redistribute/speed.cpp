@@ -1,0 +1,221 @@
+// bench_redistribute_speed: a repeated REDISTRIBUTE through the public API against the memory-bandwidth
+// limit and against ScaLAPACK's pdgemr2d called the way its documentation calls it (issue 10).
+//
+// One 1-D case per run: M doubles, CYCLIC(r) -> CYCLIC(s) on every rank of MPI_COMM_WORLD (r or s = 0
+// means BLOCK). Methods, in round-robin repeats, each the largest over ranks of one call after a
+// barrier, medians of --repeats:
+//   - redistribute:   A.redistribute(b) then A.redistribute(a) (both directions timed; the plan is
+//                     cached after the warm-up, the target array is allocated by each call, as in HPF);
+//   - executor:       plan.execute(A, B) into a preallocated target (no allocation);
+//   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
+//   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
+//                     both descriptors and as ictxt; only the call is timed;
+//   - pdgemr2d-alone: the same call on plain std::vector buffers owned by this driver and nothing else
+//                     (the minimal standalone cross-check; it must agree with pdgemr2d).
+// Every method's result is checked element by element once.
+//
+//   mpirun -n 2 bench_redistribute_speed [--M 8e6] [--r 3] [--s 5] [--repeats 9] [--csv out.csv]
+#include "../common/bench_common.hpp"
+
+#include <hpf/hpf.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+extern "C" {
+void Cblacs_get(int context, int what, int* value);
+void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
+void Cblacs_gridexit(int context);
+void Cblacs_exit(int error_code);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
+               const int* icsrc, const int* ictxt, const int* lld, int* info);
+int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
+void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const int* ja, const int* desca,
+               double* b, const int* ib, const int* jb, const int* descb, const int* ictxt);
+}
+
+namespace {
+
+using hpf::index_t;
+
+double time_once(const std::function<void()>& f) {
+  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t0 = MPI_Wtime();
+  f();
+  double t = MPI_Wtime() - t0;
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return t;
+}
+
+hpf::Distribution dist_of(index_t b) { return b == 0 ? hpf::Block() : hpf::Cyclic(b); }
+std::string name_of(index_t b) { return b == 0 ? "BLOCK" : "CYCLIC(" + std::to_string(b) + ")"; }
+
+/// Block size of a distribution as ScaLAPACK sees it (BLOCK = ceil(M / P)).
+int scalapack_block(index_t b, index_t M, int P) {
+  return static_cast<int>(b == 0 ? std::max<index_t>(1, (M + P - 1) / P) : b);
+}
+
+/// True when every local element of `x` (laid out by `layout`) holds its global index.
+bool holds_global_index(const double* x, const hpf::Layout<1>& layout) {
+  const hpf::CyclicMap m = layout.map(0);
+  const int p = layout.grid().contains_me() ? layout.grid().my_position() : 0;
+  bool ok = true;
+  for (index_t l = 0; l < layout.my_local_extents()[0]; ++l)
+    ok = ok && x[l] == static_cast<double>(m.global(p, l));
+  int all = ok ? 1 : 0;
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  return all == 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  hpf::Environment env(argc, argv);
+  try {
+    int repeats = 9;
+    index_t M = 8000000;
+    index_t r = 3;
+    index_t s = 5;
+    std::string csv_path;
+    hpf::bench::for_each_option(argc, argv,
+                                "[--M n] [--r b] [--s b] [--repeats R] [--csv file] (b = 0: BLOCK)",
+                                [&](std::string_view k, std::string_view v) {
+                                  if (k == "--repeats")
+                                    repeats = hpf::bench::parse_number<int>(v, "--repeats");
+                                  else if (k == "--M")
+                                    M = static_cast<index_t>(hpf::bench::parse_number<double>(v, "--M"));
+                                  else if (k == "--r")
+                                    r = hpf::bench::parse_number<index_t>(v, "--r");
+                                  else if (k == "--s")
+                                    s = hpf::bench::parse_number<index_t>(v, "--s");
+                                  else if (k == "--csv")
+                                    csv_path = v;
+                                  else
+                                    return false;
+                                  return true;
+                                });
+    hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
+    hpf::detail::require(M >= 1 && M <= 2000000000, "--M: must be in [1, 2e9], got ", M);
+    hpf::detail::require(r >= 0 && s >= 0, "--r, --s: block sizes must be >= 0 (0 = BLOCK), got ", r, ", ",
+                         s);
+    int P = 0;
+    int me = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const auto line = hpf::ProcessGrid::world({P});
+    const hpf::Layout<1> a({M}, {dist_of(r)}, line);
+    const hpf::Layout<1> b({M}, {dist_of(s)}, line);
+    const std::string case_name = "1d-" + name_of(r) + "-to-" + name_of(s);
+
+    hpf::DistArray<double, 1> A("A", a);
+    hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
+    hpf::DistArray<double, 1> X("X", a); // the executor's source and target (preallocated)
+    hpf::DistArray<double, 1> Y("Y", b);
+    X.fill(0);
+    hpf::forall(X, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
+    hpf::RedistOptions opt = hpf::detail::with_model(a, {}, sizeof(double));
+    const auto plan = hpf::cached_plan(a, b, opt);
+
+    // memcpy of this rank's larger local block, every rank at once.
+    const auto bytes =
+        static_cast<std::size_t>(std::max(a.my_local_extents()[0], b.my_local_extents()[0])) * sizeof(double);
+    std::vector<char> mx(bytes, 1);
+    std::vector<char> my(bytes, 2);
+
+    // ScaLAPACK as documented: one P x 1 context, M x 1 matrices with MB = r (then s), NB = 1.
+    int ctxt = -1;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "C", P, 1);
+    const int m = static_cast<int>(M);
+    const int n = 1;
+    const int one = 1;
+    const int zero = 0;
+    const int mba = scalapack_block(r, M, P);
+    const int mbb = scalapack_block(s, M, P);
+    auto desc = [&](int mb) {
+      std::array<int, 9> d{};
+      const int lld = std::max(1, numroc_(&m, &mb, &me, &zero, &P));
+      int info = 0;
+      descinit_(d.data(), &m, &n, &mb, &one, &zero, &zero, &ctxt, &lld, &info);
+      hpf::detail::require(info == 0, "descinit_ failed with info ", info);
+      return d;
+    };
+    const auto da = desc(mba);
+    const auto db = desc(mbb);
+    // The standalone cross-check's own buffers: as a ScaLAPACK user allocates them (numroc_).
+    std::vector<double> sa(static_cast<std::size_t>(std::max(1, numroc_(&m, &mba, &me, &zero, &P))));
+    std::vector<double> sb(static_cast<std::size_t>(std::max(1, numroc_(&m, &mbb, &me, &zero, &P))));
+    std::memcpy(sa.data(), X.local_data(), static_cast<std::size_t>(X.local_size()) * sizeof(double));
+
+    struct Method {
+      std::string name;
+      std::function<void()> run;
+      std::vector<double> t;
+    };
+    std::vector<Method> methods;
+    methods.push_back({"redistribute", [&] { A.redistribute(b); }, {}});
+    methods.push_back({"redistribute-back", [&] { A.redistribute(a); }, {}});
+    methods.push_back({"executor", [&] { plan->execute(X, Y); }, {}});
+    methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}});
+    methods.push_back({"pdgemr2d",
+                       [&] {
+                         pdgemr2d_(&m, &n, X.local_data(), &one, &one, da.data(), Y.local_data(), &one, &one,
+                                   db.data(), &ctxt);
+                       },
+                       {}});
+    methods.push_back({"pdgemr2d-alone",
+                       [&] {
+                         pdgemr2d_(&m, &n, sa.data(), &one, &one, da.data(), sb.data(), &one, &one, db.data(),
+                                   &ctxt);
+                       },
+                       {}});
+
+    // Checks (one call each, untimed; this is also the warm-up).
+    bool ok = true;
+    auto check = [&](const char* what, bool good) {
+      if (!good && me == 0) std::fprintf(stderr, "bench_redistribute_speed: %s: WRONG DATA\n", what);
+      ok = ok && good;
+    };
+    methods[0].run();
+    check("redistribute", holds_global_index(A.local_data(), b));
+    methods[1].run();
+    check("redistribute-back", holds_global_index(A.local_data(), a));
+    Y.fill(0);
+    methods[2].run();
+    check("executor", holds_global_index(Y.local_data(), b));
+    Y.fill(0);
+    methods[4].run();
+    check("pdgemr2d", holds_global_index(Y.local_data(), b));
+    methods[5].run();
+    check("pdgemr2d-alone", holds_global_index(sb.data(), b));
+    methods[3].run();
+
+    for (int k = 0; k < repeats; ++k)
+      for (Method& meth : methods) meth.t.push_back(time_once(meth.run));
+    Cblacs_gridexit(ctxt);
+    Cblacs_exit(1); // keep MPI running: hpf::Environment finalises it
+
+    if (me == 0) {
+      const double t_copy = hpf::median(methods[3].t);
+      const double t_pd = hpf::median(methods[4].t);
+      hpf::bench::CsvWriter csv;
+      if (!csv_path.empty())
+        csv = hpf::bench::CsvWriter(csv_path, "case,ranks,M,method,median_s,min_s,over_memcpy,over_pdgemr2d");
+      for (const Method& meth : methods) {
+        const double t = hpf::median(meth.t);
+        std::printf("%-28s ranks %d  M %-10lld %-18s %9.3f ms  /memcpy %6.2f  /pdgemr2d %6.2f\n",
+                    case_name.c_str(), P, static_cast<long long>(M), meth.name.c_str(), t * 1e3, t / t_copy,
+                    t / t_pd);
+        csv.row("%s,%d,%lld,%s,%.9g,%.9g,%.4f,%.4f\n", case_name.c_str(), P, static_cast<long long>(M),
+                meth.name.c_str(), t, hpf::bench::min_of(meth.t), t / t_copy, t / t_pd);
+      }
+    }
+    return ok ? 0 : 1;
+  } catch (const hpf::Error& e) {
+    std::fprintf(stderr, "bench_redistribute_speed: %s\n", e.what());
+    return 2;
+  }
+}
