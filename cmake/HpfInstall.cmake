@@ -23,3 +23,26 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hpfrtConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/hpfrtConfigVersion.cmake
               cmake/HpfKokkosTarget.cmake
         DESTINATION ${HPF_CMAKE_DIR})
+
+# pkg-config (lib/pkgconfig/hpfrt.pc): the same library for builds without CMake. libhpfrt is static,
+# so Libs carries its private dependencies (Kokkos, the LP solvers) too; MPI comes from ompi-cxx.
+set(HPF_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH HPF_PC_RELATIVE_PREFIX /${HPF_PC_DIR} /)
+string(REGEX REPLACE "/$" "" HPF_PC_RELATIVE_PREFIX "${HPF_PC_RELATIVE_PREFIX}")
+get_filename_component(_hpf_pc_kokkos_inc "${KokkosCore_INCLUDE_DIRS}" REALPATH)
+set(HPF_PC_CFLAGS "-isystem ${_hpf_pc_kokkos_inc}")
+set(HPF_PC_LIBS "")
+foreach(dir IN LISTS KokkosCore_LIBRARY_DIRS)
+  get_filename_component(dir "${dir}" REALPATH)
+  string(APPEND HPF_PC_LIBS " -L${dir}")
+endforeach()
+foreach(lib IN LISTS KokkosCore_LIBRARIES HPF_LP_LIBRARIES)
+  if(IS_ABSOLUTE "${lib}")
+    string(APPEND HPF_PC_LIBS " ${lib}")
+  else()
+    string(APPEND HPF_PC_LIBS " -l${lib}")
+  endif()
+endforeach()
+string(STRIP "${HPF_PC_LIBS}" HPF_PC_LIBS)
+configure_file(cmake/hpfrt.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hpfrt.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hpfrt.pc DESTINATION ${HPF_PC_DIR})

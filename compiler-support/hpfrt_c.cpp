@@ -3,15 +3,31 @@
 // An hpf_array holds one DistArray<T, N> among the 4 element types x 4 ranks of the ABI, in a
 // std::variant; visit() dispatches a generic lambda to the held alternative, so each entry point is
 // written once for all 16 instantiations.
+//
+// Handles are not pointers (issue 15, finding 3). An hpf_grid or hpf_array value is
+//   magic (16 bits, one per handle type) | generation (24 bits) | slot (24 bits)
+// into a table of live objects, and is never dereferenced: a made-up value fails the magic or the
+// slot check, a freed one (use after free, double free) the generation check, and each returns
+// HPF_ERR_ARG. A slot's generation grows at every free, so a stale handle stays invalid after its slot
+// is reused, until the generation wraps (2^24 frees of the same slot).
+//
+// Collective calls fail on all ranks or on none: the local checks of every rank (NULL data on the
+// root only, a bad strategy on one rank...) are agreed over the array's communicator
+// (detail::agree_on_error) before any communication starts. A handle that is invalid on some ranks
+// only cannot be agreed on (it names no communicator): those ranks return HPF_ERR_ARG at once.
 #include <hpfrt.h>
 
 #include <hpf/hpf.hpp>
+#include <hpf/layout/agree.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 struct hpf_grid_s {
   hpf::ProcessGrid grid;
@@ -55,6 +71,94 @@ template <class P> P* require_handle(P* p, const char* what) {
                        ": the handle is NULL; expected one returned by the matching create call");
   return p;
 }
+
+/// The live objects behind the handles of one type (see the top of this file).
+template <class Object> class HandleTable {
+public:
+  /// `magic` tells the handle types apart; `name` is the C type's name, for messages.
+  HandleTable(std::uint16_t magic, const char* name) : m_magic(magic), m_name(name) {}
+
+  /// Stores `object` and returns its handle value.
+  std::uintptr_t add(std::unique_ptr<Object> object) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    std::size_t slot = 0;
+    if (!m_free.empty()) {
+      slot = m_free.back();
+      m_free.pop_back();
+    } else {
+      hpf::detail::require(m_slots.size() < slot_mask, m_name, ": more than ", slot_mask,
+                           " live handles; free some first");
+      slot = m_slots.size();
+      m_slots.emplace_back();
+    }
+    m_slots[slot].object = std::move(object);
+    return encode(slot, m_slots[slot].generation);
+  }
+
+  /// The object of a live handle; throws hpf::Error (HPF_ERR_ARG) for NULL, made-up and freed ones.
+  Object& get(const void* handle, const char* what) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return *m_slots[find(handle, what)].object;
+  }
+
+  /// Takes the object of a live handle out of the table (the slot's generation moves on).
+  std::unique_ptr<Object> remove(const void* handle, const char* what) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    const std::size_t slot = find(handle, what);
+    Slot& s = m_slots[slot];
+    s.generation = (s.generation + 1) & generation_mask;
+    if (s.generation == 0) s.generation = 1; // 0 is never a live generation
+    m_free.push_back(slot);
+    return std::move(s.object);
+  }
+
+private:
+  static constexpr std::uint64_t slot_bits = 24;
+  static constexpr std::uint64_t generation_bits = 24;
+  static constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
+  static constexpr std::uint64_t generation_mask = (std::uint64_t{1} << generation_bits) - 1;
+  static_assert(sizeof(std::uintptr_t) == 8, "handles pack magic, generation and slot into 64 bits");
+
+  struct Slot {
+    std::uint64_t generation = 1;
+    std::unique_ptr<Object> object;
+  };
+
+  [[nodiscard]] std::uintptr_t encode(std::size_t slot, std::uint64_t generation) const {
+    return static_cast<std::uintptr_t>((std::uint64_t{m_magic} << (slot_bits + generation_bits)) |
+                                       (generation << slot_bits) | static_cast<std::uint64_t>(slot));
+  }
+
+  /// The slot of a live handle; never dereferences `handle`.
+  std::size_t find(const void* handle, const char* what) const {
+    hpf::detail::require(handle != nullptr, what, ": the ", m_name,
+                         " handle is NULL; expected one returned by the matching create call");
+    const auto v = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(handle));
+    const auto magic = static_cast<std::uint16_t>(v >> (slot_bits + generation_bits));
+    const std::uint64_t generation = (v >> slot_bits) & generation_mask;
+    const std::uint64_t slot = v & slot_mask;
+    hpf::detail::require(magic == m_magic, what, ": 0x", to_hex(v), " is not an ", m_name,
+                         " handle (made up, corrupted, or a handle of another type)");
+    hpf::detail::require(slot < m_slots.size() && m_slots[slot].object != nullptr &&
+                             m_slots[slot].generation == generation,
+                         what, ": the ", m_name, " handle 0x", to_hex(v),
+                         " is not live (already freed, or never returned by a create call)");
+    return static_cast<std::size_t>(slot);
+  }
+
+  static std::string to_hex(std::uint64_t v) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = digits[v & 15];
+    return out;
+  }
+
+  std::uint16_t m_magic;
+  const char* m_name;
+  std::mutex m_mutex;
+  std::vector<Slot> m_slots;
+  std::vector<std::size_t> m_free;
+};
 
 hpf::Distribution to_dist(const hpf_dist& d, int dim) {
   switch (d.kind) {
@@ -111,22 +215,54 @@ struct hpf_array_s {
 };
 
 namespace {
-template <class F> void visit(hpf_array a, const char* what, F&& f) {
-  std::visit(std::forward<F>(f), require_handle(a, what)->array);
-}
-} // namespace
 
-namespace {
+// Never destroyed: handles leaked by a program must not be torn down after MPI and Kokkos are gone.
+HandleTable<hpf_grid_s>& grids() {
+  static auto* table = new HandleTable<hpf_grid_s>(0x4847, "hpf_grid"); // 'HG'
+  return *table;
+}
+HandleTable<hpf_array_s>& arrays() {
+  static auto* table = new HandleTable<hpf_array_s>(0x4841, "hpf_array"); // 'HA'
+  return *table;
+}
+
+const hpf::ProcessGrid& grid_of(hpf_grid g, const char* what) { return grids().get(g, what).grid; }
+
+template <class F> void visit(hpf_array a, const char* what, F&& f) {
+  std::visit(std::forward<F>(f), arrays().get(a, what).array);
+}
+
+/// The communicator an array's collectives run over (every rank of its grid's parent).
+MPI_Comm comm_of(hpf_array a, const char* what) {
+  return std::visit([](const auto& A) { return A.layout().grid().comm().get(); },
+                    arrays().get(a, what).array);
+}
+
+/// Collective over `comm`: runs the local `checks` of this rank and, when they throw on any rank,
+/// throws on every rank (the message of the lowest failing rank), before any communication of the
+/// call itself starts. A C ABI call thus fails on all ranks or on none.
+template <class F> void agreed(MPI_Comm comm, F&& checks) {
+  std::string problem;
+  try {
+    checks();
+  } catch (const std::exception& e) {
+    problem = e.what();
+    if (problem.empty()) problem = "unknown error";
+  }
+  hpf::detail::agree_on_error(comm, problem);
+}
+
 template <class Reduce>
 hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& reduce) {
   return guarded([&] {
-    require_handle(result, what);
+    agreed(comm_of(array, what), [&] { require_handle(result, what); });
     visit(array, what, [&](auto& A) {
       const auto v = reduce(A);
       std::memcpy(result, &v, sizeof v);
     });
   });
 }
+
 } // namespace
 
 extern "C" {
@@ -162,18 +298,22 @@ hpf_status hpf_world(int* rank, int* size) {
 hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndims, const int* shape,
                            hpf_grid* grid) {
   return guarded([&] {
-    require_handle(grid, "hpf_grid_create: grid");
-    hpf::detail::require(ndims >= 1 && ndims <= 4, "hpf_grid_create: ndims must be 1 to 4, got ", ndims);
-    hpf::detail::require(shape != nullptr, "hpf_grid_create: shape is NULL");
+    hpf::detail::require(comm != MPI_COMM_NULL, "hpf_grid_create: comm is MPI_COMM_NULL");
+    agreed(comm, [&] {
+      require_handle(grid, "hpf_grid_create: grid");
+      hpf::detail::require(ndims >= 1 && ndims <= 4, "hpf_grid_create: ndims must be 1 to 4, got ", ndims);
+      hpf::detail::require(shape != nullptr, "hpf_grid_create: shape is NULL");
+      if (ranks != nullptr)
+        hpf::detail::require(nranks >= 0, "hpf_grid_create: nranks must be >= 0, got ", nranks);
+    });
     std::vector<int> sh(shape, shape + ndims);
     std::optional<hpf::ProcessGrid> g;
     if (ranks == nullptr) {
       g.emplace(comm, std::move(sh));
     } else {
-      hpf::detail::require(nranks >= 0, "hpf_grid_create: nranks must be >= 0, got ", nranks);
       g.emplace(comm, std::vector<int>(ranks, ranks + nranks), std::move(sh));
     }
-    *grid = new hpf_grid_s{std::move(*g)};
+    *grid = reinterpret_cast<hpf_grid>(grids().add(std::make_unique<hpf_grid_s>(hpf_grid_s{std::move(*g)})));
   });
 }
 
@@ -189,7 +329,7 @@ hpf_status hpf_grid_create_world(int ndims, const int* shape, hpf_grid* grid) {
 hpf_status hpf_grid_free(hpf_grid* grid) {
   return guarded([&] {
     require_handle(grid, "hpf_grid_free: grid");
-    delete *grid;
+    grids().remove(*grid, "hpf_grid_free: *grid");
     *grid = nullptr;
   });
 }
@@ -197,43 +337,53 @@ hpf_status hpf_grid_free(hpf_grid* grid) {
 hpf_status hpf_grid_my_position(hpf_grid grid, int* position) {
   return guarded([&] {
     require_handle(position, "hpf_grid_my_position: position");
-    *position = require_handle(grid, "hpf_grid_my_position: grid")->grid.my_position();
+    *position = grid_of(grid, "hpf_grid_my_position: grid").my_position();
   });
 }
 
 hpf_status hpf_array_create(const char* label, std::int32_t type, int rank, const int64_t* extents,
                             const hpf_dist* dists, hpf_grid grid, hpf_array* array) {
   return guarded([&] {
-    require_handle(array, "hpf_array_create: array");
-    require_handle(extents, "hpf_array_create: extents");
-    require_handle(dists, "hpf_array_create: dists");
-    const hpf::ProcessGrid& g = require_handle(grid, "hpf_array_create: grid")->grid;
+    const hpf::ProcessGrid& g = grid_of(grid, "hpf_array_create: grid");
     const char* name = label != nullptr ? label : "";
-    switch (type) {
-    case HPF_FLOAT64:
-      *array = new hpf_array_s{make_array<double>(name, rank, extents, dists, g)};
-      break;
-    case HPF_FLOAT32:
-      *array = new hpf_array_s{make_array<float>(name, rank, extents, dists, g)};
-      break;
-    case HPF_INT32:
-      *array = new hpf_array_s{make_array<std::int32_t>(name, rank, extents, dists, g)};
-      break;
-    case HPF_INT64:
-      *array = new hpf_array_s{make_array<std::int64_t>(name, rank, extents, dists, g)};
-      break;
-    default:
-      hpf::detail::fail(
-          "hpf_array_create: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or HPF_INT64 (0..3), got ",
-          static_cast<int>(type));
-    }
+    // Building the array is local (layout checks and allocation); agreed before it is kept.
+    std::optional<AnyArray> made;
+    agreed(g.comm().get(), [&] {
+      require_handle(array, "hpf_array_create: array");
+      require_handle(extents, "hpf_array_create: extents");
+      require_handle(dists, "hpf_array_create: dists");
+      switch (type) {
+      case HPF_FLOAT64:
+        made.emplace(make_array<double>(name, rank, extents, dists, g));
+        break;
+      case HPF_FLOAT32:
+        made.emplace(make_array<float>(name, rank, extents, dists, g));
+        break;
+      case HPF_INT32:
+        made.emplace(make_array<std::int32_t>(name, rank, extents, dists, g));
+        break;
+      case HPF_INT64:
+        made.emplace(make_array<std::int64_t>(name, rank, extents, dists, g));
+        break;
+      default:
+        hpf::detail::fail(
+            "hpf_array_create: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or HPF_INT64 (0..3), got ",
+            static_cast<int>(type));
+      }
+    });
+    hpf::AgreementWords w;
+    w.add(type, "type");
+    std::visit([&](const auto& A) { hpf::add_layout_words(w, A.layout(), ""); }, *made);
+    w.check(g.comm().get(), "hpf_array_create");
+    *array = reinterpret_cast<hpf_array>(
+        arrays().add(std::make_unique<hpf_array_s>(hpf_array_s{std::move(*made)})));
   });
 }
 
 hpf_status hpf_array_free(hpf_array* array) {
   return guarded([&] {
     require_handle(array, "hpf_array_free: array");
-    delete *array;
+    arrays().remove(*array, "hpf_array_free: *array");
     *array = nullptr;
   });
 }
@@ -249,7 +399,6 @@ hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents)
     });
   });
 }
-
 hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, int64_t* local_offset) {
   return guarded([&] {
     require_handle(index, "hpf_array_locate: index");
@@ -310,10 +459,20 @@ hpf_status hpf_array_max(hpf_array array, void* result) {
 
 hpf_status hpf_array_gather(hpf_array array, int root, void* out) {
   return guarded([&] {
-    visit(array, "hpf_array_gather: array", [&](auto& A) {
+    const char* what = "hpf_array_gather: array";
+    hpf::AgreementWords w;
+    w.add(root, "root");
+    w.check(comm_of(array, what), "hpf_array_gather");
+    visit(array, what, [&](auto& A) {
+      const hpf::ProcessGrid& g = A.layout().grid();
+      agreed(g.comm().get(), [&] {
+        hpf::detail::require(root >= 0 && root < g.parent_size(), "hpf_array_gather: root must be in [0, ",
+                             g.parent_size(), "), got ", root);
+        if (g.parent_rank() == root && A.layout().global_size() > 0)
+          require_handle(out, "hpf_array_gather: out (on the root)");
+      });
       const auto all = A.gather(root);
-      if (A.layout().grid().parent_rank() != root || all.empty()) return;
-      require_handle(out, "hpf_array_gather: out (on the root)");
+      if (g.parent_rank() != root || all.empty()) return;
       std::memcpy(out, all.data(), all.size() * sizeof(all[0]));
     });
   });
@@ -321,15 +480,24 @@ hpf_status hpf_array_gather(hpf_array array, int root, void* out) {
 
 hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_t count) {
   return guarded([&] {
-    visit(array, "hpf_array_scatter: array", [&](auto& A) {
+    const char* what = "hpf_array_scatter: array";
+    hpf::AgreementWords w;
+    w.add(root, "root");
+    w.check(comm_of(array, what), "hpf_array_scatter");
+    visit(array, what, [&](auto& A) {
       using T = typename ArrayTraits<std::decay_t<decltype(A)>>::value_type;
+      const hpf::ProcessGrid& g = A.layout().grid();
       std::vector<T> all;
-      if (A.layout().grid().parent_rank() == root) {
+      // NULL data or a bad count on the root fails on every rank, before the scatter starts.
+      agreed(g.comm().get(), [&] {
+        hpf::detail::require(root >= 0 && root < g.parent_size(), "hpf_array_scatter: root must be in [0, ",
+                             g.parent_size(), "), got ", root);
+        if (g.parent_rank() != root) return;
         hpf::detail::require(count >= 0, "hpf_array_scatter: count must be >= 0, got ", count);
         if (count > 0) require_handle(data, "hpf_array_scatter: data (on the root)");
         all.resize(static_cast<std::size_t>(count));
         if (count > 0) std::memcpy(all.data(), data, all.size() * sizeof(T));
-      }
+      });
       A.scatter(root, all); // checks the root's count against the global size on every rank
     });
   });
@@ -338,39 +506,53 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
 hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
                                   std::int32_t strategy) {
   return guarded([&] {
-    require_handle(dists, "hpf_array_redistribute: dists");
-    const hpf::ProcessGrid& g = require_handle(grid, "hpf_array_redistribute: grid")->grid;
+    const char* what = "hpf_array_redistribute: array";
+    const MPI_Comm comm = comm_of(array, what);
+    const hpf::ProcessGrid& g = grid_of(grid, "hpf_array_redistribute: grid");
     hpf::RedistOptions opt;
-    switch (strategy) {
-    case HPF_STRATEGY_AUTO:
-      opt.strategy = hpf::Strategy::Auto;
-      break;
-    case HPF_STRATEGY_CATERPILLAR:
-      opt.strategy = hpf::Strategy::Caterpillar;
-      break;
-    case HPF_STRATEGY_CLASS:
-      opt.strategy = hpf::Strategy::Class;
-      break;
-    case HPF_STRATEGY_KOENIG_STEPWISE:
-      opt.strategy = hpf::Strategy::KoenigStepwise;
-      break;
-    case HPF_STRATEGY_KOENIG_GREEDY:
-      opt.strategy = hpf::Strategy::KoenigGreedy;
-      break;
-    case HPF_STRATEGY_ALL_AT_ONCE:
-      opt.strategy = hpf::Strategy::AllAtOnce;
-      break;
-    case HPF_STRATEGY_ALLTOALLV:
-      opt.strategy = hpf::Strategy::Alltoallv;
-      break;
-    default:
-      hpf::detail::fail("hpf_array_redistribute: strategy must be one of HPF_STRATEGY_AUTO .. "
-                        "HPF_STRATEGY_ALLTOALLV (0..6), got ",
-                        static_cast<int>(strategy));
-    }
-    visit(array, "hpf_array_redistribute: array", [&](auto& A) {
+    agreed(comm, [&] {
+      require_handle(dists, "hpf_array_redistribute: dists");
+      switch (strategy) {
+      case HPF_STRATEGY_AUTO:
+        opt.strategy = hpf::Strategy::Auto;
+        break;
+      case HPF_STRATEGY_CATERPILLAR:
+        opt.strategy = hpf::Strategy::Caterpillar;
+        break;
+      case HPF_STRATEGY_CLASS:
+        opt.strategy = hpf::Strategy::Class;
+        break;
+      case HPF_STRATEGY_KOENIG_STEPWISE:
+        opt.strategy = hpf::Strategy::KoenigStepwise;
+        break;
+      case HPF_STRATEGY_KOENIG_GREEDY:
+        opt.strategy = hpf::Strategy::KoenigGreedy;
+        break;
+      case HPF_STRATEGY_ALL_AT_ONCE:
+        opt.strategy = hpf::Strategy::AllAtOnce;
+        break;
+      case HPF_STRATEGY_ALLTOALLV:
+        opt.strategy = hpf::Strategy::Alltoallv;
+        break;
+      default:
+        hpf::detail::fail("hpf_array_redistribute: strategy must be one of HPF_STRATEGY_AUTO .. "
+                          "HPF_STRATEGY_ALLTOALLV (0..6), got ",
+                          static_cast<int>(strategy));
+      }
+      // The target layout is built (and checked) locally first.
+      visit(array, what, [&](auto& A) {
+        using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+        (void)make_layout<Tr::rank>(A.layout().extents().data(), dists, g);
+      });
+    });
+    visit(array, what, [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
-      A.redistribute(make_layout<Tr::rank>(A.layout().extents().data(), dists, g), opt);
+      auto target = make_layout<Tr::rank>(A.layout().extents().data(), dists, g);
+      hpf::AgreementWords w;
+      w.add(strategy, "strategy");
+      hpf::add_layout_words(w, target, "target.");
+      w.check(comm, "hpf_array_redistribute");
+      A.redistribute(std::move(target), opt);
     });
   });
 }

@@ -93,21 +93,4 @@ ExecMode paper_exec_mode(AllToManyAlgo a) noexcept {
   return ExecMode::Handshake;
 }
 
-namespace detail {
-
-void agree_on_error(const Comm& comm, const std::string& local_problem) {
-  const int me = comm.rank();
-  const int mine = local_problem.empty() ? INT_MAX : me;
-  int first = INT_MAX;
-  HPF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.get()));
-  if (first == INT_MAX) return;
-  unsigned long long len = me == first ? local_problem.size() : 0;
-  HPF_MPI_CHECK(MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, first, comm.get()));
-  std::string text = me == first ? local_problem : std::string(static_cast<std::size_t>(len), ' ');
-  HPF_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, first, comm.get()));
-  if (me == first) fail(text);
-  fail(text, " [reported by rank ", first, "]");
-}
-
-} // namespace detail
 } // namespace hpf

@@ -266,4 +266,133 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   EXPECT_EQ(initialized, 0) << "a nested hpf_finalize must not finalise MPI";
 }
 
+// Issue 15, finding 3: handles are checked, never trusted. Each of these used to write freed memory,
+// abort in glibc or segfault; under ASan (scripts/test's sanitizer pass) any dereference would show.
+TEST(CApi, Issue15FreedMadeUpAndMistypedHandlesAreArgumentErrors) {
+  const int n = world_size();
+  const int shape[1] = {n};
+  GridGuard grid;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
+  const int64_t ext[1] = {10};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  hpf_array a = nullptr;
+  HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 1, ext, block, grid.g, &a));
+  const hpf_array stale = a;
+  HPF_C_OK(hpf_array_free(&a));
+  EXPECT_EQ(a, nullptr);
+
+  // Use after free, and a double free through a copy of the handle.
+  double r = 0;
+  const double one = 1.0;
+  HPF_C_FAILS(hpf_array_fill(stale, &one), HPF_ERR_ARG, "is not live");
+  HPF_C_FAILS(hpf_array_sum(stale, &r), HPF_ERR_ARG, "is not live");
+  hpf_array again = stale;
+  HPF_C_FAILS(hpf_array_free(&again), HPF_ERR_ARG, "is not live");
+
+  // The freed slot is reused by the next array; the stale handle stays dead, the new one works.
+  ArrayGuard B;
+  HPF_C_OK(hpf_array_create("B", HPF_FLOAT64, 1, ext, block, grid.g, &B.a));
+  EXPECT_NE(B.a, stale);
+  HPF_C_FAILS(hpf_array_fill(stale, &one), HPF_ERR_ARG, "is not live");
+  HPF_C_OK(hpf_array_fill(B.a, &one));
+  HPF_C_OK(hpf_array_sum(B.a, &r));
+  EXPECT_EQ(r, 10.0);
+
+  // Made-up values: small integers, the address of a local, all bits set, and a grid as an array.
+  double local = 0;
+  const hpf_array made_up[] = {
+      reinterpret_cast<hpf_array>(std::uintptr_t{0x1234}), reinterpret_cast<hpf_array>(&local),
+      reinterpret_cast<hpf_array>(~std::uintptr_t{0}), reinterpret_cast<hpf_array>(grid.g)};
+  for (hpf_array m : made_up) {
+    HPF_C_FAILS(hpf_array_fill(m, &one), HPF_ERR_ARG, "is not an hpf_array handle");
+    HPF_C_FAILS(hpf_array_sum(m, &r), HPF_ERR_ARG, "is not an hpf_array handle");
+    int64_t lext[1] = {0};
+    HPF_C_FAILS(hpf_array_local(m, nullptr, lext), HPF_ERR_ARG, "is not an hpf_array handle");
+    hpf_array copy = m;
+    HPF_C_FAILS(hpf_array_free(&copy), HPF_ERR_ARG, "is not an hpf_array handle");
+  }
+  int pos = -1;
+  HPF_C_FAILS(hpf_grid_my_position(reinterpret_cast<hpf_grid>(B.a), &pos), HPF_ERR_ARG,
+              "is not an hpf_grid handle");
+  hpf_array into = nullptr;
+  HPF_C_FAILS(hpf_array_create("C", HPF_FLOAT64, 1, ext, block, reinterpret_cast<hpf_grid>(&local), &into),
+              HPF_ERR_ARG, "is not an hpf_grid handle");
+  EXPECT_EQ(into, nullptr);
+
+  // Grids: use after free and double free.
+  hpf_grid g2 = nullptr;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &g2));
+  const hpf_grid stale_grid = g2;
+  HPF_C_OK(hpf_grid_free(&g2));
+  HPF_C_FAILS(hpf_grid_my_position(stale_grid, &pos), HPF_ERR_ARG, "is not live");
+  hpf_grid g3 = stale_grid;
+  HPF_C_FAILS(hpf_grid_free(&g3), HPF_ERR_ARG, "is not live");
+}
+
+/// Expects `status` and a message holding `needle` on this rank, and that every rank got `status`.
+#define HPF_C_FAILS_EVERYWHERE(call, needle)                                                                 \
+  do {                                                                                                       \
+    const int hpf_rc = (call);                                                                               \
+    EXPECT_EQ(hpf_rc, HPF_ERR_ARG) << #call << ": " << hpf_last_error();                                     \
+    EXPECT_NE(std::string(hpf_last_error()).find(needle), std::string::npos)                                 \
+        << #call << ": '" << hpf_last_error() << "' lacks '" << (needle) << "'";                             \
+  } while (0)
+
+// Issue 15, findings 3 and 4: a C ABI call fails on all ranks or on none. NULL data on the root only
+// used to return on the root while the others waited in MPI_Bcast forever; arguments that differ
+// between ranks used to fail in MPI_Waitall on one rank or give a wrong answer silently.
+TEST(CApi, Issue15ArgumentErrorsOnSomeRanksFailOnEveryRank) {
+  const int n = world_size();
+  const int me = world_rank();
+  const int last = n - 1;
+  const int shape[1] = {n};
+  GridGuard grid;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
+  const int64_t ext[1] = {10};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 1, ext, block, grid.g, &A.a));
+  const double one = 1.0;
+  HPF_C_OK(hpf_array_fill(A.a, &one));
+
+  HPF_C_FAILS_EVERYWHERE(hpf_array_scatter(A.a, 0, nullptr, me == 0 ? 10 : 0), "data (on the root)");
+  HPF_C_FAILS_EVERYWHERE(hpf_array_scatter(A.a, last, nullptr, me == last ? -1 : 0), "count must be >= 0");
+  HPF_C_FAILS_EVERYWHERE(hpf_array_gather(A.a, last, nullptr), "out (on the root)");
+  double r = 0;
+  HPF_C_FAILS_EVERYWHERE(hpf_array_sum(A.a, me == last ? nullptr : &r), "handle is NULL");
+  const hpf_dist cyc3[1] = {{HPF_DIST_CYCLIC, 3}};
+  HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, cyc3, grid.g, me == last ? 42 : HPF_STRATEGY_AUTO),
+                         "got 42");
+  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0}};
+  HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, me == last ? cyc0 : cyc3, grid.g, HPF_STRATEGY_AUTO),
+                         "got 0");
+  hpf_array X = nullptr;
+  HPF_C_FAILS_EVERYWHERE(hpf_array_create("X", HPF_FLOAT64, 1, ext, me == last ? cyc0 : block, grid.g, &X),
+                         "got 0");
+  EXPECT_EQ(X, nullptr);
+
+  if (n > 1) {
+    // Different arguments on different ranks: CYCLIC(3) on one rank, CYCLIC(5) on the others; extents
+    // 10 and 12; roots 0 and 1.
+    const hpf_dist cyc5[1] = {{HPF_DIST_CYCLIC, 5}};
+    HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, me == 0 ? cyc3 : cyc5, grid.g, HPF_STRATEGY_AUTO),
+                           "passed different arguments");
+    const int64_t ext12[1] = {12};
+    HPF_C_FAILS_EVERYWHERE(hpf_array_create("X", HPF_FLOAT64, 1, me == 0 ? ext : ext12, block, grid.g, &X),
+                           "passed different arguments");
+    EXPECT_EQ(X, nullptr);
+    std::vector<double> ten(10, 2.0);
+    HPF_C_FAILS_EVERYWHERE(hpf_array_scatter(A.a, me == 0 ? 0 : 1, ten.data(), 10),
+                           "passed different arguments");
+    HPF_C_FAILS_EVERYWHERE(hpf_array_gather(A.a, me == 0 ? 0 : 1, ten.data()), "passed different arguments");
+  }
+
+  // Nothing got out of step: the array is intact and the next collectives agree.
+  HPF_C_OK(hpf_array_sum(A.a, &r));
+  EXPECT_EQ(r, 10.0);
+  HPF_C_OK(hpf_array_redistribute(A.a, cyc3, grid.g, HPF_STRATEGY_AUTO));
+  HPF_C_OK(hpf_array_sum(A.a, &r));
+  EXPECT_EQ(r, 10.0);
+}
+
 } // namespace

@@ -5,6 +5,9 @@
 // - Requests: an owned list of MPI_Request; its destructor completes whatever is still pending.
 // - Large messages: isend_bytes / irecv_bytes split a byte range into chunks of at most INT_MAX
 //   bytes, so no count is ever narrowed to int with wrap-around.
+// - Agreement (runtime/core/agree.cpp): detail::agree_on_error makes a check that failed on some ranks
+//   fail on all of them; check_same_on_all_ranks checks that every rank passed the same arguments to
+//   a collective (issue 15), both at the cost of one small allreduce when nothing is wrong.
 #pragma once
 
 #include <hpf/core/error.hpp>
@@ -16,6 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -140,5 +146,28 @@ template <class T> inline constexpr bool has_mpi_type_v = std::is_arithmetic_v<T
 /// Rank and size of a raw communicator, checked.
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
+
+namespace detail {
+
+/// Collective over `comm`: if any rank passes a non-empty `local_problem`, every rank throws
+/// hpf::Error with the problem of the lowest such rank (so that no rank is left waiting in a later
+/// collective); ranks that did not see it themselves add "[reported by rank R]".
+void agree_on_error(const Comm& comm, const std::string& local_problem);
+void agree_on_error(MPI_Comm comm, const std::string& local_problem);
+
+/// 64-bit FNV-1a-style mix of `words` (a fingerprint of a collective's arguments).
+[[nodiscard]] std::uint64_t hash_words(std::span<const std::int64_t> words) noexcept;
+
+} // namespace detail
+
+/// Collective over `comm`: checks that every rank passed the same `words` (a collective's arguments
+/// flattened to integers: extents, block sizes, grid ranks and shape, a root...) and throws the same
+/// hpf::Error on every rank otherwise, naming `what`. Release builds compare a 64-bit hash of the
+/// words (one MPI_Allreduce of two 64-bit words: max of h and of ~h gives max and min of h); debug
+/// builds (no NDEBUG) compare every word and name the first that differs with its minimum and
+/// maximum over the ranks (one MPI_Allreduce of 2 * size words). `names`, when given, names the
+/// words in messages (one name per word).
+void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
+                             std::span<const std::string_view> names = {});
 
 } // namespace hpf

@@ -51,12 +51,4 @@ struct SendEntry {
 /// for AC and RS_N.
 [[nodiscard]] ExecMode paper_exec_mode(AllToManyAlgo a) noexcept;
 
-namespace detail {
-
-/// Collective over `comm`: if any rank passes a non-empty `local_problem`, every rank throws
-/// hpf::Error with the problem of the lowest such rank (so that no rank is left waiting in a later
-/// collective); ranks that did not see it themselves add "[reported by rank R]".
-void agree_on_error(const Comm& comm, const std::string& local_problem);
-
-} // namespace detail
 } // namespace hpf

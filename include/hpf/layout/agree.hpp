@@ -1,0 +1,60 @@
+// Agreement on layouts: the arguments of collectives that take a Layout, flattened to the words that
+// check_same_on_all_ranks (core/mpi.hpp) compares across the ranks (issue 15, finding 4).
+#pragma once
+
+#include <hpf/core/mpi.hpp>
+#include <hpf/layout/layout.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpf {
+
+/// A collective's arguments as integers, each with a name for messages.
+struct AgreementWords {
+  std::vector<std::int64_t> words;
+  std::vector<std::string> names;
+
+  void add(std::int64_t w, std::string name) {
+    words.push_back(w);
+    names.push_back(std::move(name));
+  }
+  /// Collective over `comm`: throws the same hpf::Error on every rank unless all passed the same words.
+  void check(MPI_Comm comm, std::string_view what) const {
+    const std::vector<std::string_view> views(names.begin(), names.end());
+    check_same_on_all_ranks(comm, what, words, views);
+  }
+};
+
+/// Appends the grid: its shape and its ranks (of the parent communicator), in grid-position order.
+inline void add_grid_words(AgreementWords& out, const ProcessGrid& g, const std::string& prefix) {
+  out.add(g.ndims(), prefix + "grid.ndims");
+  for (int d = 0; d < g.ndims(); ++d) out.add(g.extent(d), prefix + "grid.shape[" + std::to_string(d) + "]");
+  out.add(g.size(), prefix + "grid.size");
+  for (std::size_t p = 0; p < g.ranks().size(); ++p)
+    out.add(g.ranks()[p], prefix + "grid.ranks[" + std::to_string(p) + "]");
+}
+
+/// Appends a layout: extents, per dimension the distribution's kind and block size, and the grid.
+template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, const std::string& prefix) {
+  out.add(N, prefix + "rank");
+  for (int d = 0; d < N; ++d) {
+    const std::string dim = "[" + std::to_string(d) + "]";
+    out.add(L.extent(d), prefix + "extents" + dim);
+    out.add(static_cast<std::int64_t>(L.dist(d).kind()), prefix + "dists" + dim + ".kind");
+    out.add(L.dist(d).block(), prefix + "dists" + dim + ".block");
+  }
+  add_grid_words(out, L.grid(), prefix);
+}
+
+/// Collective over the layout's communicator: throws the same hpf::Error on every rank unless every
+/// rank passed the same layout (extents, distributions, grid). One small allreduce in release builds.
+template <int N> void check_same_layout(const Layout<N>& L, std::string_view what) {
+  AgreementWords w;
+  add_layout_words(w, L, "layout.");
+  w.check(L.grid().comm().get(), what);
+}
+
+} // namespace hpf

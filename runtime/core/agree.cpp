@@ -1,0 +1,89 @@
+// Agreement across the ranks of a communicator: errors seen by some ranks thrown on all of them, and
+// the check that every rank passed the same arguments to a collective (issue 15, finding 4).
+#include <hpf/core/mpi.hpp>
+
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+namespace hpf {
+namespace detail {
+
+void agree_on_error(MPI_Comm comm, const std::string& local_problem) {
+  const int me = comm_rank(comm);
+  const int mine = local_problem.empty() ? INT_MAX : me;
+  int first = INT_MAX;
+  HPF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == INT_MAX) return;
+  unsigned long long len = me == first ? local_problem.size() : 0;
+  HPF_MPI_CHECK(MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, first, comm));
+  std::string text = me == first ? local_problem : std::string(static_cast<std::size_t>(len), ' ');
+  // Messages are short; a count past INT_MAX would be a bug, not an input.
+  require(len <= static_cast<unsigned long long>(INT_MAX), "agree_on_error: message of ", len, " bytes");
+  HPF_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, first, comm));
+  if (me == first) fail(text);
+  fail(text, " [reported by rank ", first, "]");
+}
+
+void agree_on_error(const Comm& comm, const std::string& local_problem) {
+  agree_on_error(comm.get(), local_problem);
+}
+
+std::uint64_t hash_words(std::span<const std::int64_t> words) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a offset basis, then a 64-bit finaliser per word
+  for (const std::int64_t w : words) {
+    std::uint64_t x = static_cast<std::uint64_t>(w) + 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    h = (h ^ x) * 0x100000001b3ULL;
+  }
+  return h ^ static_cast<std::uint64_t>(words.size());
+}
+
+} // namespace detail
+
+void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
+                             std::span<const std::string_view> names) {
+#ifdef NDEBUG
+  const std::uint64_t h = detail::hash_words(words);
+  std::uint64_t local[2] = {h, ~h};
+  std::uint64_t global[2] = {0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_MAX, comm));
+  if (global[0] == h && global[1] == ~h) return;
+  (void)names;
+  detail::fail(what, ": the ranks passed different arguments to a collective (hashes ", ~global[1], " to ",
+               global[0], "); every rank must pass the same");
+#else
+  // Debug: a full compare. The word count is agreed first (a cheap allreduce), so that every rank
+  // reduces buffers of the same length.
+  const long long n = static_cast<long long>(words.size());
+  long long counts[2] = {n, -n};
+  long long cmax[2] = {0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(counts, cmax, 2, MPI_LONG_LONG, MPI_MAX, comm));
+  if (cmax[0] != -cmax[1])
+    detail::fail(what, ": the ranks passed arguments of different lengths to a collective (", -cmax[1],
+                 " to ", cmax[0], " words); every rank must pass the same");
+  // max over the ranks of w and of ~w gives the maximum and (as ~max(~w)) the minimum of every word.
+  std::vector<std::int64_t> local(2 * words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    local[i] = words[i];
+    local[words.size() + i] = ~words[i];
+  }
+  detail::require(local.size() <= static_cast<std::size_t>(INT_MAX), what, ": ", words.size(),
+                  " words are too many to compare");
+  std::vector<std::int64_t> global(local.size());
+  HPF_MPI_CHECK(
+      MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_INT64_T, MPI_MAX, comm));
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::int64_t hi = global[i];
+    const std::int64_t lo = ~global[words.size() + i];
+    if (hi == lo) continue;
+    const std::string name = i < names.size() ? std::string(names[i]) : "word " + std::to_string(i);
+    detail::fail(what, ": the ranks passed different arguments to a collective: ", name, " ranges from ", lo,
+                 " to ", hi, " over the ranks; every rank must pass the same");
+  }
+#endif
+}
+
+} // namespace hpf
