@@ -148,6 +148,28 @@ TEST(DistArray, IndexedAccessAndErrors) {
   EXPECT_EQ(hpf::sum(E), 0.0);
 }
 
+TEST(DistArray, Issue10MetadataDoesNotGrowWithTheExtent) {
+  // Issue 10: no per-element metadata. A 1-D array of 10 and one of 10^6 elements (and a 3-D one)
+  // keep the same number of bytes besides their elements, and forall still sees the global indices.
+  const auto g = ProcessGrid::world({world_size()});
+  DistArray<char, 1> small("m", Layout<1>({10}, {hpf::Cyclic(3)}, g));
+  DistArray<char, 1> big("m", Layout<1>({1000000}, {hpf::Cyclic(3)}, g));
+  EXPECT_EQ(small.metadata_bytes(), big.metadata_bytes());
+  DistArray<char, 3> s3("m", Layout<3>({2, 3, 4}, {hpf::Collapsed(), hpf::Collapsed(), hpf::Block()}, g));
+  DistArray<char, 3> b3("m",
+                        Layout<3>({200, 300, 40}, {hpf::Collapsed(), hpf::Collapsed(), hpf::Block()}, g));
+  EXPECT_EQ(s3.metadata_bytes(), b3.metadata_bytes());
+  EXPECT_LT(big.metadata_bytes(), std::size_t(1024));
+  DistArray<index_t, 1> G("G", Layout<1>({1000003}, {hpf::Cyclic(5)}, g));
+  hpf::forall(G, [](const Index<1>& i, index_t& x) { x = i[0]; });
+  const auto v = G.local_view();
+  for (std::size_t l = 0; l < v.extent(0); l += 997) {
+    EXPECT_EQ(v(l), G.global_index(0, static_cast<index_t>(l)));
+    EXPECT_EQ(v(l), G.layout().map(0).global(G.my_dim_coords()[0], static_cast<index_t>(l)));
+  }
+  EXPECT_EQ(hpf::sum(G), index_t(1000003) * 1000002 / 2);
+}
+
 TEST(Environment, NestedEnvironmentLeavesRunningMpiAndKokkosAlone) {
   // The test main already holds an Environment: a second one (a library initialising "just in
   // case") must neither re-initialise nor finalise MPI or Kokkos.

@@ -14,28 +14,34 @@ template <class T, int N, class F> void forall(DistArray<T, N>& A, F f) {
   const auto& view = A.local_view();
   if (view.size() == 0) return;
   T* const data = view.data();
-  std::array<const index_t*, N> g2{};
+  std::array<CyclicMap, N> maps{};
   Index<N> ext{};
   for (int d = 0; d < N; ++d) {
-    g2[static_cast<std::size_t>(d)] = A.global_indices(d).data();
+    maps[static_cast<std::size_t>(d)] = A.layout().map(d);
     ext[static_cast<std::size_t>(d)] = static_cast<index_t>(view.extent(static_cast<std::size_t>(d)));
   }
+  const std::array<int, N> c = A.my_dim_coords();
   const index_t e0 = ext[0];
   const index_t columns = static_cast<index_t>(view.size()) / e0;
   using Policy = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>;
-  // One work item per column (all dimensions but the fastest); the fastest runs as the inner loop.
+  // One work item per column (all dimensions but the fastest); the fastest runs as the inner loop,
+  // block by block of the CyclicMap, so global indices come from the map (no per-element table).
   Kokkos::parallel_for("hpf::forall(" + A.label() + ")", Policy(0, columns), [=](index_t col) {
     Index<N> g{};
     index_t rest = col;
     for (std::size_t d = 1; d < static_cast<std::size_t>(N); ++d) {
-      g[d] = g2[d][rest % ext[d]];
+      g[d] = maps[d].global(c[d], rest % ext[d]);
       rest /= ext[d];
     }
     T* const column = data + col * e0;
-    const index_t* const g0 = g2[0];
-    for (index_t i = 0; i < e0; ++i) {
-      g[0] = g0[i];
-      f(static_cast<const Index<N>&>(g), column[i]);
+    const CyclicMap m0 = maps[0];
+    for (index_t l0 = 0; l0 < e0; l0 += m0.r) {
+      const index_t g0 = m0.global(c[0], l0);
+      const index_t len = e0 - l0 < m0.r ? e0 - l0 : m0.r;
+      for (index_t i = 0; i < len; ++i) {
+        g[0] = g0 + i;
+        f(static_cast<const Index<N>&>(g), column[l0 + i]);
+      }
     }
   });
 }

@@ -127,10 +127,18 @@ public:
     allocate();
   }
 
-  /// Global index of each local index along dimension d (the local -> global map, tabulated).
-  [[nodiscard]] const std::vector<index_t>& global_indices(int d) const {
-    return m_l2g.at(static_cast<std::size_t>(d));
+  /// Global index along dimension d of local index l of the calling rank (closed form from the
+  /// CyclicMap: no per-element table is kept).
+  [[nodiscard]] index_t global_index(int d, index_t l) const {
+    return m_layout.map(d).global(m_coords[static_cast<std::size_t>(d)], l);
   }
+
+  /// Grid coordinate of the calling rank along each array dimension (0 when collapsed or outside).
+  [[nodiscard]] const std::array<int, N>& my_dim_coords() const noexcept { return m_coords; }
+
+  /// Bytes of metadata this array keeps besides its elements: independent of the extents (issue 10:
+  /// no per-element tables; global indices come from the layout's CyclicMap).
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept { return sizeof(*this) + m_label.capacity(); }
 
 private:
   /// The messages of a gather (`to_root`) or scatter between `root` and the other blocks: on the root
@@ -161,13 +169,7 @@ private:
     if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
     const std::vector<int> c =
         m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
-    for (int d = 0; d < N; ++d) {
-      auto& tab = m_l2g[static_cast<std::size_t>(d)];
-      tab.resize(static_cast<std::size_t>(e[static_cast<std::size_t>(d)]));
-      const CyclicMap m = m_layout.map(d);
-      const int p = c.empty() ? 0 : m_layout.coord(c, d);
-      for (std::size_t l = 0; l < tab.size(); ++l) tab[l] = m.global(p, static_cast<index_t>(l));
-    }
+    for (int d = 0; d < N; ++d) m_coords[static_cast<std::size_t>(d)] = c.empty() ? 0 : m_layout.coord(c, d);
   }
 
   [[nodiscard]] index_t local_count(int pos) const {
@@ -220,7 +222,7 @@ private:
   std::string m_label;
   Layout<N> m_layout;
   view_type m_view;
-  std::array<std::vector<index_t>, N> m_l2g;
+  std::array<int, N> m_coords{};
 };
 
 /// Collective over the parent communicator of both grids: a copy of `A` laid out by `layout` (same
