@@ -7,6 +7,7 @@
 #include "schedule_json.hpp"
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/text.hpp>
 #include <hpf/schedule/all_to_many.hpp>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 namespace hpf::cli {
 
@@ -40,35 +42,46 @@ struct AllToManyArgs {
 /// stays at 16 MB here; larger machines are for the library API, not for printing schedules.
 constexpr int max_n = 1 << 12;
 
-/// `{"n":N,"messages":[[src,dst,len],...]}`; repeated (src, dst) pairs accumulate, as in assemble_com.
+/// `{"n":N,"messages":[[src,dst,len],...]}`. A pair (src, dst) may appear once, and src != dst: a file
+/// that repeats a pair or sends to itself is refused (issue 15, finding 7: they used to be merged or
+/// accepted silently; assemble_com, which sums, is for the library's own lists).
 CommMatrix read_com(const std::string& path) {
-  std::ifstream in(path);
-  detail::require(in.good(), "--com: cannot open '", path, "'");
+  const std::string text = detail::read_input_file(path, "--com");
+  const std::string shown = detail::printable(path, 200);
+  detail::check_json_nesting(text, "--com");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    detail::fail("--com: '", path, "' is not valid JSON: ", e.what());
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    detail::fail("--com: '", shown, "' is not valid JSON at byte ", e.byte);
   }
   detail::require(
-      j.is_object() && j.contains("n") && j["n"].is_number_integer(), "--com: '", path,
+      j.is_object() && j.contains("n") && j["n"].is_number_integer(), "--com: '", shown,
       "' must be an object with an integer \"n\"; expected {\"n\":N,\"messages\":[[src,dst,len],...]}");
   const auto n = j["n"].get<long long>();
   detail::require(n >= 1 && n <= max_n, "--com: \"n\" must be in [1, ", max_n, "], got ", n);
-  detail::require(j.contains("messages") && j["messages"].is_array(), "--com: '", path,
+  detail::require(j.contains("messages") && j["messages"].is_array(), "--com: '", shown,
                   "' needs an array \"messages\" of [src, dst, len] triples");
   CommMatrix com(static_cast<int>(n), static_cast<int>(n));
+  std::unordered_map<long long, std::size_t> first_of_pair; // src * n + dst -> first message index
   std::size_t i = 0;
   for (const nlohmann::json& m : j["messages"]) {
     detail::require(m.is_array() && m.size() == 3 && m[0].is_number_integer() && m[1].is_number_integer() &&
                         m[2].is_number_integer(),
-                    "--com: messages[", i, "] = ", m.dump(), "; expected [src, dst, len] with integers");
+                    "--com: messages[", i, "] is a JSON ", m.type_name(),
+                    (m.is_array() ? detail::concat(" of ", m.size(), " elements") : std::string()),
+                    "; expected [src, dst, len] with integers");
     const auto src = m[0].get<long long>();
     const auto dst = m[1].get<long long>();
     const auto len = m[2].get<long long>();
     detail::require(src >= 0 && src < n, "--com: messages[", i, "]: src must be in [0, ", n, "), got ", src);
     detail::require(dst >= 0 && dst < n, "--com: messages[", i, "]: dst must be in [0, ", n, "), got ", dst);
     detail::require(len >= 1, "--com: messages[", i, "]: len must be >= 1, got ", len);
+    detail::require(src != dst, "--com: messages[", i, "]: src = dst = ", src,
+                    " is a message to itself; expected src != dst");
+    const auto [seen, fresh] = first_of_pair.emplace(src * n + dst, i);
+    detail::require(fresh, "--com: messages[", i, "] repeats the pair (", src, ", ", dst, ") of messages[",
+                    seen->second, "]; expected one message per pair (add the lengths)");
     com.add(static_cast<int>(src), static_cast<int>(dst), static_cast<index_t>(len));
     ++i;
   }
