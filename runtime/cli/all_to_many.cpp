@@ -103,9 +103,18 @@ void run_all_to_many(const AllToManyArgs& a) {
     detail::require(a.d >= 0 && a.d < a.n, "--degree: density must be in [0, ranks - 1] = [0, ", a.n - 1,
                     "], got ", a.d);
     detail::require(a.len >= 1, "--len: message length must be >= 1, got ", a.len);
+    check_work(static_cast<double>(a.n) * a.d, 1e7,
+               "all-to-many: the messages of the pattern (ranks x degree)");
     com = random_regular_com(a.n, a.d, a.len, a.seed);
     pattern =
         detail::concat("random ", a.d, "-regular pattern, messages of ", a.len, " units, seed ", a.seed);
+  }
+  // Every cost below is a sum of message lengths: the total volume bounds them all, so it is checked
+  // once, before anything is printed (issue 15: --len 2^63 - 1 summed to -2).
+  try {
+    (void)com.total_volume();
+  } catch (const Error& e) {
+    detail::fail("all-to-many: the message lengths (--len or --com) sum past 64 bits: ", e.what());
   }
   detail::require(a.alpha >= 0, "--alpha: start-up cost must be >= 0, got ", a.alpha);
   detail::require(a.beta >= 0, "--beta: cost per unit must be >= 0, got ", a.beta);

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -98,19 +99,23 @@ void run_bcast(const BcastArgs& a) {
   }
   int P = a.P;
   if (!a.clusters.empty()) {
-    int sum = 0;
+    long long sum = 0; // cannot overflow: at most 2^31 sizes below 2^31
     for (int s : a.clusters) {
       detail::require(s >= 1, "--clusters: every cluster size must be >= 1, got ", s);
       sum += s;
     }
+    detail::require(sum <= INT_MAX, "--clusters: sizes sum to ", sum, "; expected at most ", INT_MAX,
+                    " ranks");
     detail::require(!a.P_given || sum == a.P, "--clusters: sizes sum to ", sum, ", but --ranks is ", a.P);
-    P = sum;
+    P = static_cast<int>(sum);
   }
   detail::require(a.P_given || !a.clusters.empty(),
                   "--ranks: number of ranks is required (or give --clusters)");
   detail::require(P >= 1, "--ranks: number of ranks must be >= 1, got ", P);
   detail::require(a.m >= 0, "--m: message size must be >= 0 bytes, got ", a.m);
   detail::require(a.root >= 0 && a.root < P, "--root: must be a rank in [0, ", P, "), got ", a.root);
+  const double k = static_cast<double>(a.clusters.size());
+  check_work(P + k * k, 1e7, "bcast: the ranks and cluster pairs modelled (ranks + clusters^2)");
   const auto m = static_cast<std::size_t>(a.m);
   const BcastChoice flat = choose_bcast(P, m, intra);
   std::unique_ptr<HierarchicalPlan> hier;

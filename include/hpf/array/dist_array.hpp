@@ -155,10 +155,21 @@ private:
 
   void allocate() {
     const Index<N> e = m_layout.my_local_extents();
-    if constexpr (N == 1) m_view = view_type(m_label, e[0]);
-    if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
-    if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
-    if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    // The local block's size is checked, and a failed allocation is an hpf::Error naming the array,
+    // not Kokkos' std::runtime_error (issue 15, finding 8).
+    index_t bytes = static_cast<index_t>(sizeof(T));
+    for (int d = 0; d < N; ++d)
+      bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", m_label,
+                                  "': bytes of the local block");
+    try {
+      if constexpr (N == 1) m_view = view_type(m_label, e[0]);
+      if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
+      if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
+      if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    } catch (const std::exception& ex) {
+      detail::fail("DistArray '", m_label, "': cannot allocate the local block of ", bytes, " bytes (",
+                   ex.what(), ")");
+    }
     const std::vector<int> c =
         m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
     for (int d = 0; d < N; ++d) {
