@@ -3,6 +3,7 @@
 // the all-to-many schedules of seed 001 (Wang & Ranka) for a random d-regular pattern (the workload
 // of the paper's §6) or for a pattern read from JSON, with their phase counts and alpha-beta costs
 // (assumption 1 of seed 001 §2.1: a phase costs alpha + beta * its longest message).
+#include "com_json.hpp"
 #include "commands.hpp"
 #include "schedule_json.hpp"
 
@@ -38,54 +39,8 @@ struct AllToManyArgs {
   bool d_given = false;
 };
 
-/// Largest n accepted: the fully connected model keeps one flag per ordered pair (n^2 bytes), which
-/// stays at 16 MB here; larger machines are for the library API, not for printing schedules.
-constexpr int max_n = 1 << 12;
-
-/// `{"n":N,"messages":[[src,dst,len],...]}`. A pair (src, dst) may appear once, and src != dst: a file
-/// that repeats a pair or sends to itself is refused (issue 15, finding 7: they used to be merged or
-/// accepted silently; assemble_com, which sums, is for the library's own lists).
 CommMatrix read_com(const std::string& path) {
-  const std::string text = detail::read_input_file(path, "--com");
-  const std::string shown = detail::printable(path, 200);
-  detail::check_json_nesting(text, "--com");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    detail::fail("--com: '", shown, "' is not valid JSON at byte ", e.byte);
-  }
-  detail::require(
-      j.is_object() && j.contains("n") && j["n"].is_number_integer(), "--com: '", shown,
-      "' must be an object with an integer \"n\"; expected {\"n\":N,\"messages\":[[src,dst,len],...]}");
-  const auto n = j["n"].get<long long>();
-  detail::require(n >= 1 && n <= max_n, "--com: \"n\" must be in [1, ", max_n, "], got ", n);
-  detail::require(j.contains("messages") && j["messages"].is_array(), "--com: '", shown,
-                  "' needs an array \"messages\" of [src, dst, len] triples");
-  CommMatrix com(static_cast<int>(n), static_cast<int>(n));
-  std::unordered_map<long long, std::size_t> first_of_pair; // src * n + dst -> first message index
-  std::size_t i = 0;
-  for (const nlohmann::json& m : j["messages"]) {
-    detail::require(m.is_array() && m.size() == 3 && m[0].is_number_integer() && m[1].is_number_integer() &&
-                        m[2].is_number_integer(),
-                    "--com: messages[", i, "] is a JSON ", m.type_name(),
-                    (m.is_array() ? detail::concat(" of ", m.size(), " elements") : std::string()),
-                    "; expected [src, dst, len] with integers");
-    const auto src = m[0].get<long long>();
-    const auto dst = m[1].get<long long>();
-    const auto len = m[2].get<long long>();
-    detail::require(src >= 0 && src < n, "--com: messages[", i, "]: src must be in [0, ", n, "), got ", src);
-    detail::require(dst >= 0 && dst < n, "--com: messages[", i, "]: dst must be in [0, ", n, "), got ", dst);
-    detail::require(len >= 1, "--com: messages[", i, "]: len must be >= 1, got ", len);
-    detail::require(src != dst, "--com: messages[", i, "]: src = dst = ", src,
-                    " is a message to itself; expected src != dst");
-    const auto [seen, fresh] = first_of_pair.emplace(src * n + dst, i);
-    detail::require(fresh, "--com: messages[", i, "] repeats the pair (", src, ", ", dst, ") of messages[",
-                    seen->second, "]; expected one message per pair (add the lengths)");
-    com.add(static_cast<int>(src), static_cast<int>(dst), static_cast<index_t>(len));
-    ++i;
-  }
-  return com;
+  return com_from_json(detail::read_input_file(path, "--com"), path);
 }
 
 void run_all_to_many(const AllToManyArgs& a) {

@@ -6,6 +6,7 @@
 // {"L": s, "g0": s, "G": s/byte} or measured samples {"L": s, "samples": [{"m": bytes, "g": s,
 // "os": s, "or": s}, ...]} ("os" and "or" default to 0). Without a file: intra L = 50 us,
 // g(m) = 20 us + m * 10 ns (about 100 MB/s), inter L = 10 ms, g(m) = 1 ms + m * 100 ns.
+#include "com_json.hpp"
 #include "commands.hpp"
 
 #include <hpf/adaptive/hierarchical.hpp>
@@ -85,13 +86,7 @@ void run_bcast(const BcastArgs& a) {
     // A directory, a device or a huge file is refused before parsing; nesting is bounded (issue 15).
     const std::string text = detail::read_input_file(a.model, "--model");
     const std::string shown = detail::printable(a.model, 200);
-    detail::check_json_nesting(text, "--model");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      detail::fail("--model: '", shown, "' is not valid JSON at byte ", e.byte);
-    }
+    const nlohmann::json j = parse_input_json(text, "--model", a.model);
     detail::require(j.is_object() && j.contains("intra"), "--model: '", shown,
                     "' must be an object with \"intra\" (and optionally \"inter\")");
     intra = parse_plogp(j.at("intra"), "intra");
