@@ -57,7 +57,8 @@ void check_map(const hpf::CyclicMap& m) {
     ASSERT_EQ(total, static_cast<i128>(m.n));
   }
   if (m.n == 0) return;
-  for (const index_t i : {index_t{0}, index_t{1}, m.n / 2, m.n - 2, m.n - 1, m.r - 1, m.r, m.r + 1}) {
+  for (const index_t i :
+       {index_t{0}, index_t{1}, m.n / 2, m.n - 2, m.n - 1, m.r - 1, m.r, m.r < kMax ? m.r + 1 : m.r}) {
     if (i < 0 || i >= m.n) continue;
     const i128 cycle = static_cast<i128>(m.P) * m.r;
     const int owner = static_cast<int>((i / m.r) % m.P);

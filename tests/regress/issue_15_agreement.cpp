@@ -134,8 +134,10 @@ TEST(Issue15, LayoutsAtTheEdgesOf64Bits) {
   if (world_rank() == 0) {
     HPF_EXPECT_ERROR((DistArray<double, 1>("H", Layout<1>({kMax / 2}, {hpf::Collapsed()}, one))),
                      "DistArray 'H'", "overflows");
+#ifndef __SANITIZE_ADDRESS__ // ASan aborts on an allocation past its limit instead of failing it
     HPF_EXPECT_ERROR((DistArray<double, 1>("G", Layout<1>({kMax / 16}, {hpf::Collapsed()}, one))),
                      "DistArray 'G': cannot allocate the local block of 4611686018427387896 bytes");
+#endif
   } else {
     EXPECT_EQ((DistArray<double, 1>("H", Layout<1>({kMax / 2}, {hpf::Collapsed()}, one)).local_size()), 0);
   }
