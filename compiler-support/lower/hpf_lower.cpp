@@ -5,15 +5,19 @@
 // declarations, inserting the set-up where the specification part ends, rewriting the statements
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
 // underscore (a__h, hpf__k), which HPF programs do not use.
+//
+// Scanning is linear and iterative (issue 15, finding 2): no std::regex, whose backtracking recursion
+// overflowed the stack on long names, deep parentheses and 60 KB lines. Names longer than Fortran's
+// 63 characters and statements longer than max_statement are rejected with the file and line.
 #include "hpf_lower.hpp"
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/text.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -27,6 +31,155 @@ std::string lower_case(std::string s) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// Longest name Fortran allows (F2008 and later: 63 characters).
+constexpr std::size_t max_name = 63;
+/// Longest logical line (continuations joined) accepted: F2023 allows a million characters.
+constexpr std::size_t max_statement = std::size_t{1} << 20;
+
+/// `s` for an error message: non-printable bytes as \xNN, cut after 200 bytes.
+std::string shown(const std::string& s) { return detail::printable(s, 200); }
+
+/// A left-to-right reader over one statement: every method moves forward only, so every scan is
+/// linear in the length of the statement. Keywords compare case-insensitively.
+class Scanner {
+public:
+  explicit Scanner(std::string_view s, std::size_t pos = 0) : m_s(s), m_pos(pos) {}
+
+  [[nodiscard]] std::size_t pos() const { return m_pos; }
+  [[nodiscard]] bool done() const { return m_pos >= m_s.size(); }
+  [[nodiscard]] char peek() const { return done() ? '\0' : m_s[m_pos]; }
+  [[nodiscard]] std::string_view rest() const { return m_s.substr(std::min(m_pos, m_s.size())); }
+
+  /// Skips blanks; returns how many.
+  std::size_t skip_space() {
+    const std::size_t start = m_pos;
+    while (!done() && is_space(m_s[m_pos])) ++m_pos;
+    return m_pos - start;
+  }
+  /// Consumes `c` if it is next.
+  bool eat(char c) {
+    if (peek() != c) return false;
+    ++m_pos;
+    return true;
+  }
+  /// Consumes `word` (lower case) if the input continues with it, in any case.
+  bool keyword(std::string_view word) {
+    if (m_s.size() - std::min(m_pos, m_s.size()) < word.size()) return false;
+    for (std::size_t i = 0; i < word.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(m_s[m_pos + i])) != word[i]) return false;
+    m_pos += word.size();
+    return true;
+  }
+  /// As keyword(), but only when no name character follows (a whole word).
+  bool word(std::string_view w) {
+    const std::size_t start = m_pos;
+    if (keyword(w) && !is_name_char(peek())) return true;
+    m_pos = start;
+    return false;
+  }
+  /// Consumes a Fortran name [A-Za-z][A-Za-z0-9_]* and returns it ("" when none starts here).
+  std::string_view name() {
+    if (!is_letter(peek())) return {};
+    const std::size_t start = m_pos;
+    while (!done() && is_name_char(m_s[m_pos])) ++m_pos;
+    return m_s.substr(start, m_pos - start);
+  }
+
+private:
+  std::string_view m_s;
+  std::size_t m_pos;
+};
+
+/// The value of an optionally signed integer literal that is all of `s` (blanks around allowed), or
+/// nullopt for anything else (an expression, a named constant, a literal too large for 64 bits).
+std::optional<long long> integer_literal(std::string_view s) {
+  Scanner sc(s);
+  sc.skip_space();
+  const bool negative = sc.eat('-');
+  if (!negative) sc.eat('+');
+  sc.skip_space();
+  if (!std::isdigit(static_cast<unsigned char>(sc.peek()))) return std::nullopt;
+  unsigned long long v = 0;
+  while (std::isdigit(static_cast<unsigned char>(sc.peek()))) {
+    const auto digit = static_cast<unsigned long long>(sc.peek() - '0');
+    if (v > (9223372036854775807ULL - digit) / 10) return std::nullopt;
+    v = v * 10 + digit;
+    sc.eat(sc.peek());
+  }
+  sc.skip_space();
+  if (!sc.done()) return std::nullopt;
+  return negative ? -static_cast<long long>(v) : static_cast<long long>(v);
+}
+
+/// Scans a type spec at `sc` (blanks before it skipped): DOUBLE PRECISION, REAL*4/8, INTEGER*4/8,
+/// REAL[(...)], INTEGER[(...)]; returns false (and leaves `sc` anywhere) for other statements.
+bool type_spec(Scanner& sc) {
+  if (sc.keyword("double")) {
+    return sc.skip_space() > 0 && sc.keyword("precision");
+  }
+  if (!sc.keyword("real") && !sc.keyword("integer")) return false;
+  Scanner star = sc;
+  star.skip_space();
+  if (star.eat('*')) {
+    star.skip_space();
+    if (star.peek() == '4' || star.peek() == '8') {
+      star.eat(star.peek());
+      sc = star;
+      return true;
+    }
+  }
+  Scanner kind = sc;
+  kind.skip_space();
+  if (kind.eat('(')) {
+    while (!kind.done() && kind.peek() != ')') kind.eat(kind.peek());
+    if (kind.eat(')')) sc = kind;
+  }
+  return true;
+}
+
+/// A type declaration split into its parts: `type` the type spec as written, `attrs` the
+/// attributes (",..." before "::", or ""), `colons` whether "::" is present, `entities` the rest.
+struct Declaration {
+  std::string type;
+  std::string attrs;
+  bool colons = false;
+  std::string entities;
+};
+
+std::optional<Declaration> scan_declaration(const std::string& t) {
+  Scanner sc(t);
+  sc.skip_space();
+  const std::size_t begin = sc.pos();
+  if (!type_spec(sc)) return std::nullopt;
+  Declaration d;
+  d.type = t.substr(begin, sc.pos() - begin);
+  Scanner sep = sc;
+  sep.skip_space();
+  const std::size_t attrs_begin = sep.pos();
+  if (sep.peek() == ',')
+    while (!sep.done() && sep.peek() != ':') sep.eat(sep.peek());
+  const std::size_t attrs_end = sep.pos();
+  if (sep.keyword("::")) {
+    d.attrs = t.substr(attrs_begin, attrs_end - attrs_begin);
+    d.colons = true;
+  } else if (sc.skip_space() > 0) {
+    sep = sc;
+  } else {
+    return std::nullopt;
+  }
+  sep.skip_space();
+  d.entities = std::string(sep.rest());
+  return d;
+}
+
+/// `s` with every NUMBER_OF_PROCESSORS() (any case, blanks inside the parentheses) replaced by
+/// hpf__size, outside string literals.
+std::string replace_number_of_processors(const std::string& s);
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -49,6 +202,29 @@ std::string mask_strings(const std::string& s) {
     } else if (c == '\'' || c == '"') {
       quote = c;
     }
+  }
+  return out;
+}
+
+std::string replace_number_of_processors(const std::string& s) {
+  static constexpr std::string_view nop = "number_of_processors";
+  const std::string m = mask_strings(s);
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    Scanner sc(m, i);
+    if ((i == 0 || !is_name_char(m[i - 1])) && sc.keyword(nop)) {
+      sc.skip_space();
+      if (sc.eat('(')) {
+        sc.skip_space();
+        if (sc.eat(')')) {
+          out += "hpf__size";
+          i = sc.pos();
+          continue;
+        }
+      }
+    }
+    out += s[i++];
   }
   return out;
 }
@@ -76,8 +252,6 @@ std::vector<std::string> split_top(const std::string& s) {
   out.push_back(trim(s.substr(start)));
   return out;
 }
-
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 /// Positions where `name` (lower case) occurs as a whole word in `s` outside strings.
 std::vector<std::size_t> find_word(const std::string& s, const std::string& name) {
@@ -108,7 +282,7 @@ std::string paren_group(const std::string& s, std::size_t open, std::size_t& end
       return s.substr(open + 1, i - open - 1);
     }
   }
-  detail::fail(where, "unbalanced parentheses in '", trim(s), "'");
+  detail::fail(where, "unbalanced parentheses in '", shown(trim(s)), "'");
 }
 
 /// Breaks a generated statement into continuation lines of at most ~100 characters, at commas
@@ -230,9 +404,29 @@ private:
       continuing = !body.empty() && body.back() == '&';
       if (continuing) body = trim(body.substr(0, body.size() - 1));
       cur.text += (cur.text.empty() ? "" : " ") + body;
-      if (!continuing) m_lines.push_back(cur);
+      if (cur.text.size() > max_statement)
+        fail_at(cur.line, "statement of " + std::to_string(cur.text.size()) + " characters; at most " +
+                              std::to_string(max_statement) + " are accepted");
+      if (!continuing) finish_line(cur);
     }
-    if (continuing) m_lines.push_back(cur);
+    if (continuing) finish_line(cur);
+  }
+
+  /// Checks the length of every name in the statement (outside strings), then keeps it.
+  void finish_line(const LogicalLine& l) {
+    const std::string m = mask_strings(l.text);
+    std::size_t run = 0;
+    for (std::size_t i = 0; i <= m.size(); ++i) {
+      if (i < m.size() && is_name_char(m[i]) && (run > 0 || is_letter(m[i]))) {
+        ++run;
+        continue;
+      }
+      if (run > max_name)
+        fail_at(l.line, "a name of " + std::to_string(run) + " characters ('" + shown(m.substr(i - run, 20)) +
+                            "...'); Fortran names have at most " + std::to_string(max_name));
+      run = 0;
+    }
+    m_lines.push_back(l);
   }
 
   static bool is_directive(const LogicalLine& l) { return lower_case(l.text).rfind("!hpf$", 0) == 0; }
@@ -262,27 +456,35 @@ private:
     const std::string group = paren_group(spec, open, end, m_file + ":" + std::to_string(line) + ": ");
     for (const auto& d : split_top(group)) {
       const std::string ld = lower_case(d);
-      std::smatch m;
+      Scanner sc(ld);
       if (ld == "block") {
         dists.emplace_back("hpf_block()");
       } else if (ld == "*") {
         dists.emplace_back("hpf_collapsed()");
       } else if (ld == "cyclic") {
         dists.emplace_back("hpf_cyclic(1)");
-      } else if (std::regex_match(ld, m, std::regex(R"(cyclic\s*\((.+)\))"))) {
-        dists.push_back(
-            "hpf_cyclic(int(" +
-            d.substr(static_cast<std::size_t>(m.position(1)), static_cast<std::size_t>(m.length(1))) + "))");
+      } else if (sc.keyword("cyclic") && (sc.skip_space(), sc.eat('(')) && ld.size() > sc.pos() + 1 &&
+                 ld.back() == ')') {
+        const std::string r = d.substr(sc.pos(), d.size() - 1 - sc.pos());
+        // A literal block size is checked now, with the line; an expression at run time.
+        if (const auto v = integer_literal(r); v && (*v < 1 || *v > 2147483647))
+          fail_at(line, "CYCLIC(" + trim(r) + "): the block size must be in [1, 2147483647], got " +
+                            std::to_string(*v));
+        dists.push_back("hpf_cyclic(int(" + r + "))");
       } else {
-        fail_at(line, "distribution '" + d + "' is not BLOCK, CYCLIC, CYCLIC(r) or *");
+        fail_at(line, "distribution '" + shown(d) + "' is not BLOCK, CYCLIC, CYCLIC(r) or *");
       }
     }
+    if (dists.size() > 4)
+      fail_at(line, std::to_string(dists.size()) +
+                        " distributions: hpfrt arrays have 1 to 4 dimensions (rank 1 to 4)");
     const std::string rest = lower_case(trim(spec.substr(end)));
     if (!rest.empty()) {
-      std::smatch m;
-      if (!std::regex_match(rest, m, std::regex(R"(onto\s+([a-z][a-z0-9_]*))")))
-        fail_at(line, "expected 'ONTO processors' after the distribution list, got '" + rest + "'");
-      onto = m[1];
+      Scanner sc(rest);
+      std::string_view p;
+      if (!sc.keyword("onto") || sc.skip_space() == 0 || (p = sc.name()).empty() || !sc.done())
+        fail_at(line, "expected 'ONTO processors' after the distribution list, got '" + shown(rest) + "'");
+      onto = std::string(p);
     }
   }
 
@@ -293,16 +495,16 @@ private:
   }
 
   void collect() {
-    static const std::regex program_re(R"(program\s+([a-z][a-z0-9_]*))", std::regex::icase);
     bool seen_program = false;
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
       const std::string t = lower_case(l.text);
       if (t.empty() || (t.front() == '!' && !is_directive(l))) continue;
       if (!seen_program) {
-        if (!std::regex_match(t, program_re))
-          fail_at(l.line,
-                  "expected 'PROGRAM name' (only a main program can be lowered), got '" + l.text + "'");
+        Scanner sc(t);
+        if (!sc.keyword("program") || sc.skip_space() == 0 || sc.name().empty() || !sc.done())
+          fail_at(l.line, "expected 'PROGRAM name' (only a main program can be lowered), got '" +
+                              shown(l.text) + "'");
         seen_program = true;
         m_program_line = i;
         continue;
@@ -310,16 +512,22 @@ private:
       if (!is_directive(l)) continue;
       const std::string body = directive_body(l);
       const std::string lb = lower_case(body);
-      std::smatch m;
-      if (std::regex_match(lb, m, std::regex(R"(processors\s+([a-z][a-z0-9_]*)\s*\((.*)\))"))) {
-        Processors p{m[1], {}, l.line};
+      Scanner ps(lb);
+      std::string_view pname;
+      if (ps.keyword("processors") && ps.skip_space() > 0 && !(pname = ps.name()).empty() &&
+          (ps.skip_space(), ps.peek() == '(') && lb.back() == ')') {
+        Processors p{std::string(pname), {}, l.line};
         const auto open = body.find('(');
         std::size_t end = 0;
-        for (const auto& e : split_top(paren_group(body, open, end, "")))
-          p.shape.push_back(std::regex_replace(
-              e, std::regex(R"(number_of_processors\s*\(\s*\))", std::regex::icase), "hpf__size"));
+        for (const auto& e :
+             split_top(paren_group(body, open, end, m_file + ":" + std::to_string(l.line) + ": ")))
+          p.shape.push_back(replace_number_of_processors(e));
         if (p.shape.empty() || p.shape.size() > 4)
           fail_at(l.line, "PROCESSORS " + p.name + ": 1 to 4 dimensions expected");
+        for (std::size_t d = 0; d < p.shape.size(); ++d)
+          if (const auto v = integer_literal(p.shape[d]); v && (*v < 1 || *v > 2147483647))
+            fail_at(l.line, "PROCESSORS " + p.name + ": extent " + std::to_string(d + 1) +
+                                " must be in [1, 2147483647], got " + std::to_string(*v));
         if (m_procs.count(p.name) != 0) fail_at(l.line, "PROCESSORS " + p.name + " declared twice");
         m_procs.emplace(p.name, p);
         m_proc_order.push_back(p.name);
@@ -346,7 +554,7 @@ private:
       } else if (lb.rfind("redistribute", 0) == 0 || lb.rfind("independent", 0) == 0) {
         // handled in place by emit()
       } else {
-        fail_at(l.line, "unsupported directive '!HPF$ " + body +
+        fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
                             "' (supported: PROCESSORS, DISTRIBUTE, DYNAMIC, REDISTRIBUTE, INDEPENDENT)");
       }
     }
@@ -379,42 +587,47 @@ private:
 
   /// Recognises a type declaration; records distributed arrays declared in it.
   void parse_declaration(std::size_t i) {
-    static const std::regex decl_re(
-        R"(^\s*(double\s+precision|real\s*\*\s*[48]|integer\s*\*\s*[48]|real\s*(\([^)]*\))?|integer\s*(\([^)]*\))?)(\s*(,[^:]*)?::|\s+)\s*(.*)$)",
-        std::regex::icase);
     const LogicalLine& l = m_lines[i];
     if (is_directive(l)) return;
-    std::smatch m;
-    if (!std::regex_match(l.text, m, decl_re)) return;
-    const std::string entities = m[6];
-    const std::string attrs = m[5];
+    const auto decl = scan_declaration(l.text);
+    if (!decl) return;
+    const std::string& entities = decl->entities;
+    const std::string& attrs = decl->attrs;
     // Without "::" the entities must start with a name: "real x", not an assignment "real (x) = 1".
-    if (std::string(m[4]).find("::") == std::string::npos &&
-        !std::regex_search(entities, std::regex(R"(^[A-Za-z])")))
-      return;
+    if (!decl->colons && (entities.empty() || !is_letter(entities.front()))) return;
     for (const auto& e : split_top(entities)) {
-      std::smatch em;
-      if (!std::regex_match(e, em, std::regex(R"(([A-Za-z][A-Za-z0-9_]*)\s*(\((.*)\))?\s*(=.*)?)"))) continue;
-      const std::string n = lower_case(em[1]);
+      // name [ (bounds) ] [ = initialiser ]
+      Scanner es(e);
+      const std::string n = lower_case(std::string(es.name()));
       auto it = m_arrays.find(n);
       if (it == m_arrays.end()) continue;
+      es.skip_space();
+      std::optional<std::string> bounds;
+      if (es.peek() == '(') {
+        std::size_t after = 0;
+        bounds = paren_group(e, es.pos(), after, m_file + ":" + std::to_string(l.line) + ": ");
+        es = Scanner(e, after);
+        es.skip_space();
+      }
+      const bool initialised = es.peek() == '=';
+      if (!initialised && !es.done()) continue;
       DistArray& a = it->second;
       if (a.decl_line != 0) fail_at(l.line, "'" + n + "' declared twice");
       if (!trim(attrs).empty())
         fail_at(l.line, "declare distributed array '" + n + "' as 'type :: " + n +
-                            "(bounds)' without attributes, got '" + l.text + "'");
-      const auto elem = elem_of(m[1]);
+                            "(bounds)' without attributes, got '" + shown(l.text) + "'");
+      const auto elem = elem_of(decl->type);
       if (!elem)
         fail_at(
             l.line,
-            "distributed array '" + n + "' has type '" + std::string(m[1]) +
+            "distributed array '" + n + "' has type '" + shown(decl->type) +
                 "'; expected REAL(8), DOUBLE PRECISION, REAL(4), REAL, INTEGER(4), INTEGER or INTEGER(8)");
-      if (!em[2].matched) fail_at(l.line, "distributed array '" + n + "' is declared without bounds");
-      if (em[4].matched) fail_at(l.line, "distributed array '" + n + "' cannot have an initialiser");
+      if (!bounds) fail_at(l.line, "distributed array '" + n + "' is declared without bounds");
+      if (initialised) fail_at(l.line, "distributed array '" + n + "' cannot have an initialiser");
       a.elem = *elem;
-      a.spelled = em[1];
+      a.spelled = e.substr(0, n.size());
       a.decl_line = l.line;
-      for (const auto& b : split_top(em[3])) {
+      for (const auto& b : split_top(*bounds)) {
         const auto colon = mask_strings(b).find(':');
         if (colon == std::string::npos) {
           a.bounds.emplace_back("1", trim(b));
@@ -422,7 +635,7 @@ private:
           a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
         }
         if (a.bounds.back().first.empty() || a.bounds.back().second.empty() || a.bounds.back().second == "*")
-          fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + b + "'");
+          fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
       }
       if (a.bounds.size() != a.dists.size())
         fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) +
@@ -434,13 +647,40 @@ private:
 
   /// True when the logical line belongs to the specification part.
   static bool is_specification(const LogicalLine& l) {
-    static const std::regex spec_re(
-        R"(^\s*(use\b|implicit\b|integer\b|real\b|double\s+precision\b|logical\b|character\b|complex\b|type\s*\(|parameter\b|dimension\b|data\b|save\b|external\b|intrinsic\b).*)",
-        std::regex::icase);
     const std::string t = trim(l.text);
     if (t.empty() || t.front() == '!') return true;
-    return std::regex_match(t, spec_re) &&
-           !std::regex_match(t, std::regex(R"(^\s*[a-z_0-9]+\s*(\(.*\))?\s*=.*)", std::regex::icase));
+    static constexpr std::string_view keywords[] = {
+        "use",       "implicit",  "integer", "real", "logical",  "character", "complex",
+        "parameter", "dimension", "data",    "save", "external", "intrinsic"};
+    bool spec = false;
+    for (const std::string_view k : keywords) {
+      Scanner sc(t);
+      if (sc.word(k)) spec = true;
+    }
+    Scanner dp(t);
+    if (dp.keyword("double") && dp.skip_space() > 0 && dp.word("precision")) spec = true;
+    Scanner ty(t);
+    if (ty.keyword("type") && (ty.skip_space(), ty.peek() == '(')) spec = true;
+    return spec && !is_assignment_like(t);
+  }
+
+  /// `name = ...` or `name (...) = ...` (any ')' of the line may close the parentheses): an
+  /// assignment to a variable that happens to be called like a keyword ("real = 1").
+  static bool is_assignment_like(const std::string& t) {
+    Scanner sc(t);
+    const std::size_t start = sc.pos();
+    while (!sc.done() && (is_name_char(sc.peek()))) sc.eat(sc.peek());
+    if (sc.pos() == start) return false;
+    sc.skip_space();
+    if (sc.eat('=')) return true;
+    if (!sc.eat('(')) return false;
+    for (std::size_t i = sc.pos(); i < t.size(); ++i) {
+      if (t[i] != ')') continue;
+      Scanner after(t, i + 1);
+      after.skip_space();
+      if (after.peek() == '=') return true;
+    }
+    return false;
   }
 
   std::string grid_var(const std::string& onto) const { return onto.empty() ? "hpf__world_g" : onto + "__g"; }
@@ -527,7 +767,7 @@ private:
 
   [[noreturn]] void unsupported(const LogicalLine& l, const std::string& why) const {
     fail_at(l.line,
-            why + " in '" + trim(l.text) +
+            why + " in '" + shown(trim(l.text)) +
                 "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr without "
                 "distributed arrays>; a = <expr>; x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ REDISTRIBUTE");
   }
@@ -546,21 +786,31 @@ private:
     std::vector<std::string> idx;
     std::vector<std::pair<std::string, std::string>> range;
     for (const auto& trip : split_top(header)) {
-      std::smatch m;
-      if (!std::regex_match(trip, m, std::regex(R"(\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*([^:]+):([^:]+))")))
-        unsupported(l, "FORALL header item '" + trip + "' is not 'i = l:u' (no stride, no mask)");
-      idx.push_back(lower_case(m[1]));
-      range.emplace_back(trim(m[2]), trim(m[3]));
+      // i = l:u with exactly one ':' and both bounds non-empty
+      Scanner sc(trip);
+      sc.skip_space();
+      const std::string_view index = sc.name();
+      sc.skip_space();
+      const std::string_view bounds = sc.eat('=') ? sc.rest() : std::string_view();
+      const auto colon = bounds.find(':');
+      if (index.empty() || colon == std::string_view::npos || colon == 0 || colon + 1 == bounds.size() ||
+          bounds.find(':', colon + 1) != std::string_view::npos)
+        unsupported(l, "FORALL header item '" + shown(trip) + "' is not 'i = l:u' (no stride, no mask)");
+      idx.push_back(lower_case(std::string(index)));
+      range.emplace_back(trim(std::string(bounds.substr(0, colon))),
+                         trim(std::string(bounds.substr(colon + 1))));
     }
-    std::smatch lm;
-    if (!std::regex_match(lhs, lm, std::regex(R"(([A-Za-z][A-Za-z0-9_]*)\s*\((.*)\))")))
+    Scanner ls(lhs);
+    const std::string name = lower_case(std::string(ls.name()));
+    ls.skip_space();
+    if (name.empty() || !ls.eat('(') || lhs.back() != ')')
       unsupported(l, "the FORALL must assign an element of a distributed array");
-    const std::string name = lower_case(lm[1]);
+    const std::string subscripts = lhs.substr(ls.pos(), lhs.size() - 1 - ls.pos());
     if (m_arrays.count(name) == 0) unsupported(l, "the FORALL must assign an element of a distributed array");
     const DistArray& a = m_arrays.at(name);
     if (!references(rhs).empty())
       unsupported(l, "the right-hand side references distributed array '" + references(rhs)[0] + "'");
-    const auto subs = split_top(lm[2]);
+    const auto subs = split_top(subscripts);
     if (subs.size() != a.bounds.size())
       unsupported(l, "'" + name + "' takes " + std::to_string(a.bounds.size()) + " subscripts");
     // Each subscript is a distinct FORALL index: the loop visits the local block (owner computes).
@@ -620,16 +870,18 @@ private:
     const std::string t = trim(l.text);
     const std::string lt = lower_case(t);
     const auto refs = references(t);
-    static const std::regex io_re(R"(^(print\b|write\s*\().*)", std::regex::icase);
     if (refs.empty()) {
       std::string out;
-      for (const auto& p : l.physical) out += p + "\n";
-      out = std::regex_replace(out, std::regex(R"(number_of_processors\s*\(\s*\))", std::regex::icase),
-                               "hpf__size");
-      if (std::regex_match(t, io_re)) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
+      for (const auto& p : l.physical) out += replace_number_of_processors(p) + "\n";
+      Scanner io(t);
+      const bool print = io.word("print");
+      Scanner wr(t);
+      const bool write = wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
+      if (print || write) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
       return out;
     }
-    if (std::regex_match(lt, std::regex(R"(forall\s*\(.*)"))) return lower_forall(l, ind);
+    Scanner fa(lt);
+    if (fa.keyword("forall") && (fa.skip_space(), fa.peek() == '(')) return lower_forall(l, ind);
     const auto eq = mask_strings(t).find('=');
     if (eq != std::string::npos && eq + 1 < t.size() && t[eq + 1] != '=' &&
         (eq == 0 || std::string("<>/=").find(t[eq - 1]) == std::string::npos)) {
@@ -642,23 +894,30 @@ private:
         return ind + std::string(tmp) + " = " + rhs + "\n" + ind + "call hpf_check(hpf_array_fill(" + lhs +
                "__h, c_loc(" + tmp + ")), 'line " + std::to_string(l.line) + "')\n";
       }
-      std::smatch m;
       const std::string lrhs = lower_case(rhs);
-      if (references(lhs).empty() &&
-          std::regex_match(lrhs, m, std::regex(R"((sum|minval|maxval)\s*\(\s*([a-z][a-z0-9_]*)\s*\))")) &&
-          m_arrays.count(m[2]) != 0) {
-        const std::string fn = m[1] == "sum" ? "sum" : (m[1] == "minval" ? "min" : "max");
-        const char* tmp = info(m_arrays.at(m[2]).elem).tmp;
-        return ind + "call hpf_check(hpf_array_" + fn + "(" + std::string(m[2]) + "__h, c_loc(" + tmp +
-               ")), 'line " + std::to_string(l.line) + "')\n" + ind + trim(t.substr(0, eq)) + " = " + tmp +
-               "\n";
+      // x = SUM(a) / MINVAL(a) / MAXVAL(a)
+      Scanner rs(lrhs);
+      const std::string fn = rs.keyword("sum")      ? "sum"
+                             : rs.keyword("minval") ? "min"
+                             : rs.keyword("maxval") ? "max"
+                                                    : "";
+      std::string arg;
+      if (!fn.empty() && (rs.skip_space(), rs.eat('('))) {
+        rs.skip_space();
+        arg = std::string(rs.name());
+        rs.skip_space();
+        if (!rs.eat(')') || !rs.done()) arg.clear();
+      }
+      if (references(lhs).empty() && !arg.empty() && m_arrays.count(arg) != 0) {
+        const char* tmp = info(m_arrays.at(arg).elem).tmp;
+        return ind + "call hpf_check(hpf_array_" + fn + "(" + arg + "__h, c_loc(" + tmp + ")), 'line " +
+               std::to_string(l.line) + "')\n" + ind + trim(t.substr(0, eq)) + " = " + tmp + "\n";
       }
     }
     unsupported(l, "unsupported use of distributed array '" + refs[0] + "'");
   }
 
   std::string emit() {
-    static const std::regex end_program_re(R"(end(\s*program(\s+[a-z][a-z0-9_]*)?)?)", std::regex::icase);
     std::string out =
         "! Lowered by `hpfrt lower` from " + m_file + ": compile with the hpfrt Fortran module.\n";
     bool in_spec = true;
@@ -705,7 +964,7 @@ private:
         copy();
         continue;
       }
-      if (std::regex_match(trim(l.text), end_program_re)) {
+      if (is_end_program(trim(l.text))) {
         out += cleanup(ind);
         copy();
         continue;
@@ -713,6 +972,17 @@ private:
       out += lower_statement(l, ind);
     }
     return out;
+  }
+
+  /// END, END PROGRAM, END PROGRAM name (any case, ENDPROGRAM too).
+  static bool is_end_program(const std::string& t) {
+    Scanner sc(t);
+    if (!sc.keyword("end")) return false;
+    if (sc.done()) return true;
+    sc.skip_space();
+    if (!sc.keyword("program")) return false;
+    if (sc.done()) return true;
+    return sc.skip_space() > 0 && !sc.name().empty() && sc.done();
   }
 
   /// The declaration without its distributed entities ("" when none remain).
@@ -726,19 +996,17 @@ private:
       head = t.substr(0, colons + 2);
       list = t.substr(colons + 2);
     } else {
-      static const std::regex type_re(
-          R"(^\s*(double\s+precision|real\s*\*\s*[48]|integer\s*\*\s*[48]|real\s*(\([^)]*\))?|integer\s*(\([^)]*\))?)\s*)",
-          std::regex::icase);
-      std::smatch mm;
-      std::regex_search(t, mm, type_re);
-      head = std::string(mm[0]) + " ::";
-      list = t.substr(static_cast<std::size_t>(mm.length(0)));
+      Scanner sc(t);
+      sc.skip_space();
+      type_spec(sc); // parse_declaration recognised this line as a declaration
+      sc.skip_space();
+      head = t.substr(0, sc.pos()) + " ::";
+      list = t.substr(sc.pos());
     }
     std::string kept;
     for (const auto& e : split_top(list)) {
-      std::smatch em;
-      std::regex_match(e, em, std::regex(R"(([A-Za-z][A-Za-z0-9_]*).*)"));
-      if (std::find(drop.begin(), drop.end(), lower_case(em[1])) != drop.end()) continue;
+      Scanner es(e);
+      if (std::find(drop.begin(), drop.end(), lower_case(std::string(es.name()))) != drop.end()) continue;
       kept += std::string(kept.empty() ? " " : ", ") + e;
     }
     return kept.empty() ? "" : "  " + head + kept + "\n";

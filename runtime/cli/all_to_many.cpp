@@ -3,10 +3,12 @@
 // the all-to-many schedules of seed 001 (Wang & Ranka) for a random d-regular pattern (the workload
 // of the paper's §6) or for a pattern read from JSON, with their phase counts and alpha-beta costs
 // (assumption 1 of seed 001 §2.1: a phase costs alpha + beta * its longest message).
+#include "com_json.hpp"
 #include "commands.hpp"
 #include "schedule_json.hpp"
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/text.hpp>
 #include <hpf/schedule/all_to_many.hpp>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 namespace hpf::cli {
 
@@ -36,43 +39,8 @@ struct AllToManyArgs {
   bool d_given = false;
 };
 
-/// Largest n accepted: the fully connected model keeps one flag per ordered pair (n^2 bytes), which
-/// stays at 16 MB here; larger machines are for the library API, not for printing schedules.
-constexpr int max_n = 1 << 12;
-
-/// `{"n":N,"messages":[[src,dst,len],...]}`; repeated (src, dst) pairs accumulate, as in assemble_com.
 CommMatrix read_com(const std::string& path) {
-  std::ifstream in(path);
-  detail::require(in.good(), "--com: cannot open '", path, "'");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    detail::fail("--com: '", path, "' is not valid JSON: ", e.what());
-  }
-  detail::require(
-      j.is_object() && j.contains("n") && j["n"].is_number_integer(), "--com: '", path,
-      "' must be an object with an integer \"n\"; expected {\"n\":N,\"messages\":[[src,dst,len],...]}");
-  const auto n = j["n"].get<long long>();
-  detail::require(n >= 1 && n <= max_n, "--com: \"n\" must be in [1, ", max_n, "], got ", n);
-  detail::require(j.contains("messages") && j["messages"].is_array(), "--com: '", path,
-                  "' needs an array \"messages\" of [src, dst, len] triples");
-  CommMatrix com(static_cast<int>(n), static_cast<int>(n));
-  std::size_t i = 0;
-  for (const nlohmann::json& m : j["messages"]) {
-    detail::require(m.is_array() && m.size() == 3 && m[0].is_number_integer() && m[1].is_number_integer() &&
-                        m[2].is_number_integer(),
-                    "--com: messages[", i, "] = ", m.dump(), "; expected [src, dst, len] with integers");
-    const auto src = m[0].get<long long>();
-    const auto dst = m[1].get<long long>();
-    const auto len = m[2].get<long long>();
-    detail::require(src >= 0 && src < n, "--com: messages[", i, "]: src must be in [0, ", n, "), got ", src);
-    detail::require(dst >= 0 && dst < n, "--com: messages[", i, "]: dst must be in [0, ", n, "), got ", dst);
-    detail::require(len >= 1, "--com: messages[", i, "]: len must be >= 1, got ", len);
-    com.add(static_cast<int>(src), static_cast<int>(dst), static_cast<index_t>(len));
-    ++i;
-  }
-  return com;
+  return com_from_json(detail::read_input_file(path, "--com"), path);
 }
 
 void run_all_to_many(const AllToManyArgs& a) {
@@ -90,9 +58,18 @@ void run_all_to_many(const AllToManyArgs& a) {
     detail::require(a.d >= 0 && a.d < a.n, "--degree: density must be in [0, ranks - 1] = [0, ", a.n - 1,
                     "], got ", a.d);
     detail::require(a.len >= 1, "--len: message length must be >= 1, got ", a.len);
+    check_work(static_cast<double>(a.n) * a.d, 1e7,
+               "all-to-many: the messages of the pattern (ranks x degree)");
     com = random_regular_com(a.n, a.d, a.len, a.seed);
     pattern =
         detail::concat("random ", a.d, "-regular pattern, messages of ", a.len, " units, seed ", a.seed);
+  }
+  // Every cost below is a sum of message lengths: the total volume bounds them all, so it is checked
+  // once, before anything is printed (issue 15: --len 2^63 - 1 summed to -2).
+  try {
+    (void)com.total_volume();
+  } catch (const Error& e) {
+    detail::fail("all-to-many: the message lengths (--len or --com) sum past 64 bits: ", e.what());
   }
   detail::require(a.alpha >= 0, "--alpha: start-up cost must be >= 0, got ", a.alpha);
   detail::require(a.beta >= 0, "--beta: cost per unit must be >= 0, got ", a.beta);

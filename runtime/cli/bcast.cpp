@@ -6,17 +6,21 @@
 // {"L": s, "g0": s, "G": s/byte} or measured samples {"L": s, "samples": [{"m": bytes, "g": s,
 // "os": s, "or": s}, ...]} ("os" and "or" default to 0). Without a file: intra L = 50 us,
 // g(m) = 20 us + m * 10 ns (about 100 MB/s), inter L = 10 ms, g(m) = 1 ms + m * 100 ns.
+#include "com_json.hpp"
 #include "commands.hpp"
 
 #include <hpf/adaptive/hierarchical.hpp>
 #include <hpf/core/error.hpp>
+#include <hpf/core/text.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,19 +37,42 @@ struct BcastArgs {
   bool json = false;
 };
 
+/// The number field `key` of `j` (or `fallback` when absent and one is given), naming the field and
+/// its type when it is not a number (issue 15, finding 8).
+double number_field(const nlohmann::json& j, const char* key, const std::string& where,
+                    std::optional<double> fallback = std::nullopt) {
+  if (!j.contains(key)) {
+    detail::require(fallback.has_value(), "--model: ", where, " needs a number \"", key, "\"");
+    return *fallback;
+  }
+  const auto& v = j.at(key);
+  detail::require(v.is_number(), "--model: ", where, ".", key, " must be a number, got a JSON ",
+                  v.type_name());
+  return v.get<double>();
+}
+
 PLogP parse_plogp(const nlohmann::json& j, const std::string& where) {
   detail::require(j.is_object() && j.contains("L"), "--model: ", where, " must be an object with \"L\"");
-  const double L = j.at("L").get<double>();
+  const double L = number_field(j, "L", where);
   if (j.contains("samples")) {
+    const auto& samples = j.at("samples");
+    detail::require(samples.is_array(), "--model: ", where, ".samples must be an array, got a JSON ",
+                    samples.type_name());
     std::vector<PLogPSample> s;
-    for (const auto& e : j.at("samples"))
-      s.push_back(
-          {e.at("m").get<std::size_t>(), e.at("g").get<double>(), e.value("os", 0.0), e.value("or", 0.0)});
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const auto& e = samples[i];
+      const std::string at = where + ".samples[" + std::to_string(i) + "]";
+      detail::require(e.is_object(), "--model: ", at, " must be an object, got a JSON ", e.type_name());
+      detail::require(e.contains("m") && e.at("m").is_number_unsigned(), "--model: ", at,
+                      ".m must be an integer >= 0 (a message size in bytes)");
+      s.push_back({e.at("m").get<std::size_t>(), number_field(e, "g", at), number_field(e, "os", at, 0.0),
+                   number_field(e, "or", at, 0.0)});
+    }
     return PLogP(L, std::move(s));
   }
   detail::require(j.contains("g0") && j.contains("G"), "--model: ", where,
                   " needs \"samples\" or both \"g0\" and \"G\"");
-  return PLogP::linear(L, j.at("g0").get<double>(), j.at("G").get<double>());
+  return PLogP::linear(L, number_field(j, "g0", where), number_field(j, "G", where));
 }
 
 nlohmann::json prediction_json(const BcastPrediction& p) {
@@ -56,33 +83,34 @@ void run_bcast(const BcastArgs& a) {
   PLogP intra = PLogP::linear(50e-6, 20e-6, 1e-8);
   PLogP inter = PLogP::linear(10e-3, 1e-3, 1e-7);
   if (!a.model.empty()) {
-    std::ifstream in(a.model);
-    detail::require(in.good(), "--model: cannot read file '", a.model, "'");
-    try {
-      const nlohmann::json j = nlohmann::json::parse(in);
-      detail::require(j.is_object() && j.contains("intra"), "--model: '", a.model,
-                      "' must be an object with \"intra\" (and optionally \"inter\")");
-      intra = parse_plogp(j.at("intra"), "\"intra\"");
-      if (j.contains("inter")) inter = parse_plogp(j.at("inter"), "\"inter\"");
-    } catch (const nlohmann::json::exception& e) {
-      detail::fail("--model: invalid JSON in '", a.model, "': ", e.what());
-    }
+    // A directory, a device or a huge file is refused before parsing; nesting is bounded (issue 15).
+    const std::string text = detail::read_input_file(a.model, "--model");
+    const std::string shown = detail::printable(a.model, 200);
+    const nlohmann::json j = parse_input_json(text, "--model", a.model);
+    detail::require(j.is_object() && j.contains("intra"), "--model: '", shown,
+                    "' must be an object with \"intra\" (and optionally \"inter\")");
+    intra = parse_plogp(j.at("intra"), "intra");
+    if (j.contains("inter")) inter = parse_plogp(j.at("inter"), "inter");
   }
   int P = a.P;
   if (!a.clusters.empty()) {
-    int sum = 0;
+    long long sum = 0; // cannot overflow: at most 2^31 sizes below 2^31
     for (int s : a.clusters) {
       detail::require(s >= 1, "--clusters: every cluster size must be >= 1, got ", s);
       sum += s;
     }
+    detail::require(sum <= INT_MAX, "--clusters: sizes sum to ", sum, "; expected at most ", INT_MAX,
+                    " ranks");
     detail::require(!a.P_given || sum == a.P, "--clusters: sizes sum to ", sum, ", but --ranks is ", a.P);
-    P = sum;
+    P = static_cast<int>(sum);
   }
   detail::require(a.P_given || !a.clusters.empty(),
                   "--ranks: number of ranks is required (or give --clusters)");
   detail::require(P >= 1, "--ranks: number of ranks must be >= 1, got ", P);
   detail::require(a.m >= 0, "--m: message size must be >= 0 bytes, got ", a.m);
   detail::require(a.root >= 0 && a.root < P, "--root: must be a rank in [0, ", P, "), got ", a.root);
+  const double k = static_cast<double>(a.clusters.size());
+  check_work(P + k * k, 1e7, "bcast: the ranks and cluster pairs modelled (ranks + clusters^2)");
   const auto m = static_cast<std::size_t>(a.m);
   const BcastChoice flat = choose_bcast(P, m, intra);
   std::unique_ptr<HierarchicalPlan> hier;

@@ -25,6 +25,8 @@ void run_layout(const LayoutArgs& a) {
   detail::require(a.n >= 0, "--extent: extent must be >= 0, got ", a.n);
   detail::require(a.P >= 1, "--ranks: number of processes must be >= 1, got ", a.P);
   detail::require(a.block || a.r >= 1, "--r: block size must be >= 1, got ", a.r, " (or give --block)");
+  check_work(a.json ? 2.0 * static_cast<double>(a.n) + a.P : a.P, 1e7,
+             a.json ? "layout --json: the values printed (2 n + P)" : "layout: the lines printed (P)");
   const Distribution dist = a.block ? Block() : Cyclic(a.r);
   const CyclicMap m = dist.map(a.n, a.P);
   if (a.json) {

@@ -75,6 +75,7 @@ void run_plan(const PlanArgs& a) {
   detail::require(a.r >= 1, "--r: source block size must be >= 1, got ", a.r);
   detail::require(a.s >= 1, "--s: target block size must be >= 1, got ", a.s);
   detail::require(!a.M || *a.M >= 0, "--extent: array length must be >= 0, got ", a.M.value_or(0));
+  check_work(static_cast<double>(a.P) * a.Q, 1e7, "plan: the cells of the P x Q communication grid");
   const Strategy strategy = parse_strategy(a.strategy, "--algorithm");
   const BlockCyclicGeometry geo = block_cyclic_geometry(a.P, a.r, a.Q, a.s);
   // Without --M the seed's convention: one slice of L = lcm(P r, Q s) elements.

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -28,12 +29,16 @@ struct ReduceTreeArgs {
 
 void run_reduce_tree(const ReduceTreeArgs& a) {
   detail::require(a.n >= 1, "--ranks: number of machines must be >= 1, got ", a.n);
+  check_work(a.n, 1e6, "reduce-tree: the machines of the tree (--ranks)");
   const ReduceStrategy s = parse_reduce_strategy(a.strategy, "--algorithm");
   const bool limited = s == ReduceStrategy::limited_transfers || s == ReduceStrategy::limited_reducers;
   detail::require(!limited || a.K_given, "--K: strategy ", a.strategy, " needs --K (>= 1)");
   detail::require(!a.K_given || a.K >= 1, "--K: must be >= 1, got ", a.K);
   detail::require(a.root >= 0 && a.root < a.n, "--root: must be a machine in [0, ", a.n, "), got ", a.root);
   const ReductionTree t = plan_reduction_tree(a.n, ReduceCosts{a.d, a.c}, TreeOptions{s, a.K, a.root});
+  detail::require(std::isfinite(t.length),
+                  "--d, --c: the schedule length overflows to infinity with d = ", a.d, " and c = ", a.c,
+                  "; expected costs whose sums stay finite");
   if (a.json) {
     nlohmann::json j;
     j["n"] = a.n;

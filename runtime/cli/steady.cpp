@@ -37,6 +37,7 @@ struct SteadyArgs {
   std::string target;
   long long period_max = 0;
   long long operations = 0;
+  bool operations_given = false;
   std::string simgrid_xml;
   bool port_links = false;
   bool json = false;
@@ -86,7 +87,8 @@ std::string big(const BigInt& x) {
 
 void run_steady(const SteadyArgs& a) {
   detail::require(a.period_max >= 0, "--period-max: must be >= 1 when given, got ", a.period_max);
-  detail::require(a.operations >= 0, "--operations: must be >= 1 when given, got ", a.operations);
+  detail::require(!a.operations_given || a.operations >= 1, "--operations: must be >= 1 when given, got ",
+                  a.operations);
   detail::require(!a.port_links || !a.simgrid_xml.empty(), "--port-links: only with --simgrid-xml FILE");
   const Platform g = load_platform(a.platform);
   if (!a.simgrid_xml.empty()) {
@@ -95,6 +97,16 @@ void run_steady(const SteadyArgs& a) {
     save_simgrid_xml(g, a.simgrid_xml, opts);
   }
   const SteadyProblem pb = make_problem(g, a);
+  // Bounded work: the LP has a flow per edge and node for every message type (issue 15, finding 6).
+  const double n = pb.participants.size();
+  const double types = pb.op == SteadyOp::Scatter ? static_cast<double>(pb.targets.size())
+                       : pb.op == SteadyOp::Gossip
+                           ? static_cast<double>(pb.sources.size()) * pb.targets.size()
+                           : n * (n + 1) / 2;
+  check_work((g.node_count() + g.edge_count()) * types, 1e6,
+             "steady: the LP size ((nodes + edges) x message types)");
+  check_work(static_cast<double>(a.operations) * g.edge_count(), 1e7,
+             "steady --operations: the transfers replayed (operations x edges)");
   const SteadySolution s = solve(g, pb);
   std::vector<WeightedTree> trees = extract_trees(g, s);
   BigInt period = s.period;
@@ -231,12 +243,16 @@ void register_steady(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--target", args->target, "reduce: node receiving the result");
   sub->add_option("--period-max", args->period_max, "use a fixed period (Section 4.6) when T exceeds this");
-  sub->add_option("--operations", args->operations, "replay K operations: phases, makespan, buffers");
+  CLI::Option* ops =
+      sub->add_option("--operations", args->operations, "replay K operations: phases, makespan, buffers");
   sub->add_option("--simgrid-xml", args->simgrid_xml, "also write the platform as SimGrid XML to this file");
   sub->add_flag("--port-links", args->port_links,
                 "SimGrid XML: per-node port links (one-port approximation)");
   sub->add_flag("--json", args->json, "print JSON");
-  sub->callback([args] { run_steady(*args); });
+  sub->callback([args, ops] {
+    args->operations_given = ops->count() > 0;
+    run_steady(*args);
+  });
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include <hpf/core/stats.hpp>
 #include <hpf/core/tags.hpp>
+#include <hpf/core/text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -48,7 +49,10 @@ double field(const nlohmann::json& j, const char* name, const char* where) {
 } // namespace
 
 MachineModel machine_model_from_json(std::string_view text) {
-  nlohmann::json j; // nlohmann's parser is iterative: deep nesting cannot overflow the stack
+  // nlohmann's parser is iterative, but printing or destroying a deep tree is not: nesting is
+  // bounded first (issue 15).
+  detail::check_json_nesting(text, "machine model JSON");
+  nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
@@ -83,14 +87,11 @@ void save_machine_model(const MachineModel& m, const std::string& path) {
 }
 
 MachineModel load_machine_model(const std::string& path) {
-  std::ifstream in(path);
-  detail::require(in.good(), "load_machine_model: cannot open '", path, "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const std::string text = detail::read_input_file(path, "load_machine_model");
   try {
-    return machine_model_from_json(ss.str());
+    return machine_model_from_json(text);
   } catch (const Error& e) {
-    detail::fail("load_machine_model: '", path, "': ", e.what());
+    detail::fail("load_machine_model: '", detail::printable(path, 200), "': ", e.what());
   }
 }
 

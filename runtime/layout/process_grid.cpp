@@ -1,3 +1,4 @@
+#include <hpf/layout/agree.hpp>
 #include <hpf/layout/process_grid.hpp>
 
 #include <numeric>
@@ -29,6 +30,18 @@ ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> shape)
 ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<int> shape) {
   using detail::require;
   require(parent != MPI_COMM_NULL, "ProcessGrid: parent communicator is MPI_COMM_NULL");
+  // Every rank must pass the same ranks and shape (issue 15, finding 4). Checked before anything else
+  // can throw, so a mismatch is the same hpf::Error on every rank instead of a hang in MPI_Comm_dup.
+  {
+    AgreementWords w;
+    w.add(static_cast<std::int64_t>(shape.size()), [] { return std::string("shape.size"); });
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      w.add(shape[d], [&] { return "shape[" + std::to_string(d) + "]"; });
+    w.add(static_cast<std::int64_t>(ranks.size()), [] { return std::string("ranks.size"); });
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      w.add(ranks[i], [&] { return "ranks[" + std::to_string(i) + "]"; });
+    w.check(parent, "ProcessGrid");
+  }
   auto impl = std::make_shared<Impl>();
   const int psize = comm_size(parent);
   require(!shape.empty() && static_cast<int>(shape.size()) <= max_rank, "ProcessGrid: shape must have 1 to ",

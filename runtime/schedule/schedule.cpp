@@ -36,7 +36,8 @@ void CommMatrix::normalize() const {
   merged.reserve(m_entries.size());
   for (const Message& e : m_entries) {
     if (!merged.empty() && merged.back().src == e.src && merged.back().dst == e.dst)
-      merged.back().len += e.len;
+      merged.back().len =
+          detail::checked_add(merged.back().len, e.len, "CommMatrix: the volume from ", e.src, " to ", e.dst);
     else
       merged.push_back(e);
   }
@@ -60,7 +61,7 @@ index_t CommMatrix::at(int src, int dst) const {
 
 index_t CommMatrix::total_volume() const {
   index_t v = 0;
-  for (const Message& e : entries()) v += e.len;
+  for (const Message& e : entries()) v = detail::checked_add(v, e.len, "CommMatrix::total_volume");
   return v;
 }
 
@@ -87,8 +88,10 @@ index_t CommMatrix::max_volume() const {
   std::vector<index_t> row(static_cast<std::size_t>(m_senders), 0);
   std::vector<index_t> col(static_cast<std::size_t>(m_receivers), 0);
   for (const Message& e : entries()) {
-    row[static_cast<std::size_t>(e.src)] += e.len;
-    col[static_cast<std::size_t>(e.dst)] += e.len;
+    index_t& r = row[static_cast<std::size_t>(e.src)];
+    index_t& c = col[static_cast<std::size_t>(e.dst)];
+    r = detail::checked_add(r, e.len, "CommMatrix::max_volume: the volume sent by ", e.src);
+    c = detail::checked_add(c, e.len, "CommMatrix::max_volume: the volume received by ", e.dst);
   }
   index_t m = 0;
   for (index_t v : row) m = std::max(m, v);
@@ -122,13 +125,15 @@ int Schedule::num_nonempty_steps() const noexcept {
       std::count_if(m_steps.begin(), m_steps.end(), [](const Step& s) { return !s.is_empty(); }));
 }
 
-index_t Schedule::total_cost() const noexcept {
+index_t Schedule::total_cost() const {
   index_t tc = 0;
-  for (const Step& s : m_steps) tc += s.max_len();
+  for (const Step& s : m_steps)
+    tc = detail::checked_add(tc, s.max_len(),
+                             "Schedule::total_cost (the sum of the longest message of each step)");
   return tc;
 }
 
-double Schedule::cost(double alpha, double beta) const noexcept {
+double Schedule::cost(double alpha, double beta) const {
   return alpha * static_cast<double>(num_steps()) + beta * static_cast<double>(total_cost());
 }
 
@@ -211,7 +216,7 @@ std::string check_schedule(const Schedule& s, const CommMatrix& m) {
     std::vector<Message> merged;
     for (const Message& msg : sent) {
       if (!merged.empty() && merged.back().src == msg.src && merged.back().dst == msg.dst)
-        merged.back().len += msg.len;
+        merged.back().len = detail::checked_add(merged.back().len, msg.len, "a periodic schedule's volume");
       else
         merged.push_back(msg);
     }

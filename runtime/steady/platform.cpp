@@ -1,5 +1,6 @@
 // Platform model of seed 000, Section 2 (see include/hpf/steady/platform.hpp).
 #include <hpf/core/error.hpp>
+#include <hpf/core/text.hpp>
 #include <hpf/steady/platform.hpp>
 
 #include <nlohmann/json.hpp>
@@ -64,11 +65,11 @@ Rational parse_rational(std::string_view text, std::string_view what) {
     std::string_view d = s.substr(slash + 1);
     if (num && all_digits(d)) {
       const BigInt den = parse_int(d);
-      detail::require(den != 0, what, ": denominator must be non-zero, got '", text, "'");
+      detail::require(den != 0, what, ": denominator must be non-zero, got '", detail::printable(text), "'");
       return *num / Rational(den);
     }
   }
-  detail::fail(what, ": expected a number such as 3, 0.25 or 2/3, got '", text, "'");
+  detail::fail(what, ": expected a number such as 3, 0.25 or 2/3, got '", detail::printable(text), "'");
 }
 
 std::string to_string(const Rational& q) {
@@ -82,10 +83,10 @@ double to_double(const Rational& q) { return q.convert_to<double>(); }
 
 int Platform::add_node(std::string name, const Rational& speed) {
   detail::require(!name.empty(), "platform node: name must be non-empty");
-  detail::require(speed >= 0, "platform node '", name, "': speed must be >= 0 (0 = router), got ",
-                  to_string(speed));
+  detail::require(speed >= 0, "platform node '", detail::printable(name),
+                  "': speed must be >= 0 (0 = router), got ", to_string(speed));
   for (const auto& n : m_nodes)
-    detail::require(n.name != name, "platform node '", name, "': duplicate node name");
+    detail::require(n.name != name, "platform node '", detail::printable(name), "': duplicate node name");
   m_nodes.push_back({std::move(name), speed});
   m_out.emplace_back();
   m_in.emplace_back();
@@ -127,7 +128,8 @@ int Platform::index_of(std::string_view name, std::string_view what) const {
     if (m_nodes[static_cast<std::size_t>(v)].name == name) return v;
   std::string known;
   for (const auto& n : m_nodes) known += (known.empty() ? "" : ", ") + n.name;
-  detail::fail(what, ": unknown node '", name, "' (nodes: ", known, ")");
+  detail::fail(what, ": unknown node '", detail::printable(name), "' (nodes: ", detail::printable(known, 200),
+               ")");
 }
 
 std::optional<int> Platform::find_edge(int from, int to) const {
@@ -209,22 +211,26 @@ Rational json_rational(const nlohmann::json& j, const std::string& what) {
   if (j.is_string()) return parse_rational(j.get<std::string>(), what);
   if (j.is_number_integer()) return Rational(j.get<long long>());
   if (j.is_number()) return parse_rational(j.dump(), what); // exact decimal of the literal as printed
-  detail::fail(what, ": expected a number or a fraction string, got ", j.dump());
+  detail::fail(what, ": expected a number or a fraction string, got a JSON ", j.type_name());
 }
 
 std::string json_name(const nlohmann::json& obj, const char* key, const std::string& what) {
   detail::require(obj.is_object() && obj.contains(key) && obj[key].is_string(), what, ": missing string \"",
-                  key, "\" in ", obj.dump());
+                  key, "\" (in a JSON ", obj.type_name(), ")");
   return obj[key].get<std::string>();
 }
 } // namespace
 
 Platform Platform::from_json(std::string_view text) {
+  // Issue 15: nesting is bounded before parsing, and parse errors give a byte offset, never the input.
+  detail::check_json_nesting(text, "platform JSON");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    detail::fail("platform JSON: not valid JSON at byte ", e.byte);
   } catch (const nlohmann::json::exception& e) {
-    detail::fail("platform JSON: parse error: ", e.what());
+    detail::fail("platform JSON: not valid JSON (nlohmann error ", e.id, ")");
   }
   detail::require(j.is_object() && j.contains("nodes") && j["nodes"].is_array(),
                   "platform JSON: expected an object with a \"nodes\" array");
@@ -241,7 +247,8 @@ Platform Platform::from_json(std::string_view text) {
     for (std::size_t i = 0; i < j["edges"].size(); ++i) {
       const auto& e = j["edges"][i];
       const std::string what = "platform JSON edges[" + std::to_string(i) + "]";
-      detail::require(e.is_object() && e.contains("cost"), what, ": missing \"cost\" in ", e.dump());
+      detail::require(e.is_object() && e.contains("cost"), what, ": missing \"cost\" (in a JSON ",
+                      e.type_name(), ")");
       p.add_edge(json_name(e, "from", what), json_name(e, "to", what),
                  json_rational(e["cost"], what + ".cost"));
     }
@@ -312,14 +319,11 @@ std::string Platform::to_simgrid_xml(const SimGridExport& o) const {
 }
 
 Platform load_platform(const std::string& path) {
-  std::ifstream in(path);
-  detail::require(in.good(), "load_platform: cannot open '", path, "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = detail::read_input_file(path, "load_platform");
   try {
-    return Platform::from_json(ss.str());
+    return Platform::from_json(text);
   } catch (const Error& e) {
-    throw Error(path + ": " + e.what());
+    throw Error(detail::printable(path, 200) + ": " + e.what());
   }
 }
 

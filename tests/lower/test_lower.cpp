@@ -129,4 +129,91 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
                   {"GEN_BLOCK", "is not BLOCK"});
 }
 
+/// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
+bool all_printable(const std::string& s) {
+  for (const char c : s)
+    if (c != '\n' && (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f))
+      return false;
+  return true;
+}
+
+/// Lowers `src`: returns the message of the hpf::Error it throws, or "" when it is accepted.
+std::string lowering_error(const std::string& src) {
+  try {
+    (void)lower_hpf(src, "t.f90");
+  } catch (const hpf::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Issue 15, finding 2: std::regex overflowed the stack (rc 139) on a 100k-character name, on deep
+// parentheses and on a 60 KB FORALL line; binary garbage was echoed into messages.
+TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
+  const std::string long_name(100000, 'x');
+  const std::string e1 = lowering_error(program("  real(8) :: " + long_name + "\n", ""));
+  EXPECT_NE(e1.find("t.f90:3: a name of 100000 characters"), std::string::npos) << e1.substr(0, 200);
+  EXPECT_LT(e1.size(), 400u) << "the name must not be echoed whole";
+
+  const std::string e2 = lowering_error("program " + long_name + "\nend\n");
+  EXPECT_NE(e2.find("t.f90:1: a name of 100000 characters"), std::string::npos) << e2.substr(0, 200);
+
+  // 100k nested parentheses: in a plain statement (copied), in a FORALL header, in a declaration.
+  const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  EXPECT_NO_THROW((void)lower_hpf(program(kSpec, "  s = " + deep + "\n"), "t.f90"));
+  const std::string e3 = lowering_error(program(kSpec, "  forall (i = 1:" + deep + ") a(i) = 1\n"));
+  EXPECT_EQ(e3, "") << e3.substr(0, 200);
+  const std::string e4 =
+      lowering_error(program(kSpec, "  forall (i = 1:10" + std::string(100000, '(') + ") a(i) = 1\n"));
+  EXPECT_NE(e4.find("t.f90:10: unbalanced parentheses"), std::string::npos) << e4.substr(0, 200);
+  EXPECT_LT(e4.size(), 800u);
+
+  // A 60 KB FORALL line is lowered (linear time), its right-hand side a long sum.
+  std::string rhs = "1";
+  while (rhs.size() < 60000) rhs += " + i";
+  const std::string out = lower_hpf(program(kSpec, "  forall (i = 1:100) a(i) = " + rhs + "\n"), "t.f90");
+  EXPECT_NE(out.find("do hpf__k = 0_c_int64_t, a__n - 1"), std::string::npos);
+
+  // A statement past the limit is refused with its line.
+  const std::string e5 = lowering_error(program(kSpec, "  s = " + std::string(2u << 20, '1') + "\n"));
+  EXPECT_NE(e5.find("t.f90:10: statement of"), std::string::npos) << e5.substr(0, 200);
+
+  // Binary garbage: the message shows escapes, never the raw bytes.
+  std::string garbage = "\x01\x02\xff\xfe\x1b[31mprogram\x07\n";
+  for (int i = 0; i < 256; ++i) garbage += static_cast<char>(i);
+  const std::string e6 = lowering_error(garbage);
+  EXPECT_NE(e6.find("expected 'PROGRAM name'"), std::string::npos) << e6;
+  EXPECT_NE(e6.find("\\x01\\x02\\xff\\xfe\\x1b[31m"), std::string::npos) << e6;
+  EXPECT_TRUE(all_printable(e6)) << e6;
+  const std::string e7 = lowering_error(program(kSpec, "!HPF$ TEMPLATE \x01\xff\n"));
+  EXPECT_NE(e7.find("\\x01\\xff"), std::string::npos) << e7;
+  EXPECT_TRUE(all_printable(e7));
+}
+
+// Issue 15, finding 7: distributions the runtime cannot build are refused at lowering time, with the
+// file and line, instead of failing when the lowered program runs.
+TEST(Lower, Issue15BadDistributionsAreRejectedWithTheLine) {
+  const std::string z = "  real(8) :: z(10)\n";
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(0))\n", ""),
+                  {"t.f90:4:", "CYCLIC(0): the block size must be in [1, 2147483647], got 0"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(CYCLIC( -1 ))\n", ""), {"t.f90:4:", "got -1"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(4294967296))\n", ""),
+                  {"t.f90:4:", "got 4294967296"});
+  expect_rejected(
+      program(z + "!HPF$ DYNAMIC z\n!HPF$ DISTRIBUTE z(BLOCK)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(0))\n"),
+      {"t.f90:6:", "CYCLIC(0)"});
+  expect_rejected(program(z + "!HPF$ PROCESSORS p(0)\n!HPF$ DISTRIBUTE z(BLOCK) ONTO p\n", ""),
+                  {"t.f90:4:", "PROCESSORS p: extent 1 must be in [1, 2147483647], got 0"});
+  expect_rejected(program(z + "!HPF$ PROCESSORS p(2, -3)\n!HPF$ DISTRIBUTE z(BLOCK) ONTO p\n", ""),
+                  {"t.f90:4:", "extent 2", "got -3"});
+  expect_rejected(
+      program("  real(8) :: z(2, 2, 2, 2, 2, 2, 2)\n!HPF$ DISTRIBUTE z(BLOCK, *, *, *, *, *, *)\n", ""),
+      {"t.f90:4:", "7 distributions: hpfrt arrays have 1 to 4 dimensions"});
+  // Expressions are the runtime's to check; literals in range are accepted.
+  EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(k))\n", ""), "t.f90"));
+  EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(+2))\n", ""), "t.f90"));
+  EXPECT_NO_THROW((void)lower_hpf(
+      program("  real(8) :: z(2, 2, 2, 2)\n!HPF$ DISTRIBUTE z(BLOCK, *, *, *)\n", ""), "t.f90"));
+}
+
 } // namespace

@@ -9,6 +9,7 @@
 #include <hpf/core/mpi.hpp>
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
+#include <hpf/layout/agree.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/plan_cache.hpp>
@@ -68,6 +69,7 @@ public:
   /// Collective over the grid's parent communicator: the whole array on `root` (a rank of the parent
   /// communicator) in global Fortran order; an empty vector elsewhere.
   [[nodiscard]] std::vector<T> gather(int root) const {
+    check_same_layout_and_root(m_layout, root, "DistArray::gather"); // same on every rank (issue 15)
     check_root(root, "gather");
     const ProcessGrid& grid = m_layout.grid();
     const bool is_root = grid.parent_rank() == root;
@@ -90,6 +92,7 @@ public:
   /// Fortran order, significant on `root` only) into the local blocks. Throws hpf::Error on every rank
   /// if the root's data does not hold exactly global_size() elements.
   void scatter(int root, const std::vector<T>& data) {
+    check_same_layout_and_root(m_layout, root, "DistArray::scatter"); // same on every rank (issue 15)
     check_root(root, "scatter");
     const ProcessGrid& grid = m_layout.grid();
     const bool is_root = grid.parent_rank() == root;
@@ -114,6 +117,10 @@ public:
   /// cache, so alternating between layouts plans each move once. Throws hpf::Error on every rank,
   /// with the array unchanged, for other extents or a grid on another parent communicator.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
+    // Every rank must pass the same layouts (issue 15: CYCLIC(3) on one rank and CYCLIC(5) on another
+    // failed in MPI_Waitall on one rank only); checked before the early return, which is per rank.
+    check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
+                              "DistArray::redistribute");
     if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
     const auto plan = cached_plan(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
     DistArray next(m_label, layout);
@@ -163,10 +170,21 @@ private:
 
   void allocate() {
     const Index<N> e = m_layout.my_local_extents();
-    if constexpr (N == 1) m_view = view_type(m_label, e[0]);
-    if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
-    if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
-    if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    // The local block's size is checked, and a failed allocation is an hpf::Error naming the array,
+    // not Kokkos' std::runtime_error (issue 15, finding 8).
+    index_t bytes = static_cast<index_t>(sizeof(T));
+    for (int d = 0; d < N; ++d)
+      bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", m_label,
+                                  "': bytes of the local block");
+    try {
+      if constexpr (N == 1) m_view = view_type(m_label, e[0]);
+      if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
+      if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
+      if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    } catch (const std::exception& ex) {
+      detail::fail("DistArray '", m_label, "': cannot allocate the local block of ", bytes, " bytes (",
+                   ex.what(), ")");
+    }
     const std::vector<int> c =
         m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
     for (int d = 0; d < N; ++d) m_coords[static_cast<std::size_t>(d)] = c.empty() ? 0 : m_layout.coord(c, d);

@@ -12,14 +12,19 @@
 
 namespace hpf {
 
-/// A collective's arguments as integers, each with a name for messages.
+/// A collective's arguments as integers, each with a name for messages. Names are built only in
+/// debug builds (they appear only in the debug path's messages): `name` is a callable returning it.
 struct AgreementWords {
   std::vector<std::int64_t> words;
   std::vector<std::string> names;
 
-  void add(std::int64_t w, std::string name) {
+  template <class Name> void add(std::int64_t w, Name&& name) {
     words.push_back(w);
-    names.push_back(std::move(name));
+#ifndef NDEBUG
+    names.push_back(std::string(name()));
+#else
+    (void)name;
+#endif
   }
   /// Collective over `comm`: throws the same hpf::Error on every rank unless all passed the same words.
   void check(MPI_Comm comm, std::string_view what) const {
@@ -30,21 +35,22 @@ struct AgreementWords {
 
 /// Appends the grid: its shape and its ranks (of the parent communicator), in grid-position order.
 inline void add_grid_words(AgreementWords& out, const ProcessGrid& g, const std::string& prefix) {
-  out.add(g.ndims(), prefix + "grid.ndims");
-  for (int d = 0; d < g.ndims(); ++d) out.add(g.extent(d), prefix + "grid.shape[" + std::to_string(d) + "]");
-  out.add(g.size(), prefix + "grid.size");
+  out.add(g.ndims(), [&] { return prefix + "grid.ndims"; });
+  for (int d = 0; d < g.ndims(); ++d)
+    out.add(g.extent(d), [&] { return prefix + "grid.shape[" + std::to_string(d) + "]"; });
+  out.add(g.size(), [&] { return prefix + "grid.size"; });
   for (std::size_t p = 0; p < g.ranks().size(); ++p)
-    out.add(g.ranks()[p], prefix + "grid.ranks[" + std::to_string(p) + "]");
+    out.add(g.ranks()[p], [&] { return prefix + "grid.ranks[" + std::to_string(p) + "]"; });
 }
 
 /// Appends a layout: extents, per dimension the distribution's kind and block size, and the grid.
 template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, const std::string& prefix) {
-  out.add(N, prefix + "rank");
+  out.add(N, [&] { return prefix + "rank"; });
   for (int d = 0; d < N; ++d) {
-    const std::string dim = "[" + std::to_string(d) + "]";
-    out.add(L.extent(d), prefix + "extents" + dim);
-    out.add(static_cast<std::int64_t>(L.dist(d).kind()), prefix + "dists" + dim + ".kind");
-    out.add(L.dist(d).block(), prefix + "dists" + dim + ".block");
+    auto dim = [&] { return "[" + std::to_string(d) + "]"; };
+    out.add(L.extent(d), [&] { return prefix + "extents" + dim(); });
+    out.add(static_cast<std::int64_t>(L.dist(d).kind()), [&] { return prefix + "dists" + dim() + ".kind"; });
+    out.add(L.dist(d).block(), [&] { return prefix + "dists" + dim() + ".block"; });
   }
   add_grid_words(out, L.grid(), prefix);
 }
@@ -55,6 +61,24 @@ template <int N> void check_same_layout(const Layout<N>& L, std::string_view wha
   AgreementWords w;
   add_layout_words(w, L, "layout.");
   w.check(L.grid().comm().get(), what);
+}
+
+/// As check_same_layout, with a root rank too (gather, scatter).
+template <int N> void check_same_layout_and_root(const Layout<N>& L, int root, std::string_view what) {
+  AgreementWords w;
+  w.add(root, [] { return std::string("root"); });
+  add_layout_words(w, L, "layout.");
+  w.check(L.grid().comm().get(), what);
+}
+
+/// As check_same_layout for both layouts of a redistribution and its strategy.
+template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
+                                                std::int64_t strategy, std::string_view what) {
+  AgreementWords w;
+  w.add(strategy, [] { return std::string("strategy"); });
+  add_layout_words(w, from, "source.");
+  add_layout_words(w, to, "target.");
+  w.check(from.grid().comm().get(), what);
 }
 
 } // namespace hpf

@@ -24,6 +24,7 @@
 #include <hpf/layout/distribution.hpp>
 #include <hpf/layout/process_grid.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -58,6 +59,13 @@ public:
     for (int d = 0; d < N; ++d) {
       const int P = m_grid_dim[u(d)] < 0 ? 1 : m_grid.extent(m_grid_dim[u(d)]);
       m_maps[u(d)] = m_dists[u(d)].map(m_extents[u(d)], P);
+    }
+    // global_size() must not wrap (issue 15, finding 5); an empty array has size 0 whatever the rest.
+    if (std::find(m_extents.begin(), m_extents.end(), index_t{0}) == m_extents.end()) {
+      index_t size = 1;
+      for (int d = 0; d < N; ++d)
+        size = detail::checked_mul(size, m_extents[u(d)], "Layout: the number of elements (extents ",
+                                   describe_extents(), ")");
     }
   }
 
@@ -139,6 +147,12 @@ public:
   }
 
   /// "(BLOCK, CYCLIC(2))".
+  [[nodiscard]] std::string describe_extents() const {
+    std::string out;
+    for (int d = 0; d < N; ++d) out += (d == 0 ? "" : " x ") + std::to_string(m_extents[u(d)]);
+    return out;
+  }
+
   [[nodiscard]] std::string describe_dists() const {
     std::string s = "(";
     for (int d = 0; d < N; ++d) s += (d ? ", " : "") + m_dists[u(d)].to_string();

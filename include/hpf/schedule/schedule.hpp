@@ -102,9 +102,9 @@ public:
   /// NS of seed 004: the number of steps that move data.
   [[nodiscard]] int num_nonempty_steps() const noexcept;
   /// TC of seed 004: sum over steps of the longest message (in the producer's units).
-  [[nodiscard]] index_t total_cost() const noexcept;
+  [[nodiscard]] index_t total_cost() const;
   /// alpha * num_steps() + beta * total_cost(): alpha is the start-up per step, beta the time per unit.
-  [[nodiscard]] double cost(double alpha, double beta) const noexcept;
+  [[nodiscard]] double cost(double alpha, double beta) const;
   /// Sum of the steps' durations (the busy time of one period of a periodic schedule).
   [[nodiscard]] double total_duration() const noexcept;
   /// alpha * num_steps() + sum over steps of its duration, or beta * its longest message when the

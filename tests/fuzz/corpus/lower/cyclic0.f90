@@ -1,0 +1,4 @@
+program t
+  real(8) :: a(10)
+!HPF$ DISTRIBUTE a(CYCLIC(0))
+end
