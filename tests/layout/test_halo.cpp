@@ -70,10 +70,14 @@ TEST(Halo, StorageSlotsAreDistinctAndInsideTheExtent) {
       for (index_t l = 0; l < m.local_extent(p); ++l) {
         const index_t s = hpf::halo_slot(m, w, l);
         EXPECT_GT(s, prev);
+        EXPECT_EQ(hpf::halo_local(m, w, p, s), l);
         EXPECT_GE(s, w);
         EXPECT_LT(s, ext - w + 1);
         prev = s;
       }
+      index_t owned_slots = 0;
+      for (index_t s = -1; s <= ext; ++s) owned_slots += hpf::halo_local(m, w, p, s) >= 0 ? 1 : 0;
+      EXPECT_EQ(owned_slots, m.local_extent(p)) << "every other slot is a shadow slot";
       if (m.local_extent(p) > 0) {
         EXPECT_EQ(prev + w + 1, ext) << "the last block's right shadow ends the storage";
       } else {

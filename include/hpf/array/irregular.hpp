@@ -96,6 +96,9 @@ protected:
             x.layout().describe_dists(), " extents ", Layout<N>::to_string(x.layout().extents()),
             " on another grid or distribution than the plan was built for (", m_layout.describe_dists(),
             " extents ", Layout<N>::to_string(m_layout.extents()), ")");
+    // The plan addresses the owned block contiguously; shadow storage is padded (docs/shadow.md).
+    require(!x.has_shadow(), who, ": DistArray '", x.label(), "' has SHADOW widths ",
+            Layout<N>::to_string(x.layout().shadow()), "; expected an array without shadow");
   }
 
 private:

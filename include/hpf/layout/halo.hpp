@@ -54,6 +54,15 @@ struct HaloPiece {
   return (nb - 1) * (m.r + 2 * w) + (e - (nb - 1) * m.r) + 2 * w;
 }
 
+/// Inverse of halo_slot on the process at coordinate p: the local index stored at `slot`, or -1 when
+/// the slot is a shadow slot (or past the storage).
+[[nodiscard]] constexpr index_t halo_local(const CyclicMap& m, index_t w, int p, index_t slot) noexcept {
+  const index_t b = slot / (m.r + 2 * w);
+  const index_t x = slot % (m.r + 2 * w) - w;
+  const index_t l = b * m.r + x;
+  return slot >= 0 && x >= 0 && x < m.r && l < m.local_extent(p) ? l : -1;
+}
+
 namespace detail {
 [[nodiscard]] constexpr index_t floor_mod(index_t a, index_t n) noexcept {
   const index_t m = a % n;
