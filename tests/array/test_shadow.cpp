@@ -276,6 +276,30 @@ template <int N> void random_shift_cases(unsigned seed, int cases) {
   }
 }
 
+TEST(Shadow, GridOnASubsetOfRanks) {
+  // The odd ranks in reverse order (rank 0 alone on one rank): ranks outside the grid join the
+  // collective update and the shifts, and hold nothing.
+  const int n = world_size();
+  std::vector<int> ranks;
+  for (int r = n - 1; r >= 0; --r)
+    if (r % 2 == 1 || n == 1) ranks.push_back(r);
+  const ProcessGrid g(MPI_COMM_WORLD, ranks, {static_cast<int>(ranks.size())});
+  const Layout<2> L = Layout<2>({5, 9}, {hpf::Collapsed(), hpf::Block()}, g).with_shadow({1, 3});
+  DistArray<double, 2> A("A", L);
+  A.fill(untouched);
+  hpf::forall(A, [](const Index<2>& i, double& x) { x = value_of<2>(i); });
+  A.update_shadow(Boundary::Periodic);
+  check_shadow(A, true);
+  if (!g.contains_me()) {
+    EXPECT_EQ(A.local_view().size(), 0u);
+  }
+  const auto R = hpf::cshift(A, 4, 1).gather(0);
+  const auto a = A.gather(0);
+  if (world_rank() == 0) {
+    EXPECT_EQ(R, serial_shift<2>(a, L.extents(), 1, 4, true, 0));
+  }
+}
+
 TEST(Shift, RandomLayoutsAndShifts1D) { random_shift_cases<1>(21, 60); }
 TEST(Shift, RandomLayoutsAndShifts2D) { random_shift_cases<2>(22, 40); }
 TEST(Shift, RandomLayoutsAndShifts3D) { random_shift_cases<3>(23, 20); }
