@@ -303,7 +303,7 @@ public:
             T* out = reinterpret_cast<T*>(buf);
             for (const HaloBox<N>& b : *(*sends)[i])
               walk_box(from, b.src, b.len, [&](T* p, index_t n) {
-                std::memcpy(out, p, static_cast<std::size_t>(n) * sizeof(T));
+                copy_run(out, p, n);
                 out += n;
               });
           },
@@ -311,7 +311,7 @@ public:
             const T* in = reinterpret_cast<const T*>(buf);
             for (const HaloBox<N>& b : *(*recvs)[i])
               walk_box(to, b.dst, b.len, [&](T* p, index_t n) {
-                std::memcpy(p, in, static_cast<std::size_t>(n) * sizeof(T));
+                copy_run(p, in, n);
                 in += n;
               });
           });
@@ -320,12 +320,12 @@ public:
         tmp.resize(static_cast<std::size_t>(b.size()));
         T* out = tmp.data();
         walk_box(from, b.src, b.len, [&](T* p, index_t n) {
-          std::memcpy(out, p, static_cast<std::size_t>(n) * sizeof(T));
+          copy_run(out, p, n);
           out += n;
         });
         const T* in = tmp.data();
         walk_box(to, b.dst, b.len, [&](T* p, index_t n) {
-          std::memcpy(p, in, static_cast<std::size_t>(n) * sizeof(T));
+          copy_run(p, in, n);
           in += n;
         });
       }
@@ -354,6 +354,16 @@ public:
     std::vector<const std::vector<HaloBox<N>>*> m_send_boxes;
     std::vector<const std::vector<HaloBox<N>>*> m_recv_boxes;
   };
+
+  /// Copies a run of n elements: short runs (a width-1 shadow across columns) element by element,
+  /// which the compiler inlines, long ones by memcpy.
+  static void copy_run(T* to, const T* from, index_t n) {
+    if (n <= 8) {
+      for (index_t i = 0; i < n; ++i) to[i] = from[i];
+    } else {
+      std::memcpy(to, from, static_cast<std::size_t>(n) * sizeof(T));
+    }
+  }
 
   /// Calls fn(T* first, index_t len) for each column of the box [start, start + len) of view v: runs
   /// contiguous along dimension 0, in Fortran order.

@@ -93,6 +93,22 @@ inline void halo_split(const CyclicMap& m, index_t w_src, index_t lo, index_t hi
   }
 }
 
+/// Merges consecutive pieces that continue each other (same owner, contiguous at both ends): without
+/// a shadow, a dimension's blocks are contiguous in storage, so e.g. a CYCLIC(1) dimension that is
+/// not shifted is one piece, and a shift of it a few, instead of one per block.
+inline void merge_pieces(std::vector<HaloPiece>& ps) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (k > 0 && ps[k - 1].owner == ps[i].owner && ps[k - 1].dst + ps[k - 1].len == ps[i].dst &&
+        ps[k - 1].src + ps[k - 1].len == ps[i].src) {
+      ps[k - 1].len += ps[i].len;
+    } else {
+      ps[k++] = ps[i];
+    }
+  }
+  ps.resize(k);
+}
+
 /// Pieces of the shadow storage of dimension map m (width w) on coordinate p: every slot of every
 /// local block's padded range, owned ones included (a box of owned pieces only is the owned data).
 inline std::vector<HaloPiece> shadow_pieces(const CyclicMap& m, index_t w, int p, bool periodic) {
@@ -103,6 +119,7 @@ inline std::vector<HaloPiece> shadow_pieces(const CyclicMap& m, index_t w, int p
     const index_t G = m.global(p, l);
     halo_split(m, w, G - w, G + len + w, b * (m.r + 2 * w), periodic, out);
   }
+  merge_pieces(out);
   return out;
 }
 
@@ -117,6 +134,7 @@ inline std::vector<HaloPiece> shift_pieces(const CyclicMap& m, index_t w, int p,
     const index_t G = m.global(p, l);
     halo_split(m, w, G + s, G + len + s, halo_slot(m, w, l), circular, out);
   }
+  merge_pieces(out);
   return out;
 }
 
@@ -155,63 +173,137 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
   HaloPlan<N> plan;
   const ProcessGrid& grid = L.grid();
   const int me = grid.contains_me() ? grid.my_position() : -1;
-  std::vector<std::vector<HaloBox<N>>> to_me(static_cast<std::size_t>(grid.size()));
-  std::vector<std::vector<HaloBox<N>>> from_me(static_cast<std::size_t>(grid.size()));
-  std::vector<index_t> volume(static_cast<std::size_t>(grid.size()));
-  for (int q = 0; q < grid.size(); ++q) {
-    const std::vector<int> c = grid.coords_of(q);
-    std::array<std::vector<HaloPiece>, N> ps;
-    bool empty = false;
-    for (int d = 0; d < N; ++d) {
-      ps[static_cast<std::size_t>(d)] = pieces(d, L.coord(c, d));
-      empty = empty || ps[static_cast<std::size_t>(d)].empty();
+  const std::vector<int> my_c = me >= 0 ? grid.coords_of(me) : std::vector<int>();
+  // Per dimension and coordinate: the pieces, and the volume each owner coordinate sends there.
+  // A dimension is independent of the others, so the message matrix is a product of these
+  // per-dimension volumes (O(sum of P_d x pieces) work, not O(P x boxes)).
+  std::array<std::vector<std::vector<HaloPiece>>, N> ps;
+  std::array<std::vector<std::vector<std::pair<int, index_t>>>, N> vol; // [d][c]: (owner, elements)
+  for (int d = 0; d < N; ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    const int P = L.map(d).P;
+    ps[du].resize(static_cast<std::size_t>(P));
+    vol[du].resize(static_cast<std::size_t>(P));
+    for (int c = 0; c < P; ++c) {
+      auto& pc = ps[du][static_cast<std::size_t>(c)];
+      pc = pieces(d, c);
+      std::vector<index_t> v(static_cast<std::size_t>(P), 0);
+      for (const HaloPiece& x : pc) v[static_cast<std::size_t>(x.owner)] += x.len;
+      for (int o = 0; o < P; ++o)
+        if (v[static_cast<std::size_t>(o)] > 0)
+          vol[du][static_cast<std::size_t>(c)].push_back({o, v[static_cast<std::size_t>(o)]});
     }
-    if (empty) continue;
-    std::fill(volume.begin(), volume.end(), 0);
+  }
+  auto position = [&](const std::array<int, N>& dc) {
+    std::vector<int> gc(static_cast<std::size_t>(std::max(grid.ndims(), 1)), 0);
+    for (int d = 0; d < N; ++d)
+      if (L.grid_dim(d) >= 0) gc[static_cast<std::size_t>(L.grid_dim(d))] = dc[static_cast<std::size_t>(d)];
+    return grid.position_of(gc);
+  };
+  auto dim_coords = [&](int q) {
+    const std::vector<int> c = grid.coords_of(q);
+    std::array<int, N> dc{};
+    for (int d = 0; d < N; ++d) dc[static_cast<std::size_t>(d)] = L.coord(c, d);
+    return dc;
+  };
+  // Calls fn(index tuple) for every combination of indices below `sizes` (nothing if one is 0).
+  auto product = [](const std::array<std::size_t, N>& sizes, auto&& fn) {
+    for (std::size_t x : sizes)
+      if (x == 0) return;
     std::array<std::size_t, N> k{};
     while (true) {
-      HaloBox<N> box;
-      std::vector<int> oc(static_cast<std::size_t>(std::max(grid.ndims(), 1)), 0);
-      bool in_place = true;
-      for (int d = 0; d < N; ++d) {
-        const auto du = static_cast<std::size_t>(d);
-        const HaloPiece& pc = ps[du][k[du]];
-        box.src[du] = pc.src;
-        box.dst[du] = pc.dst;
-        box.len[du] = pc.len;
-        if (L.grid_dim(d) >= 0) oc[static_cast<std::size_t>(L.grid_dim(d))] = pc.owner;
-        in_place = in_place && pc.owner == L.coord(c, d) && pc.src == pc.dst;
-      }
-      box.from = grid.position_of(oc);
-      box.to = q;
-      if (!(in_place && skip_in_place)) {
-        if (box.from == q) {
-          if (q == me) plan.local.push_back(box);
-        } else {
-          volume[static_cast<std::size_t>(box.from)] += box.size();
-          if (q == me) to_me[static_cast<std::size_t>(box.from)].push_back(box);
-          if (box.from == me) from_me[static_cast<std::size_t>(q)].push_back(box);
-        }
-      }
+      fn(k);
       int d = 0;
       for (; d < N; ++d) {
         const auto du = static_cast<std::size_t>(d);
-        if (++k[du] < ps[du].size()) break;
+        if (++k[du] < sizes[du]) break;
         k[du] = 0;
       }
-      if (d == N) break;
+      if (d == N) return;
     }
-    for (int f = 0; f < grid.size(); ++f)
-      if (volume[static_cast<std::size_t>(f)] > 0)
-        plan.matrix.push_back({f, q, volume[static_cast<std::size_t>(f)]});
-  }
+  };
+  // The matrix: for each receiver q, every owner combination with a non-zero volume in each dimension.
   for (int q = 0; q < grid.size(); ++q) {
-    if (!to_me[static_cast<std::size_t>(q)].empty())
-      plan.recvs.emplace_back(q, std::move(to_me[static_cast<std::size_t>(q)]));
-    if (!from_me[static_cast<std::size_t>(q)].empty())
-      plan.sends.emplace_back(q, std::move(from_me[static_cast<std::size_t>(q)]));
+    const std::array<int, N> qc = dim_coords(q);
+    std::array<std::size_t, N> sizes{};
+    for (int d = 0; d < N; ++d)
+      sizes[static_cast<std::size_t>(d)] =
+          vol[static_cast<std::size_t>(d)][static_cast<std::size_t>(qc[static_cast<std::size_t>(d)])].size();
+    product(sizes, [&](const std::array<std::size_t, N>& k) {
+      std::array<int, N> oc{};
+      index_t v = 1;
+      for (int d = 0; d < N; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        const auto& e = vol[du][static_cast<std::size_t>(qc[du])][k[du]];
+        oc[du] = e.first;
+        v *= e.second;
+      }
+      const int f = position(oc);
+      if (f != q) plan.matrix.push_back({f, q, v});
+    });
   }
   std::sort(plan.matrix.begin(), plan.matrix.end());
+  if (me < 0) return plan;
+  // The boxes of receiver q that this rank takes part in (as receiver, sender or both).
+  auto boxes_of = [&](int q) {
+    const std::array<int, N> qc = dim_coords(q);
+    std::array<std::size_t, N> sizes{};
+    for (int d = 0; d < N; ++d)
+      sizes[static_cast<std::size_t>(d)] =
+          ps[static_cast<std::size_t>(d)][static_cast<std::size_t>(qc[static_cast<std::size_t>(d)])].size();
+    product(sizes, [&](const std::array<std::size_t, N>& k) {
+      HaloBox<N> box;
+      std::array<int, N> oc{};
+      bool in_place = true;
+      for (int d = 0; d < N; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        const HaloPiece& pc = ps[du][static_cast<std::size_t>(qc[du])][k[du]];
+        box.src[du] = pc.src;
+        box.dst[du] = pc.dst;
+        box.len[du] = pc.len;
+        oc[du] = pc.owner;
+        in_place = in_place && pc.owner == qc[du] && pc.src == pc.dst;
+      }
+      if (in_place && skip_in_place) return;
+      box.from = position(oc);
+      box.to = q;
+      if (box.from == q) {
+        if (q == me) plan.local.push_back(box);
+      } else if (q == me) {
+        auto it = std::find_if(plan.recvs.begin(), plan.recvs.end(),
+                               [&](const auto& e) { return e.first == box.from; });
+        if (it == plan.recvs.end()) it = plan.recvs.insert(plan.recvs.end(), {box.from, {}});
+        it->second.push_back(box);
+      } else if (box.from == me) {
+        if (plan.sends.empty() || plan.sends.back().first != q) plan.sends.push_back({q, {}});
+        plan.sends.back().second.push_back(box);
+      }
+    });
+  };
+  // Receivers this rank sends to: in each dimension, a coordinate whose pieces come from mine.
+  std::array<std::vector<int>, N> cand;
+  std::array<std::size_t, N> csizes{};
+  for (int d = 0; d < N; ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    const int mine = L.coord(my_c, d);
+    for (int c = 0; c < L.map(d).P; ++c)
+      for (const auto& e : vol[du][static_cast<std::size_t>(c)])
+        if (e.first == mine) cand[du].push_back(c);
+    csizes[du] = cand[du].size();
+  }
+  std::vector<int> receivers;
+  product(csizes, [&](const std::array<std::size_t, N>& k) {
+    std::array<int, N> qc{};
+    for (int d = 0; d < N; ++d)
+      qc[static_cast<std::size_t>(d)] = cand[static_cast<std::size_t>(d)][k[static_cast<std::size_t>(d)]];
+    receivers.push_back(position(qc));
+  });
+  receivers.push_back(me);
+  std::sort(receivers.begin(), receivers.end());
+  receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
+  for (int q : receivers) boxes_of(q);
+  std::sort(plan.recvs.begin(), plan.recvs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   return plan;
 }
 
