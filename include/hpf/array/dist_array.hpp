@@ -315,20 +315,13 @@ public:
                 in += n;
               });
           });
-      std::vector<T> tmp;
-      for (const HaloBox<N>& b : m_plan->local) {
-        tmp.resize(static_cast<std::size_t>(b.size()));
-        T* out = tmp.data();
-        walk_box(from, b.src, b.len, [&](T* p, index_t n) {
-          copy_run(out, p, n);
-          out += n;
+      // Local boxes straight from storage to storage: they never overlap (a shadow box reads owned
+      // slots and writes shadow slots; a shift reads one array and writes another).
+      for (const HaloBox<N>& b : m_plan->local)
+        for_each_column(b.len, [&](const Index<N>& k) {
+          copy_run(to.data() + column_offset(to, b.dst, k), from.data() + column_offset(from, b.src, k),
+                   b.len[0]);
         });
-        const T* in = tmp.data();
-        walk_box(to, b.dst, b.len, [&](T* p, index_t n) {
-          copy_run(p, in, n);
-          in += n;
-        });
-      }
     }
     void wait() { m_ex.wait(); }
 
@@ -369,16 +362,16 @@ public:
   /// contiguous along dimension 0, in Fortran order.
   template <class Fn>
   static void walk_box(const view_type& v, const Index<N>& start, const Index<N>& len, Fn&& fn) {
+    for_each_column(len, [&](const Index<N>& k) { fn(v.data() + column_offset(v, start, k), len[0]); });
+  }
+
+  /// Calls fn(k) for every column k of a box of extents len (k[0] = 0; dimensions 1..N-1 vary).
+  template <class Fn> static void for_each_column(const Index<N>& len, Fn&& fn) {
     for (index_t x : len)
       if (x == 0) return;
     Index<N> k{};
     while (true) {
-      std::size_t off = 0;
-      for (int d = N; d-- > 1;)
-        off = (off + static_cast<std::size_t>(start[static_cast<std::size_t>(d)] +
-                                              k[static_cast<std::size_t>(d)])) *
-              v.extent(static_cast<std::size_t>(d - 1));
-      fn(v.data() + off + static_cast<std::size_t>(start[0]), len[0]);
+      fn(static_cast<const Index<N>&>(k));
       int d = 1;
       for (; d < N; ++d) {
         const auto du = static_cast<std::size_t>(d);
@@ -387,6 +380,16 @@ public:
       }
       if (d >= N) return;
     }
+  }
+
+  /// Offset in view v of the first element of column k of the box that starts at `start`.
+  static std::size_t column_offset(const view_type& v, const Index<N>& start, const Index<N>& k) {
+    std::size_t off = 0;
+    for (int d = N; d-- > 1;)
+      off = (off +
+             static_cast<std::size_t>(start[static_cast<std::size_t>(d)] + k[static_cast<std::size_t>(d)])) *
+            v.extent(static_cast<std::size_t>(d - 1));
+    return off + static_cast<std::size_t>(start[0]);
   }
 
   /// Replaces the layout and reallocates: the data is NOT preserved (redistribute() preserves it).
