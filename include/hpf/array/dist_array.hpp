@@ -115,9 +115,10 @@ public:
     const bool periodic = boundary == Boundary::Periodic;
     const auto plan = m_layout.template cached<HaloPlan<N>>(periodic ? "shadow:periodic" : "shadow:plain",
                                                             [&] { return shadow_plan(m_layout, periodic); });
-    if (!m_halo || m_halo->plan_ptr() != plan)
-      m_halo = std::make_shared<HaloRun>(m_layout, plan, tags::shadow.base);
-    m_halo->post(m_view, m_view);
+    // One executor per boundary, so that alternating boundaries reuses both.
+    auto& run = m_halo[periodic ? 1 : 0];
+    if (!run || run->plan_ptr() != plan) run = std::make_shared<HaloRun>(m_layout, plan, tags::shadow.base);
+    run->post(m_view, m_view);
     m_halo_posted = true;
     m_halo_state = periodic ? 2 : 1;
   }
@@ -126,7 +127,7 @@ public:
   void wait_shadow() {
     detail::require(m_halo_posted, "DistArray '", m_label,
                     "'::wait_shadow: no update in flight; expected post_shadow() first");
-    m_halo->wait();
+    m_halo[m_halo_state == 2 ? 1 : 0]->wait();
     m_halo_posted = false;
     m_halo_valid = m_halo_state;
   }
@@ -396,7 +397,8 @@ public:
   void reset_layout(Layout<N> layout) {
     m_layout = std::move(layout);
     allocate();
-    m_halo.reset();
+    m_halo = {};
+    m_shift.reset();
     m_halo_valid = 0;
   }
 
@@ -565,8 +567,8 @@ private:
   view_type m_view;
   std::array<int, N> m_coords{};
   Index<N> m_owned{};
-  std::shared_ptr<HaloRun> m_halo;  // shared by shallow copies, as the view is
-  std::shared_ptr<HaloRun> m_shift; // the last shift into this array
+  std::array<std::shared_ptr<HaloRun>, 2> m_halo; // Plain, Periodic; shared by shallow copies, as the view is
+  std::shared_ptr<HaloRun> m_shift;               // the last shift into this array
   bool m_halo_posted = false;
   int m_halo_state = 0; ///< boundary of the update in flight: 1 Plain, 2 Periodic
   int m_halo_valid = 0; ///< boundary of the last completed update (0: none since allocation)
