@@ -224,6 +224,11 @@ TEST(Shadow, BadInput) {
   HPF_EXPECT_ERROR(hpf::cshift(A, 1, 0, B), "the target 'B' has layout", "expected the source's layout");
   HPF_EXPECT_ERROR(hpf::cshift(A, 1, 0, A), "the target must be another array");
   HPF_EXPECT_ERROR(A.wait_shadow(), "no update in flight");
+  // Irregular gathers address the owned block contiguously: arrays with shadows are refused.
+  const std::vector<index_t> idx{0, 9};
+  const hpf::GatherPlan<double, 1> gp(A, idx);
+  HPF_EXPECT_ERROR((void)gp.execute(A), "GatherPlan::execute: DistArray 'A' has SHADOW widths (1)",
+                   "expected an array without shadow");
 }
 
 /// Serial CSHIFT / EOSHIFT of a whole array in Fortran order.
