@@ -265,6 +265,32 @@ hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& r
 
 } // namespace
 
+namespace {
+/// Runs shift(A, T) on the source and the target of a shift, which must hold the same type and rank.
+/// Collective over the source's communicator: the local checks and the shift's arguments are agreed
+/// first, so a bad call fails on every rank.
+template <class F>
+void visit_pair(hpf_array source, hpf_array target, const char* what, int64_t shift_by, int dim, F&& shift) {
+  const std::string src = std::string(what) + ": source";
+  const MPI_Comm comm = comm_of(source, src.c_str());
+  hpf_array_s* t = nullptr;
+  agreed(comm, [&] {
+    t = &arrays().get(target, (std::string(what) + ": target").c_str());
+    hpf::detail::require(t->array.index() == arrays().get(source, src.c_str()).array.index(), what,
+                         ": the target's element type or rank differs from the source's; expected an array "
+                         "of the same type, rank and layout");
+  });
+  hpf::AgreementWords w;
+  w.add(shift_by, [] { return std::string("shift"); });
+  w.add(dim, [] { return std::string("dim"); });
+  w.check(comm, what);
+  visit(source, src.c_str(), [&](const auto& A) {
+    using Array = std::decay_t<decltype(A)>;
+    shift(A, std::get<Array>(t->array)); // same alternative: checked above
+  });
+}
+} // namespace
+
 extern "C" {
 
 const char* hpf_last_error(void) { return g_last_error.c_str(); }
@@ -421,16 +447,22 @@ hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t
     require_handle(index, "hpf_array_global_index: index");
     visit(array, "hpf_array_global_index: array", [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
-      hpf::detail::require(local_offset >= 0 && local_offset < A.local_size(),
-                           "hpf_array_global_index: local_offset must be in [0, ", A.local_size(), "), got ",
+      // Offsets are into the local storage (the owned block when there is no shadow).
+      const auto size = static_cast<int64_t>(A.local_view().size());
+      hpf::detail::require(local_offset >= 0 && local_offset < size,
+                           "hpf_array_global_index: local_offset must be in [0, ", size, "), got ",
                            local_offset);
       const int pos = A.layout().grid().my_position();
-      const auto ext = A.layout().local_extents(pos);
       hpf::Index<Tr::rank> l{};
       int64_t rest = local_offset;
       for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) {
-        l[d] = rest % ext[d];
-        rest /= ext[d];
+        const auto slot = static_cast<hpf::index_t>(rest % static_cast<int64_t>(A.local_view().extent(d)));
+        rest /= static_cast<int64_t>(A.local_view().extent(d));
+        const int dd = static_cast<int>(d);
+        l[d] = hpf::halo_local(A.layout().map(dd), A.layout().shadow(dd), A.my_dim_coords()[d], slot);
+        hpf::detail::require(l[d] >= 0, "hpf_array_global_index: local_offset ", local_offset,
+                             " is a shadow slot (dimension ", d, ", slot ", slot,
+                             "); expected the offset of an owned element");
       }
       const auto g = A.layout().global_index(pos, l);
       for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) index[d] = g[d];
@@ -549,12 +581,86 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
     });
     visit(array, what, [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
-      auto target = make_layout<Tr::rank>(A.layout().extents().data(), dists, g);
+      // The array keeps its SHADOW widths across REDISTRIBUTE.
+      auto target = make_layout<Tr::rank>(A.layout().extents().data(), dists, g).with_shadow(A.layout().shadow());
       hpf::AgreementWords w;
       w.add(strategy, [] { return std::string("strategy"); });
       hpf::add_layout_words(w, target, "target.");
       w.check(comm, "hpf_array_redistribute");
       A.redistribute(std::move(target), opt);
+    });
+  });
+}
+
+hpf_status hpf_array_create_shadow(const char* label, std::int32_t type, int rank, const int64_t* extents,
+                                   const hpf_dist* dists, const int64_t* shadow, hpf_grid grid,
+                                   hpf_array* array) {
+  hpf_array made = nullptr;
+  const hpf_status st = hpf_array_create(label, type, rank, extents, dists, grid, &made);
+  if (st != HPF_OK) return st;
+  const hpf_status st2 = guarded([&] {
+    const char* what = "hpf_array_create_shadow: array";
+    // The widths are checked on every rank and agreed before any rank keeps the array.
+    visit(made, what, [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      std::optional<hpf::Layout<Tr::rank>> with;
+      agreed(comm_of(made, what), [&] {
+        require_handle(shadow, "hpf_array_create_shadow: shadow");
+        hpf::Index<Tr::rank> w{};
+        for (int d = 0; d < Tr::rank; ++d) w[static_cast<std::size_t>(d)] = shadow[d];
+        with.emplace(A.layout().with_shadow(w));
+      });
+      hpf::check_same_layout(*with, "hpf_array_create_shadow");
+      A.reset_layout(*with);
+    });
+    *array = made;
+  });
+  if (st2 != HPF_OK) (void)hpf_array_free(&made);
+  return st2;
+}
+
+hpf_status hpf_array_shadow_widths(hpf_array array, int64_t* widths) {
+  return guarded([&] {
+    require_handle(widths, "hpf_array_shadow_widths: widths");
+    visit(array, "hpf_array_shadow_widths: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      for (int d = 0; d < Tr::rank; ++d) widths[d] = A.layout().shadow(d);
+    });
+  });
+}
+
+hpf_status hpf_array_update_shadow(hpf_array array, std::int32_t boundary) {
+  return guarded([&] {
+    const char* what = "hpf_array_update_shadow: array";
+    const MPI_Comm comm = comm_of(array, what);
+    agreed(comm, [&] {
+      hpf::detail::require(boundary == HPF_BOUNDARY_PLAIN || boundary == HPF_BOUNDARY_PERIODIC,
+                           "hpf_array_update_shadow: boundary must be HPF_BOUNDARY_PLAIN (0) or "
+                           "HPF_BOUNDARY_PERIODIC (1), got ",
+                           static_cast<int>(boundary));
+    });
+    hpf::AgreementWords w;
+    w.add(boundary, [] { return std::string("boundary"); });
+    w.check(comm, "hpf_array_update_shadow");
+    visit(array, what, [&](auto& A) {
+      A.update_shadow(boundary == HPF_BOUNDARY_PERIODIC ? hpf::Boundary::Periodic : hpf::Boundary::Plain);
+    });
+  });
+}
+
+hpf_status hpf_cshift(hpf_array source, int64_t shift, int dim, hpf_array target) {
+  return guarded([&] {
+    visit_pair(source, target, "hpf_cshift", shift, dim,
+               [&](const auto& A, auto& T) { hpf::cshift(A, shift, dim, T); });
+  });
+}
+
+hpf_status hpf_eoshift(hpf_array source, int64_t shift, int dim, const void* boundary, hpf_array target) {
+  return guarded([&] {
+    visit_pair(source, target, "hpf_eoshift", shift, dim, [&](const auto& A, auto& T) {
+      typename ArrayTraits<std::decay_t<decltype(A)>>::value_type b{};
+      if (boundary != nullptr) std::memcpy(&b, boundary, sizeof b);
+      hpf::eoshift(A, shift, dim, b, T);
     });
   });
 }

@@ -186,6 +186,54 @@ module hpfrt
     end function c_strlen
   end interface
 
+  ! SHADOW regions and shifts (issue 12): see hpfrt.h. With shadows, hpf_array_local gives the whole
+  ! storage: on BLOCK dimensions owned local index l (0-based) is element l + w + 1 of the pointer.
+  integer(c_int32_t), parameter, public :: HPF_BOUNDARY_PLAIN = 0, HPF_BOUNDARY_PERIODIC = 1
+  public :: hpf_array_create_shadow, hpf_array_shadow_widths, hpf_array_update_shadow, hpf_cshift, hpf_eoshift
+  interface
+    function hpf_array_create_shadow_c(label, type, rank, extents, dists, shadow, grid, array) &
+        bind(c, name="hpf_array_create_shadow") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_char, hpf_dist
+      character(kind=c_char), intent(in) :: label(*)
+      integer(c_int), value :: type, rank
+      integer(c_int64_t), intent(in) :: extents(*), shadow(*)
+      type(hpf_dist), intent(in) :: dists(*)
+      type(c_ptr), value :: grid
+      type(c_ptr), intent(out) :: array
+      integer(c_int) :: status
+    end function hpf_array_create_shadow_c
+
+    function hpf_array_shadow_widths(array, widths) bind(c, name="hpf_array_shadow_widths") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(out) :: widths(*)
+      integer(c_int) :: status
+    end function hpf_array_shadow_widths
+
+    function hpf_array_update_shadow(array, boundary) bind(c, name="hpf_array_update_shadow") result(status)
+      import :: c_int, c_int32_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int32_t), value :: boundary
+      integer(c_int) :: status
+    end function hpf_array_update_shadow
+
+    function hpf_cshift(source, shift, dim, target) bind(c, name="hpf_cshift") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: source, target
+      integer(c_int64_t), value :: shift
+      integer(c_int), value :: dim
+      integer(c_int) :: status
+    end function hpf_cshift
+
+    function hpf_eoshift(source, shift, dim, boundary, target) bind(c, name="hpf_eoshift") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: source, boundary, target
+      integer(c_int64_t), value :: shift
+      integer(c_int), value :: dim
+      integer(c_int) :: status
+    end function hpf_eoshift
+  end interface
+
   interface hpf_local_real64
     module procedure hpf_local_real64_1d, hpf_local_real64_2d
   end interface hpf_local_real64
@@ -225,6 +273,18 @@ contains
     integer(c_int) :: status
     status = hpf_array_create_c(trim(label)//c_null_char, type, rank, extents, dists, grid, array)
   end function hpf_array_create
+
+  !> hpf_array_create_shadow with a Fortran string label.
+  function hpf_array_create_shadow(label, type, rank, extents, dists, shadow, grid, array) result(status)
+    character(len=*), intent(in) :: label
+    integer(c_int), intent(in) :: type, rank
+    integer(c_int64_t), intent(in) :: extents(*), shadow(*)
+    type(hpf_dist), intent(in) :: dists(*)
+    type(c_ptr), intent(in) :: grid
+    type(c_ptr), intent(out) :: array
+    integer(c_int) :: status
+    status = hpf_array_create_shadow_c(trim(label)//c_null_char, type, rank, extents, dists, shadow, grid, array)
+  end function hpf_array_create_shadow
 
   !> The message of the last failed call.
   function hpf_error_message() result(msg)

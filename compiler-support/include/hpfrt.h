@@ -116,6 +116,32 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
 hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
                                   int32_t strategy /* an hpf_strategy */);
 
+/* ---- SHADOW regions and shifts (issue 12) ----
+ * An array created with shadow widths keeps, along each dimension of width w, w slots before and
+ * after each local block (BLOCK and `*` dimensions have one block: owned local index l sits at slot
+ * l + w; a CYCLIC(r) dimension, r >= w, gives each of its blocks of r its own shadow). For such an
+ * array hpf_array_local returns the whole storage (shadows included) and its extents, and
+ * hpf_array_locate and hpf_array_global_index use offsets into that storage; a kernel reads a
+ * neighbour at the offset of its slot after hpf_array_update_shadow. Without shadows nothing changes. */
+typedef enum hpf_boundary { HPF_BOUNDARY_PLAIN = 0, HPF_BOUNDARY_PERIODIC = 1 } hpf_boundary;
+
+/* Not collective: hpf_array_create with SHADOW widths (rank entries, >= 0; at most the block size on
+ * a CYCLIC dimension; any width on BLOCK and `*`, reaching past a neighbour's block if need be). */
+hpf_status hpf_array_create_shadow(const char* label, int32_t type /* an hpf_type */, int rank,
+                                   const int64_t* extents, const hpf_dist* dists, const int64_t* shadow,
+                                   hpf_grid grid, hpf_array* array);
+/* The shadow widths (rank entries; zeros for an array without shadow). */
+hpf_status hpf_array_shadow_widths(hpf_array array, int64_t* widths);
+/* Collective: fills the shadow from the owners, corners included. HPF_BOUNDARY_PLAIN leaves the
+ * slots outside the array alone; HPF_BOUNDARY_PERIODIC wraps (slot -1 holds n - 1, slot n holds 0). */
+hpf_status hpf_array_update_shadow(hpf_array array, int32_t boundary /* an hpf_boundary */);
+/* Collective: target := CSHIFT(source, shift, dim), dim 0-based: target(g) = source(g with
+ * g[dim] = (g[dim] + shift) mod n). `target` is another array of the same type, rank and layout. */
+hpf_status hpf_cshift(hpf_array source, int64_t shift, int dim, hpf_array target);
+/* Collective: target := EOSHIFT(source, shift, dim, *boundary): source(g + shift e_dim) where that is
+ * inside the array, *boundary (of the array's type; zero when NULL) elsewhere. */
+hpf_status hpf_eoshift(hpf_array source, int64_t shift, int dim, const void* boundary, hpf_array target);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include <hpf/layout/cyclic_map.hpp>
 #include <hpf/layout/distribution.hpp>
+#include <hpf/layout/halo.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/process_grid.hpp>
 #include <hpf/layout/runs.hpp>
@@ -36,5 +37,6 @@
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>
+#include <hpf/array/shift.hpp>
 #include <hpf/array/tree_reduce.hpp>
 #include <hpf/reduce/reduce.hpp>

@@ -11,36 +11,48 @@ namespace hpf {
 /// (DefaultHostExecutionSpace). Not collective: each rank runs its own part; ranks outside the grid
 /// run nothing. The iteration order is unspecified; f must not depend on it.
 template <class T, int N, class F> void forall(DistArray<T, N>& A, F f) {
+  if (A.local_size() == 0) return;
   const auto& view = A.local_view();
-  if (view.size() == 0) return;
   T* const data = view.data();
   std::array<CyclicMap, N> maps{};
-  Index<N> ext{};
+  Index<N> own = A.owned_extents();
+  Index<N> w{};
+  Index<N> vext{};
   for (int d = 0; d < N; ++d) {
-    maps[static_cast<std::size_t>(d)] = A.layout().map(d);
-    ext[static_cast<std::size_t>(d)] = static_cast<index_t>(view.extent(static_cast<std::size_t>(d)));
+    const auto du = static_cast<std::size_t>(d);
+    maps[du] = A.layout().map(d);
+    w[du] = A.layout().shadow(d);
+    vext[du] = static_cast<index_t>(view.extent(du));
   }
   const std::array<int, N> c = A.my_dim_coords();
-  const index_t e0 = ext[0];
-  const index_t columns = static_cast<index_t>(view.size()) / e0;
+  index_t columns = 1;
+  for (int d = 1; d < N; ++d) columns *= own[static_cast<std::size_t>(d)];
   using Policy = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>;
-  // One work item per column (all dimensions but the fastest); the fastest runs as the inner loop,
-  // block by block of the CyclicMap, so global indices come from the map (no per-element table).
+  // One work item per owned column (all dimensions but the fastest); the fastest runs as the inner
+  // loop, block by block of the CyclicMap, so global indices come from the map (no per-element
+  // table). Storage slots skip the shadow (halo_slot), which is never visited.
   Kokkos::parallel_for("hpf::forall(" + A.label() + ")", Policy(0, columns), [=](index_t col) {
     Index<N> g{};
     index_t rest = col;
+    index_t off = 0;
+    index_t stride = vext[0];
     for (std::size_t d = 1; d < static_cast<std::size_t>(N); ++d) {
-      g[d] = maps[d].global(c[d], rest % ext[d]);
-      rest /= ext[d];
+      const index_t l = rest % own[d];
+      rest /= own[d];
+      g[d] = maps[d].global(c[d], l);
+      off += halo_slot(maps[d], w[d], l) * stride;
+      stride *= vext[d];
     }
-    T* const column = data + col * e0;
+    T* const column = data + off;
     const CyclicMap m0 = maps[0];
+    const index_t e0 = own[0];
     for (index_t l0 = 0; l0 < e0; l0 += m0.r) {
       const index_t g0 = m0.global(c[0], l0);
       const index_t len = e0 - l0 < m0.r ? e0 - l0 : m0.r;
+      T* const run = column + halo_slot(m0, w[0], l0);
       for (index_t i = 0; i < len; ++i) {
         g[0] = g0 + i;
-        f(static_cast<const Index<N>&>(g), column[l0 + i]);
+        f(static_cast<const Index<N>&>(g), run[i]);
       }
     }
   });
@@ -54,7 +66,11 @@ T reduce(const DistArray<T, N>& A, T identity, Op op, MPI_Op mpi_op) {
   const auto& view = A.local_view();
   const T* const data = view.data();
   T local = identity;
-  if (view.size() > 0) {
+  if (A.has_shadow()) {
+    A.for_each_owned_run([&](const T* p, index_t n) {
+      for (index_t i = 0; i < n; ++i) local = op(local, p[i]);
+    });
+  } else if (view.size() > 0) {
     using Policy = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>;
     Kokkos::parallel_reduce(
         "hpf::reduce(" + A.label() + ")", Policy(0, static_cast<index_t>(view.size())),

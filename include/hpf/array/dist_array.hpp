@@ -1,6 +1,11 @@
 // hpf::DistArray<T, N>: an N-dimensional array distributed by a Layout<N>, with local data in a
 // Kokkos::View in Fortran order (LayoutLeft, host space).
 //
+// SHADOW (HPF 2.0): when the layout has shadow widths (Layout::with_shadow), the local view is the
+// whole local storage, shadows included: owned local index l sits at slot halo_slot(map, w, l) along
+// each dimension (l + w on BLOCK dimensions), and a kernel reads a neighbour's element straight from
+// the view after update_shadow(). Without shadows the view is exactly the owned block.
+//
 // Collective operations (say so in their first comment line) are called by every rank of the grid's
 // parent communicator, in or out of the grid; ranks outside the grid hold an empty local view.
 #pragma once
@@ -10,18 +15,26 @@
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/layout/agree.hpp>
+#include <hpf/layout/halo.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/plan_cache.hpp>
+#include <hpf/schedule/strategy.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace hpf {
+
+/// Boundary of a shadow update: Plain leaves the slots outside the array alone; Periodic fills them
+/// by wrapping around (slot -1 holds element n - 1, slot n holds element 0).
+enum class Boundary { Plain, Periodic };
 
 namespace detail {
 template <class T, int N> struct ViewData;
@@ -46,10 +59,24 @@ public:
 
   [[nodiscard]] const std::string& label() const noexcept { return m_label; }
   [[nodiscard]] const Layout<N>& layout() const noexcept { return m_layout; }
+  /// The local storage: the owned block, plus its shadow when the layout has one.
   [[nodiscard]] const view_type& local_view() const noexcept { return m_view; }
-  /// Number of locally owned elements.
-  [[nodiscard]] index_t local_size() const noexcept { return static_cast<index_t>(m_view.size()); }
+  /// Number of locally owned elements (shadow slots not counted).
+  [[nodiscard]] index_t local_size() const noexcept {
+    index_t n = 1;
+    for (index_t e : m_owned) n *= e;
+    return n;
+  }
+  /// Extents of the owned block (the view's extents when there is no shadow).
+  [[nodiscard]] const Index<N>& owned_extents() const noexcept { return m_owned; }
+  /// Start of the local storage. Without a shadow, the owned block in Fortran order.
   [[nodiscard]] T* local_data() const noexcept { return m_view.data(); }
+  /// True when the layout has a shadow (the storage is larger than the owned block).
+  [[nodiscard]] bool has_shadow() const noexcept { return m_layout.has_shadow(); }
+  /// Slot in the local view, along dimension d, of local index l (l itself without a shadow).
+  [[nodiscard]] index_t slot(int d, index_t l) const {
+    return halo_slot(m_layout.map(d), m_layout.shadow(d), l);
+  }
 
   /// True when the calling rank owns global index g (false for indices out of bounds).
   [[nodiscard]] bool owns(const Index<N>& g) const {
@@ -59,12 +86,82 @@ public:
 
   /// The owned element at global index g. Throws hpf::Error if g is out of bounds or not owned here.
   [[nodiscard]] T& operator[](const Index<N>& g) { return m_view.data()[checked_offset(g)]; }
+  /// Reads global index g from the local storage: an owned element, or (after update_shadow) any
+  /// index within the shadow of an owned block. After update_shadow(Boundary::Periodic), g[d] may lie
+  /// up to the width outside the array and wraps (g[d] = -1 reads n - 1, g[d] = n reads 0). Throws
+  /// hpf::Error for an index that is neither owned nor in the shadow, and for a shadow read before
+  /// the first update (or after redistribute(), which leaves the shadow stale).
+  [[nodiscard]] T shadow(const Index<N>& g) const { return m_view.data()[shadow_offset(g)]; }
   [[nodiscard]] const T& operator[](const Index<N>& g) const { return m_view.data()[checked_offset(g)]; }
   [[nodiscard]] T get(const Index<N>& g) const { return (*this)[g]; }
   void set(const Index<N>& g, const T& value) { (*this)[g] = value; }
 
-  /// Sets every local element to `value`. Not collective.
+  /// Sets every local element (and shadow slot) to `value`. Not collective.
   void fill(const T& value) { Kokkos::deep_copy(m_view, value); }
+
+  /// Collective over the grid's parent communicator: fills the shadow from the owners (HPF's shadow
+  /// update; corners included). With Boundary::Plain the slots outside the array keep their values.
+  /// Planned once per layout and boundary (cached with the layout), run by an hpf::Exchange.
+  void update_shadow(Boundary boundary = Boundary::Plain) {
+    post_shadow(boundary);
+    wait_shadow();
+  }
+
+  /// Split phase of update_shadow (collective like it): starts the exchange; the owned elements may
+  /// be read (not written) before wait_shadow(), e.g. to compute the interior. One shadow update of
+  /// an array at a time; updates of several arrays in flight are waited in the same order on every rank.
+  void post_shadow(Boundary boundary = Boundary::Plain) {
+    detail::require(!m_halo_posted, "DistArray '", m_label,
+                    "'::post_shadow: an update is already in flight; expected wait_shadow() first");
+    const bool periodic = boundary == Boundary::Periodic;
+    const auto plan = m_layout.template cached<HaloPlan<N>>(periodic ? "shadow:periodic" : "shadow:plain",
+                                                            [&] { return shadow_plan(m_layout, periodic); });
+    // One executor per boundary, so that alternating boundaries reuses both.
+    auto& run = m_halo[periodic ? 1 : 0];
+    if (!run || run->plan_ptr() != plan) run = std::make_shared<HaloRun>(m_layout, plan, tags::shadow.base);
+    run->post(m_view, m_view);
+    m_halo_posted = true;
+    m_halo_state = periodic ? 2 : 1;
+  }
+
+  /// Completes post_shadow(). Collective like update_shadow.
+  void wait_shadow() {
+    detail::require(m_halo_posted, "DistArray '", m_label,
+                    "'::wait_shadow: no update in flight; expected post_shadow() first");
+    m_halo[m_halo_state == 2 ? 1 : 0]->wait();
+    m_halo_posted = false;
+    m_halo_valid = m_halo_state;
+  }
+
+  /// Collective over the grid's parent communicator: this array shifted along dimension `dim` by `s`
+  /// into `target` (same layout, another array): target(g) = this(g + s e_dim), wrapped modulo the
+  /// extent when `circular` (CSHIFT), and left as it was where g + s e_dim is outside the array
+  /// otherwise (EOSHIFT's boundary, written by the caller). The plan (runs cut from the block-cyclic
+  /// maps, layout/halo.hpp) is cached with the layout; target's shadow is stale afterwards.
+  void shift_into(DistArray& target, int dim, index_t s, bool circular) const {
+    const char* what = circular ? "cshift" : "eoshift";
+    detail::require(dim >= 0 && dim < N, what, "(DistArray '", m_label, "'): dim must be in [0, ", N,
+                    "), got ", dim);
+    detail::require(&target != this && target.m_view.data() != m_view.data(), what, "(DistArray '", m_label,
+                    "'): the target must be another array than the source");
+    detail::require(target.m_layout == m_layout, what, "(DistArray '", m_label, "'): the target '",
+                    target.m_label, "' has layout ", target.m_layout.describe_dists(), " of extents ",
+                    Layout<N>::to_string(target.m_layout.extents()), "; expected the source's layout ",
+                    m_layout.describe_dists(), " of extents ", Layout<N>::to_string(m_layout.extents()),
+                    " (same grid and shadow)");
+    const index_t n = m_layout.extent(dim);
+    if (n == 0) return;
+    // Fortran: CSHIFT shifts modulo n; an EOSHIFT by |s| >= n moves nothing.
+    s = circular ? detail::floor_mod(s, n) : std::clamp(s, -n, n);
+    const std::string key = std::string(what) + ":" + std::to_string(dim) + ":" + std::to_string(s);
+    const auto plan =
+        m_layout.template cached<HaloPlan<N>>(key, [&] { return shift_plan(m_layout, dim, s, circular); });
+    if (!target.m_shift || target.m_shift->plan_ptr() != plan)
+      target.m_shift = std::make_shared<HaloRun>(m_layout, plan, tags::shift.base);
+    target.m_shift->post(m_view, target.m_view);
+    target.m_shift->wait();
+    target.m_halo_valid = 0;
+  }
 
   /// Collective over the grid's parent communicator: the whole array on `root` (a rank of the parent
   /// communicator) in global Fortran order; an empty vector elsewhere.
@@ -78,13 +175,13 @@ public:
     // One message per non-empty block that is not the root's own, all posted at once (exec/).
     std::vector<int> from; // grid position of each receive
     Exchange ex(grid.comm(), root_plan(root, true, from), ExecMode::AllAtOnce, tags::gather_scatter.base);
-    auto pack_mine = [&](std::size_t, std::byte* buf) {
-      std::memcpy(buf, m_view.data(), block_bytes(grid.my_position()));
-    };
+    auto pack_mine = [&](std::size_t, std::byte* buf) { copy_owned(reinterpret_cast<T*>(buf), true); };
     ex.execute(pack_mine,
                [&](std::size_t i, const std::byte* buf) { unpack_block(from[i], buf, out.data()); });
-    if (is_root && grid.contains_me())
-      unpack_block(grid.my_position(), reinterpret_cast<const std::byte*>(m_view.data()), out.data());
+    if (is_root && grid.contains_me()) {
+      const std::vector<T> mine = owned_copy();
+      unpack_block(grid.my_position(), reinterpret_cast<const std::byte*>(mine.data()), out.data());
+    }
     return out;
   }
 
@@ -104,11 +201,15 @@ public:
     std::vector<int> to; // grid position of each send
     Exchange ex(grid.comm(), root_plan(root, false, to), ExecMode::AllAtOnce, tags::gather_scatter.base + 1);
     auto unpack_mine = [&](std::size_t, const std::byte* buf) {
-      std::memcpy(m_view.data(), buf, block_bytes(grid.my_position()));
+      copy_owned(const_cast<T*>(reinterpret_cast<const T*>(buf)), false);
     };
     ex.execute([&](std::size_t i, std::byte* buf) { pack_block(to[i], data.data(), buf); }, unpack_mine);
-    if (is_root && grid.contains_me())
-      pack_block(grid.my_position(), data.data(), reinterpret_cast<std::byte*>(m_view.data()));
+    if (is_root && grid.contains_me()) {
+      std::vector<T> mine(static_cast<std::size_t>(local_size()));
+      pack_block(grid.my_position(), data.data(), reinterpret_cast<std::byte*>(mine.data()));
+      copy_owned(mine.data(), false);
+    }
+    m_halo_valid = 0;
   }
 
   /// Collective over the parent communicator of both grids (every rank of it calls, in or out of
@@ -122,16 +223,190 @@ public:
     check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
                               "DistArray::redistribute");
     if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
-    const auto plan = cached_plan(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
     DistArray next(m_label, layout);
-    plan->execute(*this, next); // on failure *this is untouched
+    redistribute_into(*this, next, options); // on failure *this is untouched
     *this = std::move(next);
+  }
+
+  /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
+  /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
+  /// elements go through a contiguous copy); dst's shadow is stale afterwards.
+  static void redistribute_into(const DistArray& src, DistArray& dst, RedistOptions options = {}) {
+    const Layout<N> s = src.m_layout.with_shadow(Index<N>{});
+    const Layout<N> t = dst.m_layout.with_shadow(Index<N>{});
+    const auto plan = cached_plan(s, t, detail::with_model(s, options, sizeof(T)));
+    if (!src.has_shadow() && !dst.has_shadow()) {
+      plan->execute(static_cast<const T*>(src.local_data()), dst.local_data());
+    } else {
+      const std::vector<T> in = src.owned_copy();
+      std::vector<T> out(static_cast<std::size_t>(dst.local_size()));
+      plan->execute(in.data(), out.data());
+      dst.copy_owned(out.data(), false);
+    }
+    dst.m_halo_valid = 0;
+  }
+
+  /// The owned elements in Fortran order of the owned block (a copy). Not collective.
+  [[nodiscard]] std::vector<T> owned_copy() const {
+    std::vector<T> out(static_cast<std::size_t>(local_size()));
+    copy_owned(out.data(), true);
+    return out;
+  }
+
+  /// Calls fn(T* first, index_t len) for every run of owned elements contiguous in the local view
+  /// (a block of dimension 0 within one column), in Fortran order of the owned block. Not collective.
+  template <class Fn> void for_each_owned_run(Fn&& fn) const {
+    if (local_size() == 0) return;
+    const CyclicMap m0 = m_layout.map(0);
+    Index<N> l{}; // odometer over the owned dimensions 1..N-1
+    while (true) {
+      std::size_t base = 0;
+      for (int d = N; d-- > 1;)
+        base = (base + static_cast<std::size_t>(slot(d, l[static_cast<std::size_t>(d)]))) *
+               m_view.extent(static_cast<std::size_t>(d - 1));
+      for (index_t l0 = 0; l0 < m_owned[0]; l0 += m0.r)
+        fn(m_view.data() + base + static_cast<std::size_t>(slot(0, l0)), std::min(m0.r, m_owned[0] - l0));
+      int d = 1;
+      for (; d < N; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        if (++l[du] < m_owned[du]) break;
+        l[du] = 0;
+      }
+      if (d >= N) return;
+    }
+  }
+
+  /// Copies the owned elements to (`out`) or from (!`out`) `buf`, in Fortran order of the owned block.
+  void copy_owned(T* buf, bool out) const {
+    for_each_owned_run([&](T* p, index_t len) {
+      if (out)
+        std::memcpy(buf, p, static_cast<std::size_t>(len) * sizeof(T));
+      else
+        std::memcpy(p, buf, static_cast<std::size_t>(len) * sizeof(T));
+      buf += len;
+    });
+  }
+
+  /// Runs halo plans (shadow updates, shifts) between arrays of this type: an hpf::Exchange of the
+  /// plan's messages (one per pair of grid positions, all posted at once: a halo is a sparse
+  /// neighbour exchange), with pack/unpack callbacks that walk the boxes. Built once per plan.
+  class HaloRun {
+  public:
+    HaloRun(const Layout<N>& layout, std::shared_ptr<const HaloPlan<N>> plan, int tag)
+        : m_plan(std::move(plan)), m_ex(make_exchange(layout, *m_plan, tag)) {
+      const ProcessGrid& grid = layout.grid();
+      for (const Transfer& t : m_ex.plan().sends)
+        m_send_boxes.push_back(&find(m_plan->sends, grid.position_of_rank(t.peer)));
+      for (const Transfer& t : m_ex.plan().recvs)
+        m_recv_boxes.push_back(&find(m_plan->recvs, grid.position_of_rank(t.peer)));
+    }
+    [[nodiscard]] const HaloPlan<N>& plan() const noexcept { return *m_plan; }
+    [[nodiscard]] const std::shared_ptr<const HaloPlan<N>>& plan_ptr() const noexcept { return m_plan; }
+    /// Starts moving the boxes from `from`'s storage to `to`'s (the local boxes are copied here).
+    void post(const view_type& from, const view_type& to) {
+      const auto* sends = &m_send_boxes;
+      const auto* recvs = &m_recv_boxes;
+      m_ex.post(
+          [from, sends](std::size_t i, std::byte* buf) {
+            T* out = reinterpret_cast<T*>(buf);
+            for (const HaloBox<N>& b : *(*sends)[i])
+              walk_box(from, b.src, b.len, [&](T* p, index_t n) {
+                copy_run(out, p, n);
+                out += n;
+              });
+          },
+          [to, recvs](std::size_t i, const std::byte* buf) {
+            const T* in = reinterpret_cast<const T*>(buf);
+            for (const HaloBox<N>& b : *(*recvs)[i])
+              walk_box(to, b.dst, b.len, [&](T* p, index_t n) {
+                copy_run(p, in, n);
+                in += n;
+              });
+          });
+      // Local boxes straight from storage to storage: they never overlap (a shadow box reads owned
+      // slots and writes shadow slots; a shift reads one array and writes another).
+      for (const HaloBox<N>& b : m_plan->local)
+        for_each_column(b.len, [&](const Index<N>& k) {
+          copy_run(to.data() + column_offset(to, b.dst, k), from.data() + column_offset(from, b.src, k),
+                   b.len[0]);
+        });
+    }
+    void wait() { m_ex.wait(); }
+
+  private:
+    static Exchange make_exchange(const Layout<N>& layout, const HaloPlan<N>& plan, int tag) {
+      const ProcessGrid& grid = layout.grid();
+      CommMatrix m(grid.size(), grid.size());
+      for (const auto& e : plan.matrix) m.add(static_cast<int>(e[0]), static_cast<int>(e[1]), e[2]);
+      const int me = grid.contains_me() ? grid.my_position() : -1;
+      return Exchange(grid.comm(),
+                      exchange_plan(all_at_once_schedule(m), me, me, grid.ranks(), grid.ranks(), sizeof(T)),
+                      ExecMode::AllAtOnce, tag);
+    }
+    static const std::vector<HaloBox<N>>& find(const std::vector<std::pair<int, std::vector<HaloBox<N>>>>& v,
+                                               int pos) {
+      for (const auto& [q, boxes] : v)
+        if (q == pos) return boxes;
+      detail::fail("DistArray halo: no boxes for grid position ", pos, " (internal error)");
+    }
+
+    std::shared_ptr<const HaloPlan<N>> m_plan;
+    Exchange m_ex;
+    std::vector<const std::vector<HaloBox<N>>*> m_send_boxes;
+    std::vector<const std::vector<HaloBox<N>>*> m_recv_boxes;
+  };
+
+  /// Copies a run of n elements: short runs (a width-1 shadow across columns) element by element,
+  /// which the compiler inlines, long ones by memcpy.
+  static void copy_run(T* to, const T* from, index_t n) {
+    if (n <= 8) {
+      for (index_t i = 0; i < n; ++i) to[i] = from[i];
+    } else {
+      std::memcpy(to, from, static_cast<std::size_t>(n) * sizeof(T));
+    }
+  }
+
+  /// Calls fn(T* first, index_t len) for each column of the box [start, start + len) of view v: runs
+  /// contiguous along dimension 0, in Fortran order.
+  template <class Fn>
+  static void walk_box(const view_type& v, const Index<N>& start, const Index<N>& len, Fn&& fn) {
+    for_each_column(len, [&](const Index<N>& k) { fn(v.data() + column_offset(v, start, k), len[0]); });
+  }
+
+  /// Calls fn(k) for every column k of a box of extents len (k[0] = 0; dimensions 1..N-1 vary).
+  template <class Fn> static void for_each_column(const Index<N>& len, Fn&& fn) {
+    for (index_t x : len)
+      if (x == 0) return;
+    Index<N> k{};
+    while (true) {
+      fn(static_cast<const Index<N>&>(k));
+      int d = 1;
+      for (; d < N; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        if (++k[du] < len[du]) break;
+        k[du] = 0;
+      }
+      if (d >= N) return;
+    }
+  }
+
+  /// Offset in view v of the first element of column k of the box that starts at `start`.
+  static std::size_t column_offset(const view_type& v, const Index<N>& start, const Index<N>& k) {
+    std::size_t off = 0;
+    for (int d = N; d-- > 1;)
+      off = (off +
+             static_cast<std::size_t>(start[static_cast<std::size_t>(d)] + k[static_cast<std::size_t>(d)])) *
+            v.extent(static_cast<std::size_t>(d - 1));
+    return off + static_cast<std::size_t>(start[0]);
   }
 
   /// Replaces the layout and reallocates: the data is NOT preserved (redistribute() preserves it).
   void reset_layout(Layout<N> layout) {
     m_layout = std::move(layout);
     allocate();
+    m_halo = {};
+    m_shift.reset();
+    m_halo_valid = 0;
   }
 
   /// Global index along dimension d of local index l of the calling rank (closed form from the
@@ -144,7 +419,8 @@ public:
   [[nodiscard]] const std::array<int, N>& my_dim_coords() const noexcept { return m_coords; }
 
   /// Bytes of metadata this array keeps besides its elements: independent of the extents (issue 10:
-  /// no per-element tables; global indices come from the layout's CyclicMap).
+  /// no per-element tables; global indices come from the layout's CyclicMap). Cached halo plans and
+  /// their buffers belong to the layout and the exchange, not counted here.
   [[nodiscard]] std::size_t metadata_bytes() const noexcept { return sizeof(*this) + m_label.capacity(); }
 
 private:
@@ -169,8 +445,18 @@ private:
   }
 
   void allocate() {
-    const Index<N> e = m_layout.my_local_extents();
-    // The local block's size is checked, and a failed allocation is an hpf::Error naming the array,
+    const std::vector<int> c =
+        m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
+    Index<N> e{};
+    for (int d = 0; d < N; ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      m_coords[du] = c.empty() ? 0 : m_layout.coord(c, d);
+      m_owned[du] = c.empty() ? 0 : m_layout.map(d).local_extent(m_coords[du]);
+      e[du] = c.empty() ? 0 : halo_extent(m_layout.map(d), m_layout.shadow(d), m_coords[du]);
+    }
+    // An array that owns nothing stores nothing, shadow included.
+    if (local_size() == 0) e = Index<N>{};
+    // The local storage's size is checked, and a failed allocation is an hpf::Error naming the array,
     // not Kokkos' std::runtime_error (issue 15, finding 8).
     index_t bytes = static_cast<index_t>(sizeof(T));
     for (int d = 0; d < N; ++d)
@@ -185,9 +471,68 @@ private:
       detail::fail("DistArray '", m_label, "': cannot allocate the local block of ", bytes, " bytes (",
                    ex.what(), ")");
     }
-    const std::vector<int> c =
-        m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
-    for (int d = 0; d < N; ++d) m_coords[static_cast<std::size_t>(d)] = c.empty() ? 0 : m_layout.coord(c, d);
+  }
+
+  [[nodiscard]] std::size_t view_offset(const Index<N>& slots) const {
+    std::size_t off = 0;
+    for (int d = N; d-- > 0;)
+      off = off * m_view.extent(static_cast<std::size_t>(d)) +
+            static_cast<std::size_t>(slots[static_cast<std::size_t>(d)]);
+    return off;
+  }
+
+  /// Offset in the view of global index g read through the shadow (see shadow()).
+  [[nodiscard]] std::size_t shadow_offset(const Index<N>& g) const {
+    const ProcessGrid& grid = m_layout.grid();
+    if (m_layout.in_bounds(g) && grid.contains_me() && m_layout.owner(g) == grid.my_position())
+      return checked_offset(g);
+    const char* state = m_halo_valid == 0   ? "never updated"
+                        : m_halo_valid == 1 ? "updated (Plain)"
+                                            : "updated (Periodic)";
+    detail::require(
+        m_halo_valid != 0, "DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
+        " is not owned here and the shadow was never updated (or is stale after redistribute/scatter);"
+        " expected update_shadow() before reading the shadow");
+    Index<N> slots{};
+    for (int d = 0; d < N; ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      const CyclicMap m = m_layout.map(d);
+      const index_t w = m_layout.shadow(d);
+      index_t found = -1;
+      // Candidate unwrapped positions: g itself, and with Periodic its images one period away.
+      for (index_t shift : {index_t(0), m.n, -m.n}) {
+        if (shift != 0 && m_halo_valid != 2) continue;
+        const index_t x = g[du] + shift;
+        if (shift != 0 && (x < -w || x >= m.n + w)) continue;
+        found = slot_of(m, w, m_coords[du], x, m_halo_valid == 2);
+        if (found >= 0) break;
+      }
+      detail::require(found >= 0, "DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
+                      " (dimension ", d, ", index ", g[du],
+                      ") is neither owned here nor within the shadow of width ", w,
+                      " of an owned block (shadow ", state, "); expected an owned index or one at most ", w,
+                      " away from an owned block", m_halo_valid == 2 ? "" : " and inside the extents");
+      slots[du] = found;
+    }
+    return view_offset(slots);
+  }
+
+  /// Slot of unwrapped global index x along a dimension (map m, width w, coordinate p): a position in
+  /// the padded range [G - w, G + len + w) of one of p's blocks, or -1. Indices outside [0, n) count
+  /// only with `periodic`.
+  [[nodiscard]] static index_t slot_of(const CyclicMap& m, index_t w, int p, index_t x, bool periodic) {
+    if (!periodic && (x < 0 || x >= m.n)) return -1;
+    const index_t e = m.local_extent(p);
+    const index_t cycle = static_cast<index_t>(m.P) * m.r;
+    const index_t base = x - static_cast<index_t>(p) * m.r;
+    const index_t b0 = base >= 0 ? base / cycle : -((-base + cycle - 1) / cycle);
+    for (index_t b : {b0, b0 + 1, index_t(0)}) { // block 0: the one block of BLOCK and `*`
+      if (b < 0 || b * m.r >= e) continue;
+      const index_t G = m.global(p, b * m.r);
+      const index_t len = std::min(m.r, e - b * m.r);
+      if (x >= G - w && x < G + len + w) return b * (m.r + 2 * w) + w + (x - G);
+    }
+    return -1;
   }
 
   [[nodiscard]] index_t local_count(int pos) const {
@@ -230,17 +575,21 @@ private:
                     Layout<N>::to_string(g), " is owned by grid position ", owner, " (parent rank ",
                     grid.rank_at(owner), "), not by this rank");
     const Index<N> l = m_layout.local_index(g);
-    std::size_t off = 0;
-    for (int d = N; d-- > 0;)
-      off = off * m_view.extent(static_cast<std::size_t>(d)) +
-            static_cast<std::size_t>(l[static_cast<std::size_t>(d)]);
-    return off;
+    Index<N> slots{};
+    for (int d = 0; d < N; ++d) slots[static_cast<std::size_t>(d)] = slot(d, l[static_cast<std::size_t>(d)]);
+    return view_offset(slots);
   }
 
   std::string m_label;
   Layout<N> m_layout;
   view_type m_view;
   std::array<int, N> m_coords{};
+  Index<N> m_owned{};
+  std::array<std::shared_ptr<HaloRun>, 2> m_halo; // Plain, Periodic; shared by shallow copies, as the view is
+  std::shared_ptr<HaloRun> m_shift;               // the last shift into this array
+  bool m_halo_posted = false;
+  int m_halo_state = 0; ///< boundary of the update in flight: 1 Plain, 2 Periodic
+  int m_halo_valid = 0; ///< boundary of the last completed update (0: none since allocation)
 };
 
 /// Collective over the parent communicator of both grids: a copy of `A` laid out by `layout` (same
@@ -248,9 +597,8 @@ private:
 /// rank for other extents or a grid on another parent communicator.
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
-  const auto plan = cached_plan(A.layout(), layout, detail::with_model(A.layout(), options, sizeof(T)));
   DistArray<T, N> out(A.label(), layout);
-  plan->execute(A, out);
+  DistArray<T, N>::redistribute_into(A, out, options);
   return out;
 }
 

@@ -75,8 +75,10 @@ public:
   /// HPF form: the calling rank's part of a distributed index array.
   IrregularArrayPlan(const DistArray<T, N>& x, const DistArray<index_t, 1>& idx,
                      const IrregularOptions& opt = {}) requires(N == 1)
-      : IrregularArrayPlan(
-            x, std::span<const index_t>(idx.local_data(), static_cast<std::size_t>(idx.local_size())), opt) {}
+      : IrregularArrayPlan(x,
+                           std::span<const index_t>(owned_data(idx, "index array"),
+                                                    static_cast<std::size_t>(idx.local_size())),
+                           opt) {}
 
   /// Number of indices of the calling rank.
   [[nodiscard]] std::size_t size() const noexcept { return m_plan.size(); }
@@ -96,6 +98,15 @@ protected:
             x.layout().describe_dists(), " extents ", Layout<N>::to_string(x.layout().extents()),
             " on another grid or distribution than the plan was built for (", m_layout.describe_dists(),
             " extents ", Layout<N>::to_string(m_layout.extents()), ")");
+    owned_data(x, who);
+  }
+
+  /// A's local data, which must be its owned block: plans address it contiguously, and the storage
+  /// of an array with SHADOW widths is padded (docs/shadow.md). Throws hpf::Error otherwise.
+  template <class U, int M> static U* owned_data(const DistArray<U, M>& A, const char* who) {
+    require(!A.has_shadow(), who, ": DistArray '", A.label(), "' has SHADOW widths ",
+            Layout<M>::to_string(A.layout().shadow()), "; expected an array without shadow");
+    return A.local_data();
   }
 
 private:
@@ -137,7 +148,8 @@ public:
   }
   /// Same, into the calling rank's part of a distributed y (HPF form).
   void execute(const DistArray<T, N>& x, DistArray<T, 1>& y) const requires(N == 1) {
-    execute(x, std::span<T>(y.local_data(), static_cast<std::size_t>(y.local_size())));
+    execute(x, std::span<T>(Base::owned_data(y, "GatherPlan::execute (target)"),
+                            static_cast<std::size_t>(y.local_size())));
   }
 };
 

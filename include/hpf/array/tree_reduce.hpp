@@ -29,11 +29,12 @@ std::optional<T> tree_reduce(const TreeReducer& reducer, const DistArray<T, N>& 
     bool has;
   };
   Part mine{T{}, false};
-  const T* data = A.local_data();
-  for (index_t i = 0; i < A.local_size(); ++i) {
-    mine.value = mine.has ? static_cast<T>(op(mine.value, data[i])) : data[i];
-    mine.has = true;
-  }
+  A.for_each_owned_run([&](const T* data, index_t n) { // owned elements only (no shadow slots)
+    for (index_t i = 0; i < n; ++i) {
+      mine.value = mine.has ? static_cast<T>(op(mine.value, data[i])) : data[i];
+      mine.has = true;
+    }
+  });
   // An absent contribution is a two-sided identity, so no identity element of op is needed.
   const std::optional<Part> r = reducer.reduce(mine, [&op](const Part& a, const Part& b) {
     if (!a.has) return b;

@@ -16,6 +16,7 @@
 //   | global_index(pos, l)          | g of local index l on the process at pos                      |
 //   | local_extents(pos)            | extents of the local block of the process at pos              |
 //   | my_local_extents()            | same for the calling rank; zeros outside the grid             |
+//   | shadow(d)                     | SHADOW width of dimension d on both sides (with_shadow)       |
 //
 // Dimensions are in Fortran order: index 0 varies fastest in memory, locally and globally.
 #pragma once
@@ -26,7 +27,12 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hpf {
 
@@ -67,6 +73,48 @@ public:
         size = detail::checked_mul(size, m_extents[u(d)], "Layout: the number of elements (extents ",
                                    describe_extents(), ")");
     }
+  }
+
+  /// HPF 2.0 SHADOW: the same layout with `widths[d]` extra slots on both sides of each local block
+  /// along dimension d (see layout/halo.hpp for the storage). Throws hpf::Error for a width < 0, or a
+  /// width larger than r on a CYCLIC(r) dimension (its blocks' shadows would reach past the next
+  /// block of the same process). On BLOCK and `*` dimensions any width is allowed: a shadow wider
+  /// than a neighbour's block reaches past it to the next owner. Not collective.
+  [[nodiscard]] Layout with_shadow(const Index<N>& widths) const {
+    Layout out = *this;
+    for (int d = 0; d < N; ++d) {
+      const index_t w = widths[u(d)];
+      detail::require(w >= 0, "Layout::with_shadow: width[", d, "] must be >= 0, got ", w);
+      detail::require(m_dists[u(d)].kind() != Distribution::Kind::Cyclic || w <= m_dists[u(d)].block(),
+                      "Layout::with_shadow: width[", d, "] = ", w, " is larger than the block size of ",
+                      m_dists[u(d)].to_string(), "; expected a width <= ", m_dists[u(d)].block(),
+                      " on a CYCLIC dimension (use BLOCK for wider shadows)");
+    }
+    out.m_shadow = widths;
+    out.m_cache = std::make_shared<Cache>();
+    return out;
+  }
+  /// Shadow width of dimension d (0 unless set by with_shadow).
+  [[nodiscard]] index_t shadow(int d) const { return m_shadow.at(u(d)); }
+  [[nodiscard]] const Index<N>& shadow() const noexcept { return m_shadow; }
+  /// True when some dimension has a shadow.
+  [[nodiscard]] bool has_shadow() const noexcept {
+    for (index_t w : m_shadow)
+      if (w > 0) return true;
+    return false;
+  }
+
+  /// Plans cached with the layout (shared by its copies): the object stored under `key`, made by
+  /// `make()` the first time. Used by shadow updates and shifts, whose plans depend only on the
+  /// layout (and the key), so every rank caches the same plans in the same order.
+  template <class Plan, class Make>
+  std::shared_ptr<const Plan> cached(const std::string& key, Make&& make) const {
+    const std::lock_guard<std::mutex> lock(m_cache->mutex);
+    for (const auto& [k, v] : m_cache->plans)
+      if (k == key) return std::static_pointer_cast<const Plan>(v);
+    auto plan = std::make_shared<const Plan>(make());
+    m_cache->plans.emplace_back(key, plan);
+    return plan;
   }
 
   [[nodiscard]] static constexpr int rank() noexcept { return N; }
@@ -165,10 +213,10 @@ public:
     return s + ")";
   }
 
-  /// Same extents, same resolved maps and the same grid.
+  /// Same extents, same resolved maps, the same grid and the same shadow widths.
   friend bool operator==(const Layout& a, const Layout& b) {
     return a.m_extents == b.m_extents && a.m_maps == b.m_maps && a.m_grid_dim == b.m_grid_dim &&
-           a.m_grid == b.m_grid;
+           a.m_grid == b.m_grid && a.m_shadow == b.m_shadow;
   }
 
 private:
@@ -179,7 +227,14 @@ private:
     return s;
   }
 
+  struct Cache {
+    std::mutex mutex;
+    std::vector<std::pair<std::string, std::shared_ptr<const void>>> plans;
+  };
+
   Index<N> m_extents;
+  Index<N> m_shadow{};
+  std::shared_ptr<Cache> m_cache = std::make_shared<Cache>();
   std::array<Distribution, N> m_dists;
   ProcessGrid m_grid;
   std::array<CyclicMap, N> m_maps{};

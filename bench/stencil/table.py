@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Prints docs/results/stencil.csv as the markdown table of docs/shadow.md, and the ranges the README
+quotes (so that every number in the docs comes from the CSV)."""
+import csv
+import sys
+
+path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/stencil.csv"
+rows = list(csv.DictReader(open(path)))
+cases = []
+for r in rows:
+    k = (r["ranks"], r["grid"], r["width"])
+    if k not in cases:
+        cases.append(k)
+methods = ["hpfrt", "hpfrt-split", "hand-mpi", "petsc-dmda", "hpfrt-periodic", "ga-ghosts", "memcpy"]
+print("| ranks (grid), width | " + " | ".join(methods) + " |")
+print("|---|" + "---|" * len(methods))
+for k in cases:
+    cells = []
+    for m in methods:
+        r = [x for x in rows if (x["ranks"], x["grid"], x["width"]) == k and x["method"] == m][0]
+        cells.append("%.0f µs (%.2f×)" % (float(r["seconds"]) * 1e6, float(r["vs_hand_mpi"])))
+    print("| %s (%s), w=%s | " % k + " | ".join(cells) + " |")
+print()
+for m in methods:
+    v = [float(x["vs_hand_mpi"]) for x in rows if x["method"] == m]
+    print("%-15s vs hand-mpi: %.2f-%.2f" % (m, min(v), max(v)))
