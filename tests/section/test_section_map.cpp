@@ -4,6 +4,7 @@
 #include <hpf/section/section_map.hpp>
 
 #include "hpf_test.hpp"
+#include "section_random.hpp"
 
 #include <random>
 #include <tuple>
@@ -14,12 +15,8 @@ namespace {
 using hpf::CyclicMap;
 using hpf::index_t;
 using hpf::Triplet;
-
-struct Rng {
-  std::mt19937_64 gen;
-  explicit Rng(unsigned long long seed) : gen(seed) {}
-  index_t between(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(gen); }
-};
+using hpf::test::random_triplet;
+using hpf::test::Rng;
 
 /// A random map of extent n: CYCLIC(r), BLOCK or collapsed, over 1..7 processes.
 CyclicMap random_map(Rng& rng, index_t n) {
@@ -32,29 +29,6 @@ CyclicMap random_map(Rng& rng, index_t n) {
   default:
     return hpf::Cyclic(rng.between(1, 9)).map(n, P);
   }
-}
-
-/// A random valid triplet of a dimension of extent n selecting `cnt` elements (cnt <= n); hi may lie
-/// beyond the last element (Fortran allows it when no element is outside).
-Triplet random_triplet(Rng& rng, index_t n, index_t cnt) {
-  if (cnt == 0) {
-    const index_t lo = rng.between(-3, n + 3);
-    const index_t s = rng.between(0, 1) ? rng.between(1, 4) : -rng.between(1, 4);
-    return Triplet{lo, s > 0 ? lo - rng.between(1, 3) : lo + rng.between(1, 3), s};
-  }
-  // A stride that fits cnt elements: |s| (cnt - 1) <= n - 1.
-  const index_t smax = cnt == 1 ? 9 : std::max<index_t>(1, (n - 1) / (cnt - 1));
-  const index_t a = rng.between(1, std::min<index_t>(smax, 9));
-  const bool down = rng.between(0, 1) == 1;
-  const index_t span = a * (cnt - 1);
-  const index_t start = rng.between(0, n - 1 - span); // smallest element
-  Triplet t;
-  t.stride = down ? -a : a;
-  t.lo = down ? start + span : start;
-  const index_t last = down ? start : start + span;
-  const index_t slack = rng.between(0, a - 1);
-  t.hi = down ? last - slack : last + slack;
-  return t;
 }
 
 std::vector<std::pair<index_t, index_t>> brute_sequence(const CyclicMap& m, const Triplet& t, int p) {
