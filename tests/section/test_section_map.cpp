@@ -1,6 +1,7 @@
 // The pure planner of section/ against brute force: access sequences of l:h:s on CYCLIC(k) over P,
 // communication grids and runs of B(tb) = A(ta) between two random maps (CYCLIC(r), BLOCK, collapsed),
 // thousands of random cases with positive and negative strides, extent-1 and empty sections.
+#include <hpf/schedule/strategy.hpp>
 #include <hpf/section/section_map.hpp>
 
 #include "hpf_test.hpp"
@@ -94,6 +95,10 @@ TEST(SectionMap, GridAndRunsMatchBruteForce) {
     const hpf::CommMatrix grid = hpf::section_grid(dim);
     ASSERT_EQ(grid.total_volume(), cnt) << what;
     if (dim.pair_period() < cnt) ++with_reps;
+    // SectionPlan's per-dimension schedule: contention-free steps realising the grid, NS = max degree.
+    const hpf::Schedule sched = hpf::make_schedule(grid, hpf::Strategy::KoenigStepwise);
+    ASSERT_EQ(hpf::check_schedule(sched, grid), "") << what;
+    ASSERT_EQ(sched.num_nonempty_steps(), grid.max_degree()) << what;
     for (int p = 0; p < dim.src.P; ++p) {
       const auto from = hpf::section_runs_from(dim, p);
       for (int q = 0; q < dim.dst.P; ++q) {
