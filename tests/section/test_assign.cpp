@@ -298,6 +298,11 @@ TEST(SectionAssign, BadInputThrowsOnEveryRank) {
   HPF_EXPECT_ERROR(hpf::assign(B, all, A, all, {0, 2}), "perm[1] = 2");
   HPF_EXPECT_ERROR(hpf::assign(B, all, A, all, {1, 0}), "extents disagree under the permutation", "sb[0]");
   HPF_EXPECT_ERROR(hpf::transpose(A, l), "transpose: target layout extent[0] = 6", "A's extent[1] = 5");
+  if (P > 1) { // a grid of another parent communicator (every rank's own MPI_COMM_SELF)
+    const Layout<2> self({6, 5}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_SELF, {1, 1}));
+    DistArray<double, 2> S("S", self);
+    HPF_EXPECT_ERROR(hpf::assign(B, all, S, all), "parent communicator has 1 ranks", "expected one parent");
+  }
   // After the errors every rank is still in step: a valid assignment works.
   hpf::assign(B, all, A, all);
 }
