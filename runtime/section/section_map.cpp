@@ -82,16 +82,23 @@ PairSplit pair_split(const SectionDim& dim) {
   return s;
 }
 
-/// Appends element (a, b) to runs, extending the last run when both local indices continue it.
+/// Appends element (a, b) to runs, extending the last run when (a, b) continues it with the run's
+/// steps (a run of one element takes the steps that reach (a, b)).
 void append(std::vector<SectionRun>& runs, index_t a, index_t b) {
   if (!runs.empty()) {
     SectionRun& r = runs.back();
-    if (r.src_local + r.len == a && r.dst_local + r.len == b) {
+    if (r.len == 1) {
+      r.src_step = a - r.src_local;
+      r.dst_step = b - r.dst_local;
+      r.len = 2;
+      return;
+    }
+    if (r.src_local + r.len * r.src_step == a && r.dst_local + r.len * r.dst_step == b) {
       ++r.len;
       return;
     }
   }
-  runs.push_back({a, b, 1});
+  runs.push_back({a, b, 1, 1, 1});
 }
 
 /// The runs of process `me` of map `mine` (section `tm`) with every process of map `other` (section

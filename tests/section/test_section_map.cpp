@@ -41,8 +41,8 @@ std::vector<std::pair<index_t, index_t>> brute_sequence(const CyclicMap& m, cons
 
 std::vector<std::pair<index_t, index_t>> expand(const hpf::SectionRuns& r) {
   std::vector<std::pair<index_t, index_t>> out;
-  r.for_each([&](index_t s, index_t d, index_t len) {
-    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t, d + t);
+  r.for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
+    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t * ss, d + t * ds);
   });
   return out;
 }
@@ -129,6 +129,24 @@ TEST(SectionMap, UnitStrideRunsAreLong) {
   EXPECT_EQ(from[0].reps, 5);
   EXPECT_TRUE(from[1].period.empty());
   EXPECT_EQ(from[0].elements, 50);
+}
+
+TEST(SectionMap, StridedRunsAreOnePerBlockCrossing) {
+  // B(49:0:-1) = A(0:98:2), A BLOCK on 2 (blocks of 50), B collapsed: each source process sends one run
+  // of 25 elements, at local step 2 in A and -1 in B.
+  const hpf::SectionDim dim{hpf::Block().map(100, 2), Triplet{0, 98, 2}, hpf::Collapsed().map(50, 1),
+                            Triplet{49, 0, -1}};
+  for (int p = 0; p < 2; ++p) {
+    const auto from = hpf::section_runs_from(dim, p);
+    const auto& r = from[0];
+    ASSERT_EQ(r.period.size() + r.tail.size(), 1U) << "p=" << p;
+    const hpf::SectionRun& run = r.period.empty() ? r.tail[0] : r.period[0];
+    EXPECT_EQ(run.len * std::max<index_t>(1, r.reps), 25);
+    EXPECT_EQ(run.src_step, 2);
+    EXPECT_EQ(run.dst_step, -1);
+    EXPECT_EQ(run.src_local, 0);
+    EXPECT_EQ(run.dst_local, p == 0 ? 49 : 24);
+  }
 }
 
 TEST(SectionMap, BadInput) {

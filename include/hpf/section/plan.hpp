@@ -224,21 +224,21 @@ public:
     m_exchange->post(
         [this, src](std::size_t i, std::byte* buf) {
           T* out = reinterpret_cast<T*>(buf);
-          for_message(m_sends[i], true, [&](index_t so, index_t, index_t len) {
-            detail::copy_strided(out, 1, src + so, m_src_step0, len);
+          for_message(m_sends[i], true, [&](index_t so, index_t, index_t len, index_t ss, index_t) {
+            detail::copy_strided(out, 1, src + so, ss, len);
             out += len;
           });
         },
         [this, dst](std::size_t i, const std::byte* buf) {
           const T* in = reinterpret_cast<const T*>(buf);
-          for_message(m_recvs[i], false, [&](index_t, index_t dof, index_t len) {
-            detail::copy_strided(dst + dof, m_dst_step0, in, 1, len);
+          for_message(m_recvs[i], false, [&](index_t, index_t dof, index_t len, index_t, index_t ds) {
+            detail::copy_strided(dst + dof, ds, in, 1, len);
             in += len;
           });
         });
     if (m_self) // the part this rank sends to itself, copied while the messages are in flight
-      for_message(*m_self, true, [&](index_t so, index_t dof, index_t len) {
-        detail::copy_strided(dst + dof, m_dst_step0, src + so, m_src_step0, len);
+      for_message(*m_self, true, [&](index_t so, index_t dof, index_t len, index_t ss, index_t ds) {
+        detail::copy_strided(dst + dof, ds, src + so, ss, len);
       });
     m_exchange->wait();
   }
@@ -318,13 +318,11 @@ private:
         m_src_strides[d] = st[static_cast<std::size_t>(m_perm[d])];
         m_runs_from[d] = section_runs_from(m_dims[d].sd, my_src[d]);
       }
-      m_src_step0 = m_src_strides[0];
     }
     if (tp >= 0) {
       my_dst = array_coords(m_dst, tp);
       m_dst_strides = fortran_strides<N>(m_dst.local_extents(tp));
       for (std::size_t d = 0; d < n_; ++d) m_runs_to[d] = section_runs_to(m_dims[d].sd, my_dst[d]);
-      m_dst_step0 = m_dst_strides[0];
     }
     auto collect = [&](bool sending) {
       std::array<std::vector<std::pair<int, Message>>, N> lists;
@@ -392,8 +390,9 @@ private:
     return xp;
   }
 
-  /// Calls fn(src_offset, dst_offset, len) for the pieces of a message in B's section order: len
-  /// consecutive elements of B's dimension 0, at steps m_src_step0 / m_dst_step0 in the local blocks.
+  /// Calls fn(src_offset, dst_offset, len, src_step, dst_step) for the pieces of a message in B's
+  /// section order: len consecutive section elements along B's dimension 0, at those memory steps in
+  /// the local blocks.
   /// A sender's message (sending) knows only the source offsets, a receiver's only the target ones;
   /// the local copy knows both (it is walked as a sender's, whose runs carry both local indices).
   template <class Fn> void for_message(const Msg& m, bool sending, Fn&& fn) const {
@@ -408,13 +407,15 @@ private:
   void walk(const std::array<const SectionRuns*, N>& runs, index_t so, index_t dof, Fn& fn) const {
     constexpr auto du = static_cast<std::size_t>(D);
     if constexpr (D == 0) {
-      runs[0]->for_each([&](index_t s, index_t d, index_t len) {
-        fn(so + s * m_src_strides[0], dof + d * m_dst_strides[0], len);
+      runs[0]->for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
+        fn(so + s * m_src_strides[0], dof + d * m_dst_strides[0], len, ss * m_src_strides[0],
+           ds * m_dst_strides[0]);
       });
     } else {
-      runs[du]->for_each([&](index_t s, index_t d, index_t len) {
+      runs[du]->for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
         for (index_t t = 0; t < len; ++t)
-          walk<D - 1>(runs, so + (s + t) * m_src_strides[du], dof + (d + t) * m_dst_strides[du], fn);
+          walk<D - 1>(runs, so + (s + t * ss) * m_src_strides[du], dof + (d + t * ds) * m_dst_strides[du],
+                      fn);
       });
     }
   }
@@ -430,8 +431,6 @@ private:
   int m_steps = 0;
   Index<N> m_src_strides{}; ///< local strides of A along A's dimension perm[d], by d
   Index<N> m_dst_strides{}; ///< local strides of B along d
-  index_t m_src_step0 = 1;
-  index_t m_dst_step0 = 1;
   std::array<std::vector<SectionRuns>, N> m_runs_from; // [d][B coordinate along d]
   std::array<std::vector<SectionRuns>, N> m_runs_to;   // [d][A coordinate along perm[d]]
   std::vector<Msg> m_sends;
