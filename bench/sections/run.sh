@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs bench_sections on 2 and 4 ranks and plots docs/results/sections.png from docs/results/sections.csv.
+# Runs bench_sections (transpose and strided section) on 2 and 4 ranks and plots docs/results/sections.png from docs/results/sections.csv.
 # Usage: bench/sections/run.sh [build dir]   (default: a Release build in build-release; an existing
 # build dir given here is used as it is configured)
 set -euo pipefail
@@ -17,19 +17,21 @@ for np in 2 4; do
     --repeats 15 --csv "$csv"
 done
 gnuplot <<'GP'
-set terminal pngcairo size 900,450 noenhanced
+set terminal pngcairo size 1200,520 noenhanced
 set output 'docs/results/sections.png'
 set datafile separator ','
-set title 'transpose of n x n doubles, (*, BLOCK) -> (*, BLOCK): median of 15, time / hand-written MPI_Alltoall'
+set title 'B = TRANSPOSE(A) and B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), n x n doubles: median of 15, time / MPI peer'
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
-set ylabel 'time relative to MPI_Alltoall transpose'
-set yrange [0:*]
-set key outside bottom center horizontal
-plot '< grep ,hpf-section-step, docs/results/sections.csv' using 5:xtic(sprintf("P=%d n=%d", $1, $2)) title 'hpf SectionPlan (König steps)', \
-     '< grep ,hpf-section-allatonce, docs/results/sections.csv' using 5 title 'hpf SectionPlan (all at once)', \
-     '< grep ,mpi-alltoall, docs/results/sections.csv' using 5 title 'hand-written MPI_Alltoall', \
-     '< grep ,memcpy, docs/results/sections.csv' using 5 title 'one memcpy of the local bytes'
+set ylabel 'time relative to the MPI peer (log scale)'
+set logscale y
+set key inside top center horizontal maxrows 2
+set yrange [0.001:300]
+set bmargin 4
+plot '< grep ,hpf-section-step, docs/results/sections.csv' using 6:xtic(sprintf("%s\nP=%d n=%d", strcol(3), $1, $2)) title 'hpf SectionPlan (König steps)', \
+     '< grep ,hpf-section-allatonce, docs/results/sections.csv' using 6 title 'hpf SectionPlan (all at once)', \
+     '< grep -E ",(mpi-alltoall|naive-alltoallv)," docs/results/sections.csv' using 6 title 'MPI peer: hand-written Alltoall transpose / naive Alltoallv', \
+     '< grep ,memcpy, docs/results/sections.csv' using 6 title 'one memcpy of the local bytes'
 GP
 echo "plot: docs/results/sections.png"
