@@ -287,6 +287,23 @@ TEST(SectionAssign, ReusablePlan) {
   EXPECT_EQ(plan.elements(), 16);
 }
 
+TEST(SectionAssign, LargePlanNeedsNoPerElementWork) {
+  // A plan between two 2^20 x 2^20 layouts (2^40 elements, never allocated) builds quickly: the
+  // communication sets come from one pair period per dimension (at most the dimension's extent), never
+  // from the elements of the N-d section.
+  const int P = hpf::test::world_size();
+  const index_t n = index_t{1} << 20;
+  const Layout<2> la({n, n}, {hpf::Cyclic(3), hpf::Collapsed()}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const Layout<2> lb({n, n}, {hpf::Collapsed(), hpf::Cyclic(5)}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const hpf::SectionPlan<double, 2> plan(lb, {{{n - 1, 0, -1}, {0, n - 1, 1}}}, la,
+                                         {{{0, n - 1, 1}, {0, n - 1, 1}}}, {1, 0});
+  EXPECT_EQ(plan.elements(), n * n);
+  index_t mine = plan.send_elements() + plan.local_copy_elements();
+  index_t total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, n * n);
+}
+
 TEST(SectionAssign, BadInputThrowsOnEveryRank) {
   const int P = hpf::test::world_size();
   const Layout<2> l({6, 5}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_WORLD, {1, P}));

@@ -131,6 +131,32 @@ TEST(SectionMap, UnitStrideRunsAreLong) {
   EXPECT_EQ(from[0].elements, 50);
 }
 
+TEST(SectionMap, HugeSectionsArePlannedPerPeriod) {
+  // 10^15 elements: only one pair period (lcm of the owner periods) is ever walked, so this is instant;
+  // every element is accounted for exactly once on both sides.
+  const index_t n = 1000000000000000;
+  const Triplet ta{n - 1, 0, -2};
+  const index_t cnt = ta.extent();
+  const Triplet tb{5, 5 + 3 * (cnt - 1), 3};
+  const hpf::SectionDim dim{hpf::Cyclic(7).map(n, 5), ta, hpf::Cyclic(4).map(2 * n, 3), tb};
+  ASSERT_EQ(tb.extent(), cnt);
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  EXPECT_EQ(grid.total_volume(), cnt);
+  EXPECT_LT(dim.pair_period(), 1000);
+  for (int p = 0; p < 5; ++p) {
+    index_t sent = 0;
+    const auto from = hpf::section_runs_from(dim, p);
+    for (int q = 0; q < 3; ++q) {
+      EXPECT_EQ(from[static_cast<std::size_t>(q)].elements, grid.at(p, q));
+      EXPECT_LT(from[static_cast<std::size_t>(q)].period.size() +
+                    from[static_cast<std::size_t>(q)].tail.size(),
+                1000U);
+      sent += grid.at(p, q);
+    }
+    EXPECT_EQ(sent, hpf::local_sequence(dim.src, ta, p).owned);
+  }
+}
+
 TEST(SectionMap, StridedRunsAreOnePerBlockCrossing) {
   // B(49:0:-1) = A(0:98:2), A BLOCK on 2 (blocks of 50), B collapsed: each source process sends one run
   // of 25 elements, at local step 2 in A and -1 in B.

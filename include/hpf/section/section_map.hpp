@@ -17,7 +17,8 @@
 // fixed local shifts, plus a tail when L does not divide n. Both sides list an element pair in
 // increasing j, so a message needs no header. Planning costs O(min(L, n) / P) per process and the plan
 // holds runs of fixed local steps (one per block crossing), never one owner computation per element
-// of the section.
+// of the N-d section. (On BLOCK and collapsed maps T is the whole extent, so one period is the whole
+// dimension and the walk visits each of its section elements once.)
 #pragma once
 
 #include <hpf/layout/cyclic_map.hpp>
