@@ -157,6 +157,26 @@ TEST(SectionMap, HugeSectionsArePlannedPerPeriod) {
   }
 }
 
+TEST(SectionMap, BlockAndCollapsedAreWalkedByBlocks) {
+  // BLOCK over 4 -> collapsed, reversed: the owner period is the whole extent (10^15), yet each
+  // process sends one run and the grid comes from one visit per block.
+  const index_t n = 1000000000000000;
+  const hpf::SectionDim dim{hpf::Block().map(n, 4), Triplet{0, n - 1, 1}, hpf::Collapsed().map(n, 1),
+                            Triplet{n - 1, 0, -1}};
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  EXPECT_EQ(grid.total_volume(), n);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(grid.at(p, 0), n / 4);
+    const auto from = hpf::section_runs_from(dim, p);
+    ASSERT_EQ(from[0].period.size() + from[0].tail.size(), 1U);
+    const hpf::SectionRun& r = from[0].period.empty() ? from[0].tail[0] : from[0].period[0];
+    EXPECT_EQ(r.dst_local, n - 1 - p * (n / 4));
+    EXPECT_EQ(r.dst_step, -1);
+  }
+  const auto to = hpf::section_runs_to(dim, 0);
+  EXPECT_EQ(to[3].elements, n / 4);
+}
+
 TEST(SectionMap, StridedRunsAreOnePerBlockCrossing) {
   // B(49:0:-1) = A(0:98:2), A BLOCK on 2 (blocks of 50), B collapsed: each source process sends one run
   // of 25 elements, at local step 2 in A and -1 in B.

@@ -12,13 +12,13 @@
 //
 // Sender/receiver pairs. Element j of the section goes from owner_A(l_A + j s_A) to
 // owner_B(l_B + j s_B). The pairs repeat every L = lcm(T_A, T_B) section elements, so one period is
-// planned (the sender walks its own access sequence over [0, L) and reads the receiver and its local
-// index from B's map in closed form; the receiver does the mirror walk) and then replicated with
-// fixed local shifts, plus a tail when L does not divide n. Both sides list an element pair in
-// increasing j, so a message needs no header. Planning costs O(min(L, n) / P) per process and the plan
-// holds runs of fixed local steps (one per block crossing), never one owner computation per element
-// of the N-d section. (On BLOCK and collapsed maps T is the whole extent, so one period is the whole
-// dimension and the walk visits each of its section elements once.)
+// planned and then replicated with fixed local shifts, plus a tail when L does not divide n. The sender
+// walks its own blocks: the section elements inside one block are a contiguous range of j at local
+// step s (two divisions), cut where B's index crosses a block boundary of B (one division per piece);
+// every piece is a run with one receiver and a local step on each side. The receiver does the mirror
+// walk. Both list a pair's elements in increasing j, so a message needs no header. Planning costs one
+// step per block visit and per crossing in one period, never one per element: a unit-stride section
+// on BLOCK or collapsed maps is a few runs however long it is.
 #pragma once
 
 #include <hpf/layout/cyclic_map.hpp>
