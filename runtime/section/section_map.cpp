@@ -112,7 +112,7 @@ index_t ceil_div_signed(index_t a, index_t b) { return -detail::floor_div(-a, b)
 /// Calls fn(j_first, count, local_first) for every visit of section t to one block of process p of map
 /// m, over the section elements j in [j0, j1), in increasing j. Within a visit j advances by 1 and the
 /// local index by t.stride (one block is contiguous locally). A visit per block, not per element: on a
-/// BLOCK or collapsed map a unit-stride section is one visit.
+/// BLOCK or collapsed map a unit-stride section is one visit. Cost O(min(cycles spanned, j1 - j0)).
 template <class Fn>
 void for_each_block_visit(const CyclicMap& m, const Triplet& t, int p, index_t j0, index_t j1, Fn&& fn) {
   if (j0 >= j1) return;
@@ -123,6 +123,15 @@ void for_each_block_visit(const CyclicMap& m, const Triplet& t, int p, index_t j
   const index_t imax = std::max(t.at(j0), t.at(j1 - 1));
   const index_t c_lo = detail::floor_div(imin, cyc);
   const index_t c_hi = detail::floor_div(imax, cyc);
+  if (c_hi - c_lo >= j1 - j0) {
+    // A section sparser than the cycles (|s| >= P k): a visit holds at most about one element, so
+    // walking the elements is cheaper than walking the (mostly empty) cycles.
+    for (index_t j = j0; j < j1; ++j) {
+      const index_t i = t.at(j);
+      if (m.owner(i) == p) fn(j, 1, m.local(i));
+    }
+    return;
+  }
   for (index_t step = 0; step <= c_hi - c_lo; ++step) {
     const index_t c = s > 0 ? c_lo + step : c_hi - step; // increasing j
     const index_t b = c * cyc + static_cast<index_t>(p) * k;

@@ -177,6 +177,31 @@ TEST(SectionMap, BlockAndCollapsedAreWalkedByBlocks) {
   EXPECT_EQ(to[3].elements, n / 4);
 }
 
+TEST(SectionMap, SparseSectionOnFineCyclicMap) {
+  // 1000 elements 10^12 apart on CYCLIC(1) over 3 (10^15 elements): planned by the elements, not by
+  // the 3 * 10^14 cycles they span; checked against brute force.
+  const index_t n = 1000000000000000;
+  const index_t s = 1000000000000;
+  const hpf::SectionDim dim{hpf::Cyclic(1).map(n, 3), Triplet{5 + 999 * s, 5, -s},
+                            hpf::Cyclic(2).map(1000, 2), Triplet{0, 999, 1}};
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> want(
+      3, std::vector<std::vector<std::pair<index_t, index_t>>>(2));
+  for (index_t j = 0; j < 1000; ++j) {
+    const index_t ia = dim.ts.at(j);
+    want[static_cast<std::size_t>(dim.src.owner(ia))][static_cast<std::size_t>(dim.dst.owner(j))]
+        .emplace_back(dim.src.local(ia), dim.dst.local(j));
+  }
+  for (int p = 0; p < 3; ++p) {
+    const auto from = hpf::section_runs_from(dim, p);
+    for (int q = 0; q < 2; ++q) {
+      const auto& w = want[static_cast<std::size_t>(p)][static_cast<std::size_t>(q)];
+      EXPECT_EQ(grid.at(p, q), static_cast<index_t>(w.size()));
+      EXPECT_EQ(expand(from[static_cast<std::size_t>(q)]), w) << "p=" << p << " q=" << q;
+    }
+  }
+}
+
 TEST(SectionMap, StridedRunsAreOnePerBlockCrossing) {
   // B(49:0:-1) = A(0:98:2), A BLOCK on 2 (blocks of 50), B collapsed: each source process sends one run
   // of 25 elements, at local step 2 in A and -1 in B.
