@@ -21,7 +21,9 @@ inline constexpr Range redist{3000,
 inline constexpr Range reduce{4000, 100}; ///< reduce/: tree reductions
 inline constexpr Range bcast{5000, 100};  ///< adaptive/: broadcasts (a two-level plan uses several tags)
 inline constexpr Range steady{6000, 100}; ///< steady/: pipelines
-inline constexpr Range section{6500, 100}; ///< section/: SectionPlan (array sections, transposes)
 inline constexpr Range user{7000, 25000}; ///< free for programs that share a communicator with hpfrt
+
+/// section/: SectionPlan (array sections, transposes); between steady and user.
+inline constexpr Range section{6500, 100};
 
 } // namespace hpf::tags
