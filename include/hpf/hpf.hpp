@@ -8,6 +8,7 @@
 #include <hpf/layout/cyclic_map.hpp>
 #include <hpf/layout/distribution.hpp>
 #include <hpf/layout/halo.hpp>
+#include <hpf/layout/grid_coords.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/process_grid.hpp>
 #include <hpf/layout/runs.hpp>
@@ -30,6 +31,10 @@
 #include <hpf/redist/plan_cache.hpp>
 #include <hpf/redist/runs.hpp>
 
+#include <hpf/section/plan.hpp>
+#include <hpf/section/section_map.hpp>
+#include <hpf/section/triplet.hpp>
+
 #include <hpf/irregular/com.hpp>
 #include <hpf/irregular/gather_scatter.hpp>
 
@@ -38,5 +43,6 @@
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>
 #include <hpf/array/shift.hpp>
+#include <hpf/array/section.hpp>
 #include <hpf/array/tree_reduce.hpp>
 #include <hpf/reduce/reduce.hpp>

@@ -1,4 +1,5 @@
 #include <hpf/array/environment.hpp>
+#include <hpf/array/section.hpp>
 #include <hpf/core/mpi.hpp>
 #include <hpf/exec/model.hpp>
 #include <hpf/redist/plan_cache.hpp>
@@ -43,6 +44,7 @@ void Environment::init(int* argc, char*** argv) {
 Environment::~Environment() {
   // Cached plans hold communicators and executors: release them while MPI is still running.
   clear_plan_cache();
+  clear_section_plan_cache();
   if (m_kokkos && Kokkos::is_initialized()) Kokkos::finalize();
   int finalized = 0;
   MPI_Finalized(&finalized);

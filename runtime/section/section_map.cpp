@@ -82,39 +82,117 @@ PairSplit pair_split(const SectionDim& dim) {
   return s;
 }
 
-/// Appends element (a, b) to runs, extending the last run when both local indices continue it.
-void append(std::vector<SectionRun>& runs, index_t a, index_t b) {
+/// Appends a run, extending the last one when the new run continues it at the same steps (a run of
+/// one element takes the steps that reach the next).
+void append(std::vector<SectionRun>& runs, const SectionRun& x) {
   if (!runs.empty()) {
     SectionRun& r = runs.back();
-    if (r.src_local + r.len == a && r.dst_local + r.len == b) {
-      ++r.len;
+    if (r.len == 1 && x.len == 1) {
+      r.src_step = x.src_local - r.src_local;
+      r.dst_step = x.dst_local - r.dst_local;
+      r.len = 2;
+      return;
+    }
+    const index_t ss = r.len == 1 ? x.src_step : r.src_step;
+    const index_t ds = r.len == 1 ? x.dst_step : r.dst_step;
+    if ((x.len == 1 || (x.src_step == ss && x.dst_step == ds)) && r.src_local + r.len * ss == x.src_local &&
+        r.dst_local + r.len * ds == x.dst_local) {
+      r.src_step = ss;
+      r.dst_step = ds;
+      r.len += x.len;
       return;
     }
   }
-  runs.push_back({a, b, 1});
+  runs.push_back(x);
+}
+
+/// ceil(a / b) for b > 0 and any sign of a.
+index_t ceil_div_signed(index_t a, index_t b) { return -detail::floor_div(-a, b); }
+
+/// Calls fn(j_first, count, local_first) for every visit of section t to one block of process p of map
+/// m, over the section elements j in [j0, j1), in increasing j. Within a visit j advances by 1 and the
+/// local index by t.stride (one block is contiguous locally). A visit per block, not per element: on a
+/// BLOCK or collapsed map a unit-stride section is one visit. Cost O(min(cycles spanned, j1 - j0)).
+template <class Fn>
+void for_each_block_visit(const CyclicMap& m, const Triplet& t, int p, index_t j0, index_t j1, Fn&& fn) {
+  if (j0 >= j1) return;
+  const index_t s = t.stride;
+  const index_t k = m.r;
+  const index_t cyc = static_cast<index_t>(m.P) * k;
+  const index_t imin = std::min(t.at(j0), t.at(j1 - 1));
+  const index_t imax = std::max(t.at(j0), t.at(j1 - 1));
+  const index_t c_lo = detail::floor_div(imin, cyc);
+  const index_t c_hi = detail::floor_div(imax, cyc);
+  if (c_hi - c_lo >= j1 - j0) {
+    // A section sparser than the cycles (|s| >= P k): a visit holds at most about one element, so
+    // walking the elements is cheaper than walking the (mostly empty) cycles.
+    for (index_t j = j0; j < j1; ++j) {
+      const index_t i = t.at(j);
+      if (m.owner(i) == p) fn(j, 1, m.local(i));
+    }
+    return;
+  }
+  for (index_t step = 0; step <= c_hi - c_lo; ++step) {
+    const index_t c = s > 0 ? c_lo + step : c_hi - step; // increasing j
+    const index_t b = c * cyc + static_cast<index_t>(p) * k;
+    index_t ja = 0;
+    index_t jb = 0;
+    if (s > 0) {
+      ja = ceil_div_signed(b - t.lo, s);
+      jb = detail::floor_div(b + k - 1 - t.lo, s);
+    } else {
+      ja = ceil_div_signed(t.lo - (b + k - 1), -s);
+      jb = detail::floor_div(t.lo - b, -s);
+    }
+    ja = std::max(ja, j0);
+    jb = std::min(jb, j1 - 1);
+    if (ja <= jb) fn(ja, jb - ja + 1, c * k + (t.at(ja) - b));
+  }
+}
+
+/// Cuts the visits of process `me` of map `mine` (section `tm`) over [j0, j1) at the block boundaries
+/// of map `other` (section `to`): calls fn(q, my_local, other_local, len, my_step, other_step) per piece,
+/// in increasing j; q is the other side's owner of the piece.
+template <class Fn> void for_each_piece(const CyclicMap& mine, const Triplet& tm, const CyclicMap& other,
+                                        const Triplet& to, int me, index_t j0, index_t j1, Fn&& fn) {
+  const index_t s2 = to.stride;
+  const index_t k2 = other.r;
+  for_each_block_visit(mine, tm, me, j0, j1, [&](index_t ja, index_t cnt, index_t local0) {
+    for (index_t j = ja; j < ja + cnt;) {
+      const index_t i2 = to.at(j);
+      const index_t blk = detail::floor_div(i2, k2);
+      const index_t room = s2 > 0 ? detail::floor_div((blk + 1) * k2 - 1 - i2, s2) + 1
+                                  : detail::floor_div(i2 - blk * k2, -s2) + 1; // elements left in the block
+      const index_t len = std::min(room, ja + cnt - j);
+      fn(static_cast<int>(detail::pos_mod(blk, other.P)), local0 + (j - ja) * tm.stride, other.local(i2), len,
+         tm.stride, s2);
+      j += len;
+    }
+  });
 }
 
 /// The runs of process `me` of map `mine` (section `tm`) with every process of map `other` (section
-/// `to`), listed by the walk over me's own access sequence. `mine_is_src` says which side of a run
+/// `to`), listed by the walk over me's own block visits. `mine_is_src` says which side of a run
 /// (src_local / dst_local) is me's.
 std::vector<SectionRuns> runs_of(const CyclicMap& mine, const Triplet& tm, const CyclicMap& other,
                                  const Triplet& to, int me, bool mine_is_src, const PairSplit& split) {
-  const LocalSequence seq = local_sequence(mine, tm, me);
+  detail::require(me >= 0 && me < mine.P, "section runs: process must be in [0, ", mine.P, "), got ", me);
   std::vector<SectionRuns> out(static_cast<std::size_t>(other.P));
   auto add = [&](bool in_period) {
-    return [&, in_period](index_t j, index_t my_local) {
-      const index_t i = to.at(j);
-      auto& r = out[static_cast<std::size_t>(other.owner(i))];
+    return [&, in_period](int q, index_t my_local, index_t other_local, index_t len, index_t my_step,
+                          index_t other_step) {
+      auto& r = out[static_cast<std::size_t>(q)];
       auto& list = in_period ? r.period : r.tail;
       if (mine_is_src) {
-        append(list, my_local, other.local(i));
+        append(list, {my_local, other_local, len, my_step, other_step});
       } else {
-        append(list, other.local(i), my_local);
+        append(list, {other_local, my_local, len, other_step, my_step});
       }
     };
   };
-  if (split.reps > 0) seq.for_each(0, split.L, add(true));
-  seq.for_each(split.tail_begin, seq.count, add(false));
+  const index_t n = tm.extent();
+  if (split.reps > 0) for_each_piece(mine, tm, other, to, me, 0, split.L, add(true));
+  for_each_piece(mine, tm, other, to, me, split.tail_begin, n, add(false));
   const index_t src_shift = split.reps > 0 ? (split.L / split.src.T) * split.src.local_step : 0;
   const index_t dst_shift = split.reps > 0 ? (split.L / split.dst.T) * split.dst.local_step : 0;
   for (SectionRuns& r : out) {
@@ -181,14 +259,16 @@ CommMatrix section_grid(const SectionDim& dim) {
   CommMatrix grid(dim.src.P, dim.dst.P);
   std::vector<index_t> per(static_cast<std::size_t>(dim.dst.P));
   for (int p = 0; p < dim.src.P; ++p) {
-    const LocalSequence seq = local_sequence(dim.src, dim.ts, p);
     std::fill(per.begin(), per.end(), 0);
     if (split.reps > 0)
-      seq.for_each(0, split.L, [&](index_t j, index_t) {
-        per[static_cast<std::size_t>(dim.dst.owner(dim.td.at(j)))] += split.reps;
-      });
-    seq.for_each(split.tail_begin, seq.count,
-                 [&](index_t j, index_t) { ++per[static_cast<std::size_t>(dim.dst.owner(dim.td.at(j)))]; });
+      for_each_piece(dim.src, dim.ts, dim.dst, dim.td, p, 0, split.L,
+                     [&](int q, index_t, index_t, index_t len, index_t, index_t) {
+                       per[static_cast<std::size_t>(q)] += len * split.reps;
+                     });
+    for_each_piece(dim.src, dim.ts, dim.dst, dim.td, p, split.tail_begin, dim.count(),
+                   [&](int q, index_t, index_t, index_t len, index_t, index_t) {
+                     per[static_cast<std::size_t>(q)] += len;
+                   });
     for (int q = 0; q < dim.dst.P; ++q)
       if (per[static_cast<std::size_t>(q)] > 0) grid.add(p, q, per[static_cast<std::size_t>(q)]);
   }

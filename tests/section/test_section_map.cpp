@@ -1,9 +1,11 @@
 // The pure planner of section/ against brute force: access sequences of l:h:s on CYCLIC(k) over P,
 // communication grids and runs of B(tb) = A(ta) between two random maps (CYCLIC(r), BLOCK, collapsed),
 // thousands of random cases with positive and negative strides, extent-1 and empty sections.
+#include <hpf/schedule/strategy.hpp>
 #include <hpf/section/section_map.hpp>
 
 #include "hpf_test.hpp"
+#include "section_random.hpp"
 
 #include <random>
 #include <tuple>
@@ -14,12 +16,8 @@ namespace {
 using hpf::CyclicMap;
 using hpf::index_t;
 using hpf::Triplet;
-
-struct Rng {
-  std::mt19937_64 gen;
-  explicit Rng(unsigned long long seed) : gen(seed) {}
-  index_t between(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(gen); }
-};
+using hpf::test::random_triplet;
+using hpf::test::Rng;
 
 /// A random map of extent n: CYCLIC(r), BLOCK or collapsed, over 1..7 processes.
 CyclicMap random_map(Rng& rng, index_t n) {
@@ -34,29 +32,6 @@ CyclicMap random_map(Rng& rng, index_t n) {
   }
 }
 
-/// A random valid triplet of a dimension of extent n selecting `cnt` elements (cnt <= n); hi may lie
-/// beyond the last element (Fortran allows it when no element is outside).
-Triplet random_triplet(Rng& rng, index_t n, index_t cnt) {
-  if (cnt == 0) {
-    const index_t lo = rng.between(-3, n + 3);
-    const index_t s = rng.between(0, 1) ? rng.between(1, 4) : -rng.between(1, 4);
-    return Triplet{lo, s > 0 ? lo - rng.between(1, 3) : lo + rng.between(1, 3), s};
-  }
-  // A stride that fits cnt elements: |s| (cnt - 1) <= n - 1.
-  const index_t smax = cnt == 1 ? 9 : std::max<index_t>(1, (n - 1) / (cnt - 1));
-  const index_t a = rng.between(1, std::min<index_t>(smax, 9));
-  const bool down = rng.between(0, 1) == 1;
-  const index_t span = a * (cnt - 1);
-  const index_t start = rng.between(0, n - 1 - span); // smallest element
-  Triplet t;
-  t.stride = down ? -a : a;
-  t.lo = down ? start + span : start;
-  const index_t last = down ? start : start + span;
-  const index_t slack = rng.between(0, a - 1);
-  t.hi = down ? last - slack : last + slack;
-  return t;
-}
-
 std::vector<std::pair<index_t, index_t>> brute_sequence(const CyclicMap& m, const Triplet& t, int p) {
   std::vector<std::pair<index_t, index_t>> out;
   for (index_t j = 0; j < t.extent(); ++j)
@@ -66,8 +41,8 @@ std::vector<std::pair<index_t, index_t>> brute_sequence(const CyclicMap& m, cons
 
 std::vector<std::pair<index_t, index_t>> expand(const hpf::SectionRuns& r) {
   std::vector<std::pair<index_t, index_t>> out;
-  r.for_each([&](index_t s, index_t d, index_t len) {
-    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t, d + t);
+  r.for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
+    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t * ss, d + t * ds);
   });
   return out;
 }
@@ -120,6 +95,10 @@ TEST(SectionMap, GridAndRunsMatchBruteForce) {
     const hpf::CommMatrix grid = hpf::section_grid(dim);
     ASSERT_EQ(grid.total_volume(), cnt) << what;
     if (dim.pair_period() < cnt) ++with_reps;
+    // SectionPlan's per-dimension schedule: contention-free steps realising the grid, NS = max degree.
+    const hpf::Schedule sched = hpf::make_schedule(grid, hpf::Strategy::KoenigStepwise);
+    ASSERT_EQ(hpf::check_schedule(sched, grid), "") << what;
+    ASSERT_EQ(sched.num_nonempty_steps(), grid.max_degree()) << what;
     for (int p = 0; p < dim.src.P; ++p) {
       const auto from = hpf::section_runs_from(dim, p);
       for (int q = 0; q < dim.dst.P; ++q) {
@@ -150,6 +129,95 @@ TEST(SectionMap, UnitStrideRunsAreLong) {
   EXPECT_EQ(from[0].reps, 5);
   EXPECT_TRUE(from[1].period.empty());
   EXPECT_EQ(from[0].elements, 50);
+}
+
+TEST(SectionMap, HugeSectionsArePlannedPerPeriod) {
+  // 10^15 elements: only one pair period (lcm of the owner periods) is ever walked, so this is instant;
+  // every element is accounted for exactly once on both sides.
+  const index_t n = 1000000000000000;
+  const Triplet ta{n - 1, 0, -2};
+  const index_t cnt = ta.extent();
+  const Triplet tb{5, 5 + 3 * (cnt - 1), 3};
+  const hpf::SectionDim dim{hpf::Cyclic(7).map(n, 5), ta, hpf::Cyclic(4).map(2 * n, 3), tb};
+  ASSERT_EQ(tb.extent(), cnt);
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  EXPECT_EQ(grid.total_volume(), cnt);
+  EXPECT_LT(dim.pair_period(), 1000);
+  for (int p = 0; p < 5; ++p) {
+    index_t sent = 0;
+    const auto from = hpf::section_runs_from(dim, p);
+    for (int q = 0; q < 3; ++q) {
+      EXPECT_EQ(from[static_cast<std::size_t>(q)].elements, grid.at(p, q));
+      EXPECT_LT(from[static_cast<std::size_t>(q)].period.size() +
+                    from[static_cast<std::size_t>(q)].tail.size(),
+                1000U);
+      sent += grid.at(p, q);
+    }
+    EXPECT_EQ(sent, hpf::local_sequence(dim.src, ta, p).owned);
+  }
+}
+
+TEST(SectionMap, BlockAndCollapsedAreWalkedByBlocks) {
+  // BLOCK over 4 -> collapsed, reversed: the owner period is the whole extent (10^15), yet each
+  // process sends one run and the grid comes from one visit per block.
+  const index_t n = 1000000000000000;
+  const hpf::SectionDim dim{hpf::Block().map(n, 4), Triplet{0, n - 1, 1}, hpf::Collapsed().map(n, 1),
+                            Triplet{n - 1, 0, -1}};
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  EXPECT_EQ(grid.total_volume(), n);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(grid.at(p, 0), n / 4);
+    const auto from = hpf::section_runs_from(dim, p);
+    ASSERT_EQ(from[0].period.size() + from[0].tail.size(), 1U);
+    const hpf::SectionRun& r = from[0].period.empty() ? from[0].tail[0] : from[0].period[0];
+    EXPECT_EQ(r.dst_local, n - 1 - p * (n / 4));
+    EXPECT_EQ(r.dst_step, -1);
+  }
+  const auto to = hpf::section_runs_to(dim, 0);
+  EXPECT_EQ(to[3].elements, n / 4);
+}
+
+TEST(SectionMap, SparseSectionOnFineCyclicMap) {
+  // 1000 elements 10^12 apart on CYCLIC(1) over 3 (10^15 elements): planned by the elements, not by
+  // the 3 * 10^14 cycles they span; checked against brute force.
+  const index_t n = 1000000000000000;
+  const index_t s = 1000000000000;
+  const hpf::SectionDim dim{hpf::Cyclic(1).map(n, 3), Triplet{5 + 999 * s, 5, -s},
+                            hpf::Cyclic(2).map(1000, 2), Triplet{0, 999, 1}};
+  const hpf::CommMatrix grid = hpf::section_grid(dim);
+  std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> want(
+      3, std::vector<std::vector<std::pair<index_t, index_t>>>(2));
+  for (index_t j = 0; j < 1000; ++j) {
+    const index_t ia = dim.ts.at(j);
+    want[static_cast<std::size_t>(dim.src.owner(ia))][static_cast<std::size_t>(dim.dst.owner(j))]
+        .emplace_back(dim.src.local(ia), dim.dst.local(j));
+  }
+  for (int p = 0; p < 3; ++p) {
+    const auto from = hpf::section_runs_from(dim, p);
+    for (int q = 0; q < 2; ++q) {
+      const auto& w = want[static_cast<std::size_t>(p)][static_cast<std::size_t>(q)];
+      EXPECT_EQ(grid.at(p, q), static_cast<index_t>(w.size()));
+      EXPECT_EQ(expand(from[static_cast<std::size_t>(q)]), w) << "p=" << p << " q=" << q;
+    }
+  }
+}
+
+TEST(SectionMap, StridedRunsAreOnePerBlockCrossing) {
+  // B(49:0:-1) = A(0:98:2), A BLOCK on 2 (blocks of 50), B collapsed: each source process sends one run
+  // of 25 elements, at local step 2 in A and -1 in B.
+  const hpf::SectionDim dim{hpf::Block().map(100, 2), Triplet{0, 98, 2}, hpf::Collapsed().map(50, 1),
+                            Triplet{49, 0, -1}};
+  for (int p = 0; p < 2; ++p) {
+    const auto from = hpf::section_runs_from(dim, p);
+    const auto& r = from[0];
+    ASSERT_EQ(r.period.size() + r.tail.size(), 1U) << "p=" << p;
+    const hpf::SectionRun& run = r.period.empty() ? r.tail[0] : r.period[0];
+    EXPECT_EQ(run.len * std::max<index_t>(1, r.reps), 25);
+    EXPECT_EQ(run.src_step, 2);
+    EXPECT_EQ(run.dst_step, -1);
+    EXPECT_EQ(run.src_local, 0);
+    EXPECT_EQ(run.dst_local, p == 0 ? 49 : 24);
+  }
 }
 
 TEST(SectionMap, BadInput) {

@@ -12,11 +12,13 @@
 //
 // Sender/receiver pairs. Element j of the section goes from owner_A(l_A + j s_A) to
 // owner_B(l_B + j s_B). The pairs repeat every L = lcm(T_A, T_B) section elements, so one period is
-// planned (the sender walks its own access sequence over [0, L) and reads the receiver and its local
-// index from B's map in closed form; the receiver does the mirror walk) and then replicated with
-// fixed local shifts, plus a tail when L does not divide n. Both sides list an element pair in
-// increasing j, so a message needs no header. Planning costs O(min(L, n) / P) per process and the plan
-// holds runs of consecutive local indices, never one owner computation per element of the section.
+// planned and then replicated with fixed local shifts, plus a tail when L does not divide n. The sender
+// walks its own blocks: the section elements inside one block are a contiguous range of j at local
+// step s (two divisions), cut where B's index crosses a block boundary of B (one division per piece);
+// every piece is a run with one receiver and a local step on each side. The receiver does the mirror
+// walk. Both list a pair's elements in increasing j, so a message needs no header. Planning costs one
+// step per block visit and per crossing in one period, never one per element: a unit-stride section
+// on BLOCK or collapsed maps is a few runs however long it is.
 #pragma once
 
 #include <hpf/layout/cyclic_map.hpp>
@@ -59,12 +61,16 @@ struct LocalSequence {
 /// (detail::check_triplet); throws hpf::Error for stride 0 or p out of range.
 [[nodiscard]] LocalSequence local_sequence(const CyclicMap& m, const Triplet& t, int p);
 
-/// A run of section elements consecutive in both local blocks: source local indices
-/// src_local .. src_local + len - 1 go to target local indices dst_local .. dst_local + len - 1.
+/// A run of section elements that advance by a fixed step in both local blocks: element t of the run
+/// (0 <= t < len) goes from source local index src_local + t src_step to target local index
+/// dst_local + t dst_step. A strided section on a blocked map is one run per block crossing, not one
+/// per element (steps may be negative: reversed sections).
 struct SectionRun {
   index_t src_local = 0;
   index_t dst_local = 0;
   index_t len = 0;
+  index_t src_step = 1;
+  index_t dst_step = 1;
   friend bool operator==(const SectionRun&, const SectionRun&) = default;
 };
 
@@ -79,11 +85,12 @@ struct SectionRuns {
   std::vector<SectionRun> tail;
   index_t elements = 0; ///< total number of elements of all runs
 
-  /// Calls fn(src_local, dst_local, len) for every run, in section order.
+  /// Calls fn(src_local, dst_local, len, src_step, dst_step) for every run, in section order.
   template <class Fn> void for_each(Fn&& fn) const {
     for (index_t k = 0; k < reps; ++k)
-      for (const SectionRun& r : period) fn(r.src_local + k * src_shift, r.dst_local + k * dst_shift, r.len);
-    for (const SectionRun& r : tail) fn(r.src_local, r.dst_local, r.len);
+      for (const SectionRun& r : period)
+        fn(r.src_local + k * src_shift, r.dst_local + k * dst_shift, r.len, r.src_step, r.dst_step);
+    for (const SectionRun& r : tail) fn(r.src_local, r.dst_local, r.len, r.src_step, r.dst_step);
   }
 };
 

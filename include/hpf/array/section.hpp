@@ -1,0 +1,123 @@
+// Array-section assignment and transposes of hpf::DistArray: hpf::assign(B, sb, A, sa[, perm]) and
+// hpf::transpose(A, layout[, perm]), on SectionPlans (section/plan.hpp) built once and cached.
+//
+// The cache is keyed by what every rank has and compares alike: the two layouts (grids compared by
+// their ranks, shape and MPI_Comm_compare, never by handle value), the two sections, the pairing and
+// the options, so every rank finds or builds the same plan. It is a small least-recently-used list,
+// like the REDISTRIBUTE plan cache, cleared by clear_section_plan_cache().
+#pragma once
+
+#include <hpf/array/dist_array.hpp>
+#include <hpf/section/plan.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace hpf {
+
+namespace detail {
+
+inline constexpr std::size_t section_cache_capacity = 32;
+
+template <class T, int N> struct SectionPlanCache {
+  struct Entry {
+    Layout<N> dst;
+    Section<N> sb;
+    Layout<N> src;
+    Section<N> sa;
+    std::optional<Permutation<N>> perm;
+    SectionOptions opt;
+    std::shared_ptr<const SectionPlan<T, N>> plan;
+  };
+  static std::vector<Entry>& entries() {
+    static std::vector<Entry> e;
+    return e;
+  }
+};
+
+/// Every clear function of the section caches that were used (one per T and N).
+inline std::vector<void (*)()>& section_cache_clearers() {
+  static std::vector<void (*)()> c;
+  return c;
+}
+
+} // namespace detail
+
+/// The plan of B(sb) = A(sa) (with `perm` when given), built on first use and then reused. Local:
+/// planning never communicates. Throws what the SectionPlan constructor throws.
+template <class T, int N> std::shared_ptr<const SectionPlan<T, N>>
+cached_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
+                    const std::optional<Permutation<N>>& perm = std::nullopt,
+                    const SectionOptions& opt = {}) {
+  using Cache = detail::SectionPlanCache<T, N>;
+  auto& cache = Cache::entries();
+  static const bool registered = [] {
+    detail::section_cache_clearers().push_back([] { Cache::entries().clear(); });
+    return true;
+  }();
+  (void)registered;
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (it->sb == sb && it->sa == sa && it->perm == perm && it->opt == opt && it->dst == dst &&
+        it->src == src) {
+      auto plan = it->plan;
+      std::rotate(cache.begin(), it, it + 1); // most recently used first
+      return plan;
+    }
+  }
+  auto plan = perm ? std::make_shared<const SectionPlan<T, N>>(dst, sb, src, sa, *perm, opt)
+                   : std::make_shared<const SectionPlan<T, N>>(dst, sb, src, sa, opt);
+  cache.insert(cache.begin(), {dst, sb, src, sa, perm, opt, plan});
+  if (cache.size() > detail::section_cache_capacity) cache.pop_back();
+  return plan;
+}
+
+/// Drops every cached section plan (e.g. before freeing the communicators their grids use).
+inline void clear_section_plan_cache() {
+  for (auto clear : detail::section_cache_clearers()) clear();
+}
+
+/// Collective over the parent communicator of both grids (every rank of it calls, in or out of either
+/// grid): B(sb) = A(sa), HPF array-section assignment. Dimensions of extent 1 may be dropped on either
+/// side (Fortran's rank reduction). A and B may be the same array, with overlapping sections: the
+/// result is as if A(sa) were read completely first. Throws hpf::Error on every rank, with B
+/// unchanged, for a stride of 0, a triplet outside its extent or section extents that disagree.
+template <class T, int N>
+void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, const Section<N>& sa) {
+  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa)->execute(B, A);
+}
+
+/// Collective, as above, with a dimension permutation: B's dimension d takes A's dimension perm[d]
+/// (extents must agree dimension by dimension). Throws hpf::Error on every rank for a perm that is not
+/// a permutation of 0..N-1.
+template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
+                                      const Section<N>& sa, const Permutation<N>& perm) {
+  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm)->execute(B, A);
+}
+
+/// Collective over the parent communicator of both grids: a new array laid out by `layout` with
+/// C(i_0, ..., i_{N-1}) = A(j) where j[perm[d]] = i_d, i.e. C's dimension d is A's dimension perm[d].
+/// Throws hpf::Error on every rank when layout's extent d differs from A's extent perm[d].
+template <class T, int N> [[nodiscard]] DistArray<T, N>
+transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N>& perm) {
+  detail::check_permutation<N>(perm, "transpose");
+  for (int d = 0; d < N; ++d)
+    detail::require(layout.extent(d) == A.layout().extent(perm[static_cast<std::size_t>(d)]),
+                    "transpose: target layout extent[", d, "] = ", layout.extent(d),
+                    " must equal A's extent[", perm[static_cast<std::size_t>(d)],
+                    "] = ", A.layout().extent(perm[static_cast<std::size_t>(d)]), " (target extents ",
+                    Layout<N>::to_string(layout.extents()), ", A's ",
+                    Layout<N>::to_string(A.layout().extents()), ")");
+  DistArray<T, N> C(A.label() + "^T", layout);
+  assign(C, whole_section<N>(layout.extents()), A, whole_section<N>(A.layout().extents()), perm);
+  return C;
+}
+
+/// Collective: B = TRANSPOSE(A) of a 2-D array, laid out by `layout` (extents (n1, n0) for A's (n0, n1)).
+template <class T>
+[[nodiscard]] DistArray<T, 2> transpose(const DistArray<T, 2>& A, const Layout<2>& layout) {
+  return transpose(A, layout, Permutation<2>{1, 0});
+}
+
+} // namespace hpf

@@ -1,0 +1,458 @@
+// hpf::SectionPlan<T, N>: B(sb) = A(sa) between two distributed arrays of any layouts, planned once
+// and executed many times (HPF array-section assignment, transposes and dimension permutations).
+//
+// Dimension d of B's section takes dimension perm[d] of A's section. Each such pair is an independent
+// 1-D problem solved in closed form by section_map.hpp (access sequences and runs that repeat with the
+// lcm of the two periods); its communication grid is scheduled by König's theorem (each step a partial
+// permutation: contention-free, NS = max degree, seed 004 Theorem 1). As for REDISTRIBUTE (DESIGN.md),
+// an N-d message is the tuple of one message per dimension and the product of the 1-D schedules is a
+// schedule of the N-d problem, run by hpf::Exchange. Both sides list a message's elements in B's
+// section order (dimension 0 fastest), so messages carry no indices.
+//
+// Plans are computed locally on every rank from the two layouts and sections (no handshake, no MPI
+// call in the constructor). Source and target grids may be identical, overlap or be disjoint, with
+// any numbers of processes, on one parent communicator; ranks in neither grid take part in execute()
+// but move nothing. When source and target are the same storage, execute() reads the whole source
+// first (Fortran semantics for overlapping sections) by copying it through a buffer.
+//
+// Section extents must agree. Without an explicit permutation, dimensions of extent 1 (HPF's scalar
+// subscripts, a triplet with lo == hi) may be dropped on either side, as Fortran's rank reduction
+// does: B(0:n-1:2, c) = A(k, 0:m-1) pairs B's dimension 0 with A's dimension 1.
+#pragma once
+
+#include <hpf/core/error.hpp>
+#include <hpf/core/mpi.hpp>
+#include <hpf/core/tags.hpp>
+#include <hpf/exec/exchange.hpp>
+#include <hpf/layout/grid_coords.hpp>
+#include <hpf/layout/layout.hpp>
+#include <hpf/layout/runs.hpp>
+#include <hpf/schedule/strategy.hpp>
+#include <hpf/section/section_map.hpp>
+#include <hpf/section/triplet.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace hpf {
+
+/// A dimension permutation: B's dimension d takes A's dimension perm[d].
+template <int N> using Permutation = std::array<int, static_cast<std::size_t>(N)>;
+
+struct SectionOptions {
+  /// How each dimension's grid is scheduled (any strategy of schedule/ but Class, which needs
+  /// block-cyclic parameters of a whole-array move).
+  Strategy strategy = Strategy::KoenigStepwise;
+  /// How the executor runs the product schedule: StepSynchronous (one message in and out per rank
+  /// per step, seed 004) or AllAtOnce.
+  ExecMode mode = ExecMode::StepSynchronous;
+  /// Message tag, in hpf::tags::section.
+  int tag = tags::section.base;
+  friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
+};
+
+namespace detail {
+
+template <int N> std::string section_string(const Section<N>& s) {
+  std::string out = "(";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) out += (d ? ", " : "") + s[d].to_string();
+  return out + ")";
+}
+
+template <int N> std::string extents_string(const Section<N>& s) {
+  std::string out = "(";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+    out += (d ? ", " : "") + std::to_string(s[d].extent());
+  return out + ")";
+}
+
+/// Checks the triplets of `s` against `L` ("sa[d]" / "sb[d]" in messages).
+template <int N>
+void check_section(const Layout<N>& L, const Section<N>& s, const char* op, const char* name) {
+  for (int d = 0; d < N; ++d)
+    check_triplet(s[static_cast<std::size_t>(d)], L.extent(d),
+                  std::string(op) + ": " + name + "[" + std::to_string(d) + "]");
+}
+
+/// Throws hpf::Error unless perm is a permutation of 0..N-1.
+template <int N> void check_permutation(const Permutation<N>& perm, const char* op) {
+  std::array<bool, static_cast<std::size_t>(N)> seen{};
+  std::string text = "{";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+    text += (d ? ", " : "") + std::to_string(perm[d]);
+  text += "}";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+    const int a = perm[d];
+    require(a >= 0 && a < N, op, ": perm = ", text, ": perm[", d, "] = ", a, " must be a dimension in [0, ",
+            N, ")");
+    require(!seen[static_cast<std::size_t>(a)], op, ": perm = ", text, " names dimension ", a,
+            " twice; expected a permutation of 0..", N - 1);
+    seen[static_cast<std::size_t>(a)] = true;
+  }
+}
+
+/// The dimension pairing of B(sb) = A(sa): with `perm`, checked as given (extents must agree dimension
+/// by dimension); without, the identity when the extents agree, else the rank-reducing pairing (the
+/// dimensions of extent other than 1 in order on both sides, then those of extent 1).
+template <int N> Permutation<N> section_pairing(const Section<N>& sb, const Section<N>& sa,
+                                                const std::optional<Permutation<N>>& perm, const char* op) {
+  constexpr auto n = static_cast<std::size_t>(N);
+  if (perm) {
+    check_permutation<N>(*perm, op);
+    for (std::size_t d = 0; d < n; ++d) {
+      const auto a = static_cast<std::size_t>((*perm)[d]);
+      require(sb[d].extent() == sa[a].extent(), op, ": section extents disagree under the permutation: sb[",
+              d, "] = ", sb[d].to_string(), " selects ", sb[d].extent(), " elements but sa[", a,
+              "] = ", sa[a].to_string(), " selects ", sa[a].extent(), " elements; expected equal extents");
+    }
+    return *perm;
+  }
+  Permutation<N> p{};
+  bool same = true;
+  for (std::size_t d = 0; d < n; ++d) {
+    p[d] = static_cast<int>(d);
+    same = same && sb[d].extent() == sa[d].extent();
+  }
+  if (same) return p;
+  std::vector<int> b_big, a_big, b_one, a_one;
+  for (std::size_t d = 0; d < n; ++d) {
+    (sb[d].extent() == 1 ? b_one : b_big).push_back(static_cast<int>(d));
+    (sa[d].extent() == 1 ? a_one : a_big).push_back(static_cast<int>(d));
+  }
+  bool ok = b_big.size() == a_big.size();
+  for (std::size_t k = 0; ok && k < b_big.size(); ++k)
+    ok = sb[static_cast<std::size_t>(b_big[k])].extent() == sa[static_cast<std::size_t>(a_big[k])].extent();
+  require(ok, op, ": section extents disagree: sb = ", section_string<N>(sb), " has extents ",
+          extents_string<N>(sb), " but sa = ", section_string<N>(sa), " has extents ", extents_string<N>(sa),
+          "; expected equal extents (dimensions of extent 1 may be dropped on either side)");
+  for (std::size_t k = 0; k < b_big.size(); ++k) p[static_cast<std::size_t>(b_big[k])] = a_big[k];
+  for (std::size_t k = 0; k < b_one.size(); ++k) p[static_cast<std::size_t>(b_one[k])] = a_one[k];
+  return p;
+}
+
+template <class T> inline void copy_strided(T* dst, index_t dstep, const T* src, index_t sstep, index_t len) {
+  if (dstep == 1 && sstep == 1 && len > 8) {
+    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+    return;
+  }
+  for (index_t t = 0; t < len; ++t) dst[t * dstep] = src[t * sstep];
+}
+
+} // namespace detail
+
+template <class T, int N> class SectionPlan {
+  static_assert(std::is_trivially_copyable_v<T>, "hpf::SectionPlan<T, N>: T must be trivially copyable");
+  static constexpr auto n_ = static_cast<std::size_t>(N);
+
+public:
+  /// Plans B(sb) = A(sa) for B laid out by `dst` and A by `src`, pairing dimensions as Fortran does
+  /// (see the header comment). Local and pure: no MPI call. Throws hpf::Error (on every rank, as every
+  /// rank passes the same arguments) for a stride of 0, a triplet outside its extent, section extents
+  /// that disagree, grids over parents of different sizes or a tag outside hpf::tags::section.
+  SectionPlan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
+              SectionOptions opt = {})
+      : SectionPlan(dst, sb, src, sa, std::nullopt, opt) {}
+  /// Same with an explicit permutation: B's dimension d takes A's dimension perm[d], and the extents
+  /// must agree dimension by dimension. Throws hpf::Error for a perm that is not a permutation.
+  SectionPlan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
+              const Permutation<N>& perm, SectionOptions opt = {})
+      : SectionPlan(dst, sb, src, sa, std::optional<Permutation<N>>(perm), opt) {}
+
+  [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
+  [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
+  [[nodiscard]] const Section<N>& source_section() const noexcept { return m_sa; }
+  [[nodiscard]] const Section<N>& target_section() const noexcept { return m_sb; }
+  /// B's dimension d takes A's dimension permutation()[d].
+  [[nodiscard]] const Permutation<N>& permutation() const noexcept { return m_perm; }
+  [[nodiscard]] const SectionOptions& options() const noexcept { return m_opt; }
+  /// Number of elements assigned (the product of the section extents).
+  [[nodiscard]] index_t elements() const noexcept { return m_elements; }
+  /// The 1-D grid (A's processes along dimension perm[d] x B's along d) and schedule of B's dimension d.
+  [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
+  [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
+  /// Steps of the product schedule (the product of the dimensions' step counts).
+  [[nodiscard]] int num_steps() const noexcept { return m_steps; }
+  /// Elements this rank sends to / receives from other ranks, and copies locally.
+  [[nodiscard]] index_t send_elements() const noexcept { return m_send_elems; }
+  [[nodiscard]] index_t recv_elements() const noexcept { return m_recv_elems; }
+  [[nodiscard]] index_t local_copy_elements() const noexcept { return m_self_elems; }
+  [[nodiscard]] std::size_t num_sends() const noexcept { return m_sends.size(); }
+  [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
+
+  /// Collective over the parent communicator of both grids (every rank of it calls; ranks in neither
+  /// grid move nothing): B(sb) = A(sa) for two arrays laid out as planned (e.g. hpf::DistArray<T, N>).
+  /// Elements of B outside sb are unchanged. A and B may be the same array. Throws hpf::Error on every
+  /// rank, before anything moves, when an array's layout is not the plan's.
+  template <class DstArray, class SrcArray>
+  requires requires(DstArray& b, const SrcArray& a) {
+    b.local_data();
+    a.local_data();
+    b.layout();
+    a.layout();
+  } && std::is_same_v<typename DstArray::value_type, T> && std::is_same_v<typename SrcArray::value_type, T>
+  void execute(DstArray& B, const SrcArray& A) const {
+    require_layout(B.layout(), m_dst, "target (B)");
+    require_layout(A.layout(), m_src, "source (A)");
+    if constexpr (requires { A.has_shadow(); B.has_shadow(); A.owned_copy(); B.copy_owned(nullptr, false); }) {
+      if (A.has_shadow() || B.has_shadow()) {
+        // Local storage with SHADOW slots: the plan runs on compact copies of the owned blocks (B's
+        // elements outside sb are kept). B's shadow is not updated: call update_shadow() afterwards.
+        const std::vector<T> in = A.owned_copy();
+        std::vector<T> out = B.owned_copy();
+        execute(out.data(), in.data());
+        B.copy_owned(out.data(), false);
+        return;
+      }
+    }
+    const T* src = A.local_data();
+    T* dst = B.local_data();
+    if (src != nullptr && static_cast<const void*>(src) == static_cast<const void*>(dst)) {
+      // The same storage on both sides: read the whole right-hand side first (Fortran semantics).
+      const auto count = static_cast<std::size_t>(A.local_size());
+      std::vector<T> copy(src, src + count);
+      execute(dst, copy.data());
+      return;
+    }
+    execute(dst, src);
+  }
+
+  /// Collective, as above, on local blocks: `src` holds the calling rank's block of source() (its
+  /// my_local_extents() in Fortran order), `dst` its block of target(). They must not overlap.
+  void execute(T* dst, const T* src) const {
+    if (!m_exchange) {
+      int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
+      HPF_MPI_CHECK(MPI_Comm_compare(m_src.grid().comm().get(), m_dst.grid().comm().get(), &cmp));
+      detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "SectionPlan: the source grid (",
+                      m_src.grid().size(), " ranks) and the target grid (", m_dst.grid().size(),
+                      " ranks) are built on different parent communicators; expected one parent");
+      m_exchange = std::make_shared<Exchange>(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
+    }
+    m_exchange->post(
+        [this, src](std::size_t i, std::byte* buf) {
+          T* out = reinterpret_cast<T*>(buf);
+          for_message(m_sends[i], true, [&](index_t so, index_t, index_t len, index_t ss, index_t) {
+            detail::copy_strided(out, 1, src + so, ss, len);
+            out += len;
+          });
+        },
+        [this, dst](std::size_t i, const std::byte* buf) {
+          const T* in = reinterpret_cast<const T*>(buf);
+          for_message(m_recvs[i], false, [&](index_t, index_t dof, index_t len, index_t, index_t ds) {
+            detail::copy_strided(dst + dof, ds, in, 1, len);
+            in += len;
+          });
+        });
+    if (m_self) // the part this rank sends to itself, copied while the messages are in flight
+      for_message(*m_self, true, [&](index_t so, index_t dof, index_t len, index_t ss, index_t ds) {
+        detail::copy_strided(dst + dof, ds, src + so, ss, len);
+      });
+    m_exchange->wait();
+  }
+
+private:
+  struct Dim {
+    SectionDim sd; ///< A's dimension perm[d] -> B's dimension d
+    CommMatrix grid;
+    Schedule schedule;
+  };
+  /// One message of this rank: the peer's grid position and per-dimension (B order) coordinates.
+  struct Msg {
+    int peer_pos = 0;
+    std::array<int, N> coords{};
+    int step = 0;
+    index_t len = 0;
+  };
+
+  SectionPlan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
+              const std::optional<Permutation<N>>& perm, SectionOptions opt)
+      : m_dst(dst.with_shadow(Index<N>{})), m_src(src.with_shadow(Index<N>{})), m_sb(sb), m_sa(sa), m_opt(opt) {
+    const char* op = "SectionPlan";
+    detail::require(src.grid().parent_size() == dst.grid().parent_size(), op,
+                    ": the source grid's parent communicator has ", src.grid().parent_size(),
+                    " ranks and the target grid's ", dst.grid().parent_size(), "; expected one parent");
+    detail::require(tags::section.contains(opt.tag), op, ": options.tag must be in [", tags::section.base,
+                    ", ", tags::section.base + tags::section.width, "), got ", opt.tag);
+    detail::require(opt.strategy != Strategy::Class && opt.strategy != Strategy::Auto, op,
+                    ": options.strategy must be a strategy that needs no block-cyclic parameters, got ",
+                    to_string(opt.strategy));
+    detail::require(opt.mode == ExecMode::StepSynchronous || opt.mode == ExecMode::AllAtOnce, op,
+                    ": options.mode must be step-synchronous or all-at-once, got ", to_string(opt.mode));
+    detail::check_section<N>(dst, sb, op, "sb");
+    detail::check_section<N>(src, sa, op, "sa");
+    m_perm = detail::section_pairing<N>(sb, sa, perm, op);
+    m_elements = 1;
+    m_steps = 1;
+    for (std::size_t d = 0; d < n_; ++d) {
+      const auto a = static_cast<std::size_t>(m_perm[d]);
+      Dim& dm = m_dims[d];
+      dm.sd = SectionDim{src.map(static_cast<int>(a)), sa[a], dst.map(static_cast<int>(d)), sb[d]};
+      dm.grid = section_grid(dm.sd);
+      dm.schedule = make_schedule(dm.grid, opt.strategy);
+      m_elements *= sb[d].extent();
+      m_steps *= dm.schedule.num_steps();
+    }
+    if (m_elements == 0) m_steps = 0;
+    plan_my_part();
+  }
+
+  static void require_layout(const Layout<N>& got, const Layout<N>& want, const char* which) {
+    detail::require(got.with_shadow(Index<N>{}) == want, "SectionPlan::execute: the ", which, " array's layout ",
+                    got.describe_dists(), " of extents ", Layout<N>::to_string(got.extents()),
+                    " is not the plan's ", want.describe_dists(), " of extents ",
+                    Layout<N>::to_string(want.extents()), " (on its grid)");
+  }
+
+  [[nodiscard]] const Dim& dim(int d) const {
+    detail::require(d >= 0 && d < N, "SectionPlan: dimension must be in [0, ", N, "), got ", d);
+    return m_dims[static_cast<std::size_t>(d)];
+  }
+
+  void plan_my_part() {
+    if (m_elements == 0) return;
+    const int me = m_src.grid().parent_rank();
+    const int sp = m_src.grid().position_of_rank(me);
+    const int tp = m_dst.grid().position_of_rank(me);
+    // My coordinate in each 1-D problem d: along A's dimension perm[d] as a sender, along B's d as a
+    // receiver.
+    std::array<int, N> my_src{};
+    std::array<int, N> my_dst{};
+    if (sp >= 0) {
+      const auto c = array_coords(m_src, sp);
+      const Index<N> st = fortran_strides<N>(m_src.local_extents(sp));
+      for (std::size_t d = 0; d < n_; ++d) {
+        my_src[d] = c[static_cast<std::size_t>(m_perm[d])];
+        m_src_strides[d] = st[static_cast<std::size_t>(m_perm[d])];
+        m_runs_from[d] = section_runs_from(m_dims[d].sd, my_src[d]);
+      }
+    }
+    if (tp >= 0) {
+      my_dst = array_coords(m_dst, tp);
+      m_dst_strides = fortran_strides<N>(m_dst.local_extents(tp));
+      for (std::size_t d = 0; d < n_; ++d) m_runs_to[d] = section_runs_to(m_dims[d].sd, my_dst[d]);
+    }
+    auto collect = [&](bool sending) {
+      std::array<std::vector<std::pair<int, Message>>, N> lists;
+      for (std::size_t d = 0; d < n_; ++d)
+        for (const auto& e :
+             sending ? m_dims[d].schedule.sends_of(my_src[d]) : m_dims[d].schedule.receives_of(my_dst[d]))
+          if (e.second.len > 0) lists[d].push_back(e);
+      std::vector<Msg> out;
+      for (const auto& l : lists)
+        if (l.empty()) return out;
+      std::array<std::size_t, N> idx{};
+      while (true) {
+        Msg m;
+        int step = 0;
+        m.len = 1;
+        std::array<int, N> peer{}; // in the peer layout's own dimension order
+        for (std::size_t d = n_; d-- > 0;) {
+          const auto& [k, msg] = lists[d][idx[d]];
+          step = step * m_dims[d].schedule.num_steps() + k;
+          m.coords[d] = sending ? msg.dst : msg.src;
+          m.len *= msg.len;
+          peer[sending ? d : static_cast<std::size_t>(m_perm[d])] = m.coords[d];
+        }
+        m.step = step;
+        m.peer_pos = position_of_array_coords(sending ? m_dst : m_src, peer);
+        out.push_back(m);
+        std::size_t d = 0;
+        for (; d < n_; ++d) {
+          if (++idx[d] < lists[d].size()) break;
+          idx[d] = 0;
+        }
+        if (d == n_) break;
+      }
+      std::stable_sort(out.begin(), out.end(), [](const Msg& a, const Msg& b) { return a.step < b.step; });
+      return out;
+    };
+    if (sp >= 0) {
+      for (const Msg& m : collect(true)) {
+        if (m_dst.grid().rank_at(m.peer_pos) == me) { // kept: copied locally, never sent to oneself
+          m_self = m;
+          m_self_elems = m.len;
+          continue;
+        }
+        m_sends.push_back(m);
+        m_send_elems += m.len;
+      }
+    }
+    if (tp >= 0) {
+      for (const Msg& m : collect(false)) {
+        if (m_src.grid().rank_at(m.peer_pos) == me) continue; // the local copy, found on the sending side
+        m_recvs.push_back(m);
+        m_recv_elems += m.len;
+      }
+    }
+  }
+
+  [[nodiscard]] ExchangePlan exchange_plan() const {
+    ExchangePlan xp;
+    for (const Msg& m : m_sends)
+      xp.sends.push_back(
+          {m_dst.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * sizeof(T), m.step});
+    for (const Msg& m : m_recvs)
+      xp.recvs.push_back(
+          {m_src.grid().rank_at(m.peer_pos), static_cast<std::size_t>(m.len) * sizeof(T), m.step});
+    return xp;
+  }
+
+  /// Calls fn(src_offset, dst_offset, len, src_step, dst_step) for the pieces of a message in B's
+  /// section order: len consecutive section elements along B's dimension 0, at those memory steps in
+  /// the local blocks.
+  /// A sender's message (sending) knows only the source offsets, a receiver's only the target ones;
+  /// the local copy knows both (it is walked as a sender's, whose runs carry both local indices).
+  template <class Fn> void for_message(const Msg& m, bool sending, Fn&& fn) const {
+    std::array<const SectionRuns*, N> runs{};
+    for (std::size_t d = 0; d < n_; ++d)
+      runs[d] = sending ? &m_runs_from[d][static_cast<std::size_t>(m.coords[d])]
+                        : &m_runs_to[d][static_cast<std::size_t>(m.coords[d])];
+    walk<N - 1>(runs, 0, 0, fn);
+  }
+
+  template <int D, class Fn>
+  void walk(const std::array<const SectionRuns*, N>& runs, index_t so, index_t dof, Fn& fn) const {
+    constexpr auto du = static_cast<std::size_t>(D);
+    if constexpr (D == 0) {
+      runs[0]->for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
+        fn(so + s * m_src_strides[0], dof + d * m_dst_strides[0], len, ss * m_src_strides[0],
+           ds * m_dst_strides[0]);
+      });
+    } else {
+      runs[du]->for_each([&](index_t s, index_t d, index_t len, index_t ss, index_t ds) {
+        for (index_t t = 0; t < len; ++t)
+          walk<D - 1>(runs, so + (s + t * ss) * m_src_strides[du], dof + (d + t * ds) * m_dst_strides[du],
+                      fn);
+      });
+    }
+  }
+
+  Layout<N> m_dst;
+  Layout<N> m_src;
+  Section<N> m_sb;
+  Section<N> m_sa;
+  SectionOptions m_opt;
+  Permutation<N> m_perm{};
+  std::array<Dim, N> m_dims;
+  index_t m_elements = 0;
+  int m_steps = 0;
+  Index<N> m_src_strides{}; ///< local strides of A along A's dimension perm[d], by d
+  Index<N> m_dst_strides{}; ///< local strides of B along d
+  std::array<std::vector<SectionRuns>, N> m_runs_from; // [d][B coordinate along d]
+  std::array<std::vector<SectionRuns>, N> m_runs_to;   // [d][A coordinate along perm[d]]
+  std::vector<Msg> m_sends;
+  std::vector<Msg> m_recvs;
+  std::optional<Msg> m_self;
+  index_t m_send_elems = 0;
+  index_t m_recv_elems = 0;
+  index_t m_self_elems = 0;
+  // The executor of this plan, built on first execute and reused (its buffers too); shared by copies
+  // of the plan, so a plan must not be executed by two threads at once.
+  mutable std::shared_ptr<Exchange> m_exchange;
+};
+
+} // namespace hpf

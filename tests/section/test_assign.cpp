@@ -1,0 +1,345 @@
+// hpf::assign, hpf::SectionPlan and hpf::transpose on 1-7 ranks against a serial reference: random
+// sections (positive and negative strides, extent-1 and empty dimensions) between random layouts
+// (CYCLIC(r), BLOCK, collapsed) on random grids over subsets of the ranks (identical, overlapping or
+// disjoint), with and without dimension permutations; rank-reducing sections; overlapping sections of
+// one array; bad input thrown on every rank. Both arrays are gathered on rank 0 and compared there.
+#include "hpf_test.hpp"
+#include "section_random.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace {
+
+using hpf::DistArray;
+using hpf::index_t;
+using hpf::Layout;
+using hpf::ProcessGrid;
+using hpf::Section;
+using hpf::Triplet;
+using hpf::test::random_triplet;
+using hpf::test::Rng;
+
+/// A grid of `gd` dimensions over a random subset of the world's ranks (gd = 0: one rank, shape {1}).
+ProcessGrid random_grid(Rng& rng, int gd) {
+  const int size = hpf::test::world_size();
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::shuffle(ranks.begin(), ranks.end(), rng.gen);
+  int count = gd == 0 ? 1 : static_cast<int>(rng.between(1, size));
+  ranks.resize(static_cast<std::size_t>(count));
+  std::vector<int> shape(static_cast<std::size_t>(std::max(gd, 1)), 1);
+  shape[0] = count;
+  for (std::size_t k = 1; k < shape.size(); ++k) { // move a random divisor of shape[0] to dimension k
+    std::vector<int> divs;
+    for (int v = 1; v <= shape[0]; ++v)
+      if (shape[0] % v == 0) divs.push_back(v);
+    const int v = divs[static_cast<std::size_t>(rng.between(0, static_cast<index_t>(divs.size()) - 1))];
+    shape[k] = v;
+    shape[0] /= v;
+  }
+  return ProcessGrid(MPI_COMM_WORLD, ranks, shape);
+}
+
+template <int N> Layout<N> random_layout(Rng& rng, const hpf::Index<N>& ext) {
+  std::array<hpf::Distribution, N> dists{};
+  int gd = 0;
+  for (auto& d : dists) {
+    switch (rng.between(0, 3)) {
+    case 0:
+      d = hpf::Collapsed();
+      break;
+    case 1:
+      d = hpf::Block();
+      ++gd;
+      break;
+    default:
+      d = hpf::Cyclic(rng.between(1, 4));
+      ++gd;
+    }
+  }
+  return Layout<N>(ext, dists, random_grid(rng, gd));
+}
+
+/// A third of the time, the layout with SHADOW width 1 on every dimension (when it takes one): an
+/// assignment moves owned elements only, and the local storage has shadow slots between them.
+template <int N> Layout<N> maybe_shadow(Rng& rng, const Layout<N>& L) {
+  if (rng.between(0, 2) != 0) return L;
+  hpf::Index<N> w{};
+  w.fill(1);
+  try {
+    return L.with_shadow(w);
+  } catch (const hpf::Error&) { // e.g. a CYCLIC block shorter than the width: same on every rank
+    return L;
+  }
+}
+
+template <int N> index_t linear(const hpf::Index<N>& ext, const hpf::Index<N>& g) {
+  index_t off = 0;
+  for (int d = N; d-- > 0;) off = off * ext[static_cast<std::size_t>(d)] + g[static_cast<std::size_t>(d)];
+  return off;
+}
+
+/// Values distinct per element and per array.
+std::vector<double> values(index_t n, double base) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = base + static_cast<double>(i);
+  return v;
+}
+
+/// The serial reference of B(sb) = A(sa) with B's dimension d taking A's dimension perm[d].
+template <int N> void reference_assign(std::vector<double>& b, const hpf::Index<N>& be, const Section<N>& sb,
+                                       const std::vector<double>& a, const hpf::Index<N>& ae,
+                                       const Section<N>& sa, const std::array<int, N>& perm) {
+  hpf::Index<N> j{};
+  for (const Triplet& t : sb)
+    if (t.extent() == 0) return;
+  const std::vector<double> src = a; // read the whole right-hand side first
+  while (true) {
+    hpf::Index<N> gb{};
+    hpf::Index<N> ga{};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+      gb[d] = sb[d].at(j[d]);
+      const auto ad = static_cast<std::size_t>(perm[d]);
+      ga[ad] = sa[ad].at(j[d]);
+    }
+    b[static_cast<std::size_t>(linear<N>(be, gb))] = src[static_cast<std::size_t>(linear<N>(ae, ga))];
+    std::size_t d = 0;
+    for (; d < static_cast<std::size_t>(N); ++d) {
+      if (++j[d] < sb[d].extent()) break;
+      j[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(N)) return;
+  }
+}
+
+/// One random case of dimension N: random extents, layouts, sections and (maybe) a permutation.
+template <int N> void random_case(Rng& rng, int c, index_t max_extent) {
+  hpf::Index<N> ae{};
+  hpf::Index<N> be{};
+  for (auto& e : ae) e = rng.between(0, max_extent);
+  for (auto& e : be) e = rng.between(0, max_extent);
+  std::array<int, N> perm{};
+  std::iota(perm.begin(), perm.end(), 0);
+  const bool permuted = rng.between(0, 1) == 1;
+  if (permuted) std::shuffle(perm.begin(), perm.end(), rng.gen);
+  Section<N> sa{};
+  Section<N> sb{};
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+    const auto ad = static_cast<std::size_t>(perm[d]);
+    const index_t cnt = rng.between(0, 4) == 0 ? 0
+                                               : rng.between(std::min<index_t>(1, std::min(be[d], ae[ad])),
+                                                             std::min(be[d], ae[ad]));
+    sb[d] = random_triplet(rng, be[d], cnt);
+    sa[ad] = random_triplet(rng, ae[ad], cnt);
+  }
+  const Layout<N> la = maybe_shadow<N>(rng, random_layout<N>(rng, ae));
+  const Layout<N> lb = maybe_shadow<N>(rng, random_layout<N>(rng, be));
+  DistArray<double, N> A("A", la);
+  DistArray<double, N> B("B", lb);
+  const std::vector<double> va = values(la.global_size(), 0.5);
+  std::vector<double> vb = values(lb.global_size(), -1e6);
+  A.scatter(0, va);
+  B.scatter(0, vb);
+  const int how = static_cast<int>(rng.between(0, 2));
+  if (how == 2) { // an explicit plan run all at once instead of in König steps
+    hpf::SectionOptions opt;
+    opt.mode = hpf::ExecMode::AllAtOnce;
+    hpf::cached_section_plan<double, N>(lb, sb, la, sa, perm, opt)->execute(B, A);
+  } else if (permuted) {
+    hpf::assign(B, sb, A, sa, perm);
+  } else {
+    hpf::assign(B, sb, A, sa);
+  }
+  const std::vector<double> got = B.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    reference_assign<N>(vb, be, sb, va, ae, sa, perm);
+    EXPECT_EQ(got, vb) << "case " << c << ": B" << hpf::detail::section_string<N>(sb) << " "
+                       << lb.describe_dists() << " on " << lb.grid().size() << " ranks = A"
+                       << hpf::detail::section_string<N>(sa) << " " << la.describe_dists() << " on "
+                       << la.grid().size() << " ranks" << (permuted ? " (permuted)" : "");
+  }
+}
+
+TEST(SectionAssign, Random1D) {
+  Rng rng(101);
+  for (int c = 0; c < 150; ++c) random_case<1>(rng, c, c < 100 ? 40 : 400); // long ones repeat the pattern
+}
+
+TEST(SectionAssign, Random2D) {
+  Rng rng(202);
+  for (int c = 0; c < 150; ++c) random_case<2>(rng, c, 14);
+}
+
+TEST(SectionAssign, Random3D) {
+  Rng rng(303);
+  for (int c = 0; c < 60; ++c) random_case<3>(rng, c, 6);
+}
+
+TEST(SectionAssign, RankReducingSection) {
+  // B(0:n-1:2, c) = A(k, 0:m-1): B's dimension 0 takes A's dimension 1; the scalar subscripts pair up.
+  const int P = hpf::test::world_size();
+  const index_t n = 23;
+  const index_t m = (n + 1) / 2;
+  const Layout<2> lb({n, 3}, {hpf::Cyclic(2), hpf::Collapsed()}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const Layout<2> la({5, m}, {hpf::Block(), hpf::Cyclic(3)}, ProcessGrid(MPI_COMM_WORLD, {1, P}));
+  DistArray<double, 2> A("A", la);
+  DistArray<double, 2> B("B", lb);
+  const std::vector<double> va = values(la.global_size(), 0.0);
+  std::vector<double> vb(static_cast<std::size_t>(lb.global_size()), -1.0);
+  A.scatter(0, va);
+  B.scatter(0, vb);
+  const Section<2> sb{{{0, n - 1, 2}, {1, 1, 1}}};
+  const Section<2> sa{{{3, 3, 1}, {0, m - 1, 1}}};
+  hpf::assign(B, sb, A, sa);
+  const std::vector<double> got = B.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    for (index_t i = 0; i < m; ++i)
+      vb[static_cast<std::size_t>(2 * i + n)] = va[static_cast<std::size_t>(3 + 5 * i)];
+    EXPECT_EQ(got, vb);
+  }
+  // The plan is cached: the same assignment again finds it.
+  const auto p1 = hpf::cached_section_plan<double, 2>(lb, sb, la, sa);
+  const auto p2 = hpf::cached_section_plan<double, 2>(lb, sb, la, sa);
+  EXPECT_EQ(p1.get(), p2.get());
+  EXPECT_EQ(p1->permutation()[0], 1);
+  EXPECT_EQ(p1->permutation()[1], 0);
+}
+
+TEST(SectionAssign, TransposeRandomLayouts) {
+  Rng rng(404);
+  for (int c = 0; c < 40; ++c) {
+    const hpf::Index<2> ae{rng.between(0, 17), rng.between(0, 17)};
+    const Layout<2> la = random_layout<2>(rng, ae);
+    const Layout<2> lc = random_layout<2>(rng, {ae[1], ae[0]});
+    DistArray<double, 2> A("A", la);
+    const std::vector<double> va = values(la.global_size(), 1.0);
+    A.scatter(0, va);
+    const DistArray<double, 2> C = hpf::transpose(A, lc);
+    EXPECT_TRUE(C.layout() == lc);
+    const std::vector<double> got = C.gather(0);
+    if (hpf::test::world_rank() == 0) {
+      std::vector<double> want(va.size());
+      for (index_t i = 0; i < ae[0]; ++i)
+        for (index_t j = 0; j < ae[1]; ++j)
+          want[static_cast<std::size_t>(j + ae[1] * i)] = va[static_cast<std::size_t>(i + ae[0] * j)];
+      EXPECT_EQ(got, want) << "case " << c << ": " << la.describe_dists() << " -> " << lc.describe_dists();
+    }
+  }
+}
+
+TEST(SectionAssign, Permute3D) {
+  const int P = hpf::test::world_size();
+  const hpf::Index<3> ae{5, 7, 4};
+  const Layout<3> la(ae, {hpf::Cyclic(2), hpf::Collapsed(), hpf::Block()},
+                     ProcessGrid(MPI_COMM_WORLD, {1, P}));
+  const Layout<3> lc({4, 5, 7}, {hpf::Block(), hpf::Cyclic(1), hpf::Collapsed()},
+                     ProcessGrid(MPI_COMM_WORLD, {P, 1}));
+  DistArray<double, 3> A("A", la);
+  const std::vector<double> va = values(la.global_size(), 0.0);
+  A.scatter(0, va);
+  const auto C = hpf::transpose(A, lc, {2, 0, 1}); // C(k, i, j) = A(i, j, k)
+  const std::vector<double> got = C.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    std::vector<double> want(va.size());
+    for (index_t i = 0; i < 5; ++i)
+      for (index_t j = 0; j < 7; ++j)
+        for (index_t k = 0; k < 4; ++k)
+          want[static_cast<std::size_t>(k + 4 * (i + 5 * j))] =
+              va[static_cast<std::size_t>(i + 5 * (j + 7 * k))];
+    EXPECT_EQ(got, want);
+  }
+}
+
+TEST(SectionAssign, OverlappingSectionsOfOneArray) {
+  // A(1:n-1) = A(0:n-2) and A(n-1:0:-1) = A(0:n-1): as if the right side were read first.
+  const int P = hpf::test::world_size();
+  const index_t n = 37;
+  const Layout<1> la({n}, {hpf::Cyclic(3)}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  DistArray<double, 1> A("A", la);
+  std::vector<double> v = values(n, 0.0);
+  A.scatter(0, v);
+  hpf::assign(A, Section<1>{{{1, n - 1, 1}}}, A, Section<1>{{{0, n - 2, 1}}});
+  hpf::assign(A, Section<1>{{{n - 1, 0, -1}}}, A, Section<1>{{{0, n - 1, 1}}});
+  const std::vector<double> got = A.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    reference_assign<1>(v, {n}, {{{1, n - 1, 1}}}, v, {n}, {{{0, n - 2, 1}}}, {0});
+    reference_assign<1>(v, {n}, {{{n - 1, 0, -1}}}, v, {n}, {{{0, n - 1, 1}}}, {0});
+    EXPECT_EQ(got, v);
+  }
+}
+
+TEST(SectionAssign, ReusablePlan) {
+  const int P = hpf::test::world_size();
+  const Layout<2> la({9, 8}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_WORLD, {1, P}));
+  const Layout<2> lb({8, 9}, {hpf::Cyclic(1), hpf::Collapsed()}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const Section<2> sa{{{8, 2, -2}, {1, 7, 2}}};
+  const Section<2> sb{{{0, 3, 1}, {2, 8, 2}}};
+  hpf::SectionPlan<double, 2> plan(lb, sb, la, sa, {1, 0});
+  DistArray<double, 2> A("A", la);
+  DistArray<double, 2> B("B", lb);
+  for (int rep = 0; rep < 3; ++rep) {
+    const std::vector<double> va = values(la.global_size(), 100.0 * rep);
+    std::vector<double> vb = values(lb.global_size(), -1000.0 * rep);
+    A.scatter(0, va);
+    B.scatter(0, vb);
+    plan.execute(B, A);
+    const std::vector<double> got = B.gather(0);
+    if (hpf::test::world_rank() == 0) {
+      reference_assign<2>(vb, {8, 9}, sb, va, {9, 8}, sa, {1, 0});
+      EXPECT_EQ(got, vb) << "repetition " << rep;
+    }
+  }
+  // The executed plan moved every element once: sends + local copies add up over the ranks.
+  index_t mine = plan.send_elements() + plan.local_copy_elements();
+  index_t total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, plan.elements());
+  EXPECT_EQ(plan.elements(), 16);
+}
+
+TEST(SectionAssign, HugePlanNeedsNoPerElementWork) {
+  // A plan between two 2^30 x 2^30 layouts (2^60 elements, never allocated) builds at once: the
+  // communication sets come from one pair period per dimension, walked by block visits (a collapsed
+  // dimension is one visit), never from the elements.
+  const int P = hpf::test::world_size();
+  const index_t n = index_t{1} << 30;
+  const Layout<2> la({n, n}, {hpf::Cyclic(3), hpf::Collapsed()}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const Layout<2> lb({n, n}, {hpf::Collapsed(), hpf::Cyclic(5)}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const hpf::SectionPlan<double, 2> plan(lb, {{{n - 1, 0, -1}, {0, n - 1, 1}}}, la,
+                                         {{{0, n - 1, 1}, {0, n - 1, 1}}}, {1, 0});
+  EXPECT_EQ(plan.elements(), n * n);
+  index_t mine = plan.send_elements() + plan.local_copy_elements();
+  index_t total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, n * n);
+}
+
+TEST(SectionAssign, BadInputThrowsOnEveryRank) {
+  const int P = hpf::test::world_size();
+  const Layout<2> l({6, 5}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_WORLD, {1, P}));
+  DistArray<double, 2> A("A", l);
+  DistArray<double, 2> B("B", l);
+  const Section<2> all{{{0, 5, 1}, {0, 4, 1}}};
+  HPF_EXPECT_ERROR(hpf::assign(B, all, A, Section<2>{{{0, 5, 0}, {0, 4, 1}}}), "sa[0]",
+                   "stride must be != 0");
+  HPF_EXPECT_ERROR(hpf::assign(B, Section<2>{{{0, 5, 1}, {0, 5, 1}}}, A, all), "sb[1] = 0:5:1",
+                   "last element 5", "[0, 5)");
+  HPF_EXPECT_ERROR(hpf::assign(B, Section<2>{{{0, 5, 2}, {0, 4, 1}}}, A, all), "section extents disagree",
+                   "(3, 5)", "(6, 5)");
+  HPF_EXPECT_ERROR(hpf::assign(B, all, A, all, {0, 0}), "perm = {0, 0}", "names dimension 0 twice");
+  HPF_EXPECT_ERROR(hpf::assign(B, all, A, all, {0, 2}), "perm[1] = 2");
+  HPF_EXPECT_ERROR(hpf::assign(B, all, A, all, {1, 0}), "extents disagree under the permutation", "sb[0]");
+  HPF_EXPECT_ERROR(hpf::transpose(A, l), "transpose: target layout extent[0] = 6", "A's extent[1] = 5");
+  if (P > 1) { // a grid of another parent communicator (every rank's own MPI_COMM_SELF)
+    const Layout<2> self({6, 5}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_SELF, {1, 1}));
+    DistArray<double, 2> S("S", self);
+    HPF_EXPECT_ERROR(hpf::assign(B, all, S, all), "parent communicator has 1 ranks", "expected one parent");
+  }
+  // After the errors every rank is still in step: a valid assignment works.
+  hpf::assign(B, all, A, all);
+}
+
+} // namespace
