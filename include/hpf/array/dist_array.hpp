@@ -28,6 +28,8 @@ template <class T> struct ViewData<T, 1> { using type = T*; };
 template <class T> struct ViewData<T, 2> { using type = T**; };
 template <class T> struct ViewData<T, 3> { using type = T***; };
 template <class T> struct ViewData<T, 4> { using type = T****; };
+/// Tag of DistArray's constructor that leaves the local block uninitialised.
+struct Uninitialized {};
 } // namespace detail
 
 template <class T, int N> class DistArray {
@@ -41,6 +43,13 @@ public:
   /// Allocates the local block of `layout` (zero-initialised, as Kokkos does). Not collective.
   DistArray(std::string label, Layout<N> layout) : m_label(std::move(label)), m_layout(std::move(layout)) {
     allocate();
+  }
+
+  /// Allocates the local block without initialising it: for a target every element of which is written
+  /// next (REDISTRIBUTE). Not collective.
+  DistArray(std::string label, Layout<N> layout, detail::Uninitialized)
+      : m_label(std::move(label)), m_layout(std::move(layout)) {
+    allocate(false);
   }
 
   [[nodiscard]] const std::string& label() const noexcept { return m_label; }
@@ -115,9 +124,11 @@ public:
   /// with the array unchanged, for other extents or a grid on another parent communicator.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
     if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
-    const auto plan = cached_plan(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
-    DistArray next(m_label, layout);
-    plan->execute(*this, next); // on failure *this is untouched
+    // The executor comes from the cached plan's pool (its buffers are reused); the target is not
+    // initialised, as every element of it is written.
+    auto ex = cached_executor(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
+    DistArray next(m_label, layout, detail::Uninitialized{});
+    ex->execute(*this, next); // on failure *this is untouched
     *this = std::move(next);
   }
 
@@ -153,12 +164,19 @@ private:
     return plan;
   }
 
-  void allocate() {
+  void allocate(bool init = true) {
     const Index<N> e = m_layout.my_local_extents();
-    if constexpr (N == 1) m_view = view_type(m_label, e[0]);
-    if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
-    if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
-    if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+    auto make = [&](const auto& a) {
+      if constexpr (N == 1) m_view = view_type(a, e[0]);
+      if constexpr (N == 2) m_view = view_type(a, e[0], e[1]);
+      if constexpr (N == 3) m_view = view_type(a, e[0], e[1], e[2]);
+      if constexpr (N == 4) m_view = view_type(a, e[0], e[1], e[2], e[3]);
+    };
+    if (init) {
+      make(Kokkos::view_alloc(m_label));
+    } else {
+      make(Kokkos::view_alloc(m_label, Kokkos::WithoutInitializing));
+    }
     const std::vector<int> c =
         m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
     for (int d = 0; d < N; ++d) {
@@ -228,9 +246,9 @@ private:
 /// rank for other extents or a grid on another parent communicator.
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
-  const auto plan = cached_plan(A.layout(), layout, detail::with_model(A.layout(), options, sizeof(T)));
-  DistArray<T, N> out(A.label(), layout);
-  plan->execute(A, out);
+  auto ex = cached_executor(A.layout(), layout, detail::with_model(A.layout(), options, sizeof(T)));
+  DistArray<T, N> out(A.label(), layout, detail::Uninitialized{});
+  ex->execute(A, out);
   return out;
 }
 
