@@ -1,6 +1,7 @@
 // The executors kept with a cached plan (plan_cache.hpp): a repeated REDISTRIBUTE reuses one (its
 // buffers survive), two executions in flight at once through one plan get two executors, and an
-// executor left with a pending execution is never handed out again.
+// executor left with a pending execution is never handed out again. Layouts that give every rank the
+// same local block move nothing.
 #include "hpf_test.hpp"
 
 #include <hpf/hpf.hpp>
@@ -115,6 +116,46 @@ TEST(ExecutorPool, PendingExecutorIsNotReturned) {
   EXPECT_FALSE(again->pending()); // had the pool kept it, this one would still be pending
   again->execute(A, B);
   EXPECT_EQ(wrong(B, 3), 0);
+}
+
+// Layouts that give every rank the same local block: REDISTRIBUTE moves nothing and keeps the storage.
+TEST(StorageIdentical, InPlaceRedistributeOnlyRelabels) {
+  hpf::clear_plan_cache();
+  const int P = hpf::test::world_size();
+  const auto line = hpf::ProcessGrid::world({P});
+  const index_t M = 1001;
+  const index_t b = (M + P - 1) / P;
+  const Layout<1> blk({M}, {hpf::Block()}, line);
+  const Layout<1> cyc({M}, {hpf::Cyclic(b)}, line);
+  const RedistOptions o = opts(hpf::Strategy::Auto);
+  EXPECT_TRUE(hpf::cached_plan(blk, cyc, o)->storage_identical());
+  DistArray<double, 1> A("A", blk);
+  fill(A, 5);
+  const double* before = A.local_data();
+  A.redistribute(cyc, o);
+  EXPECT_EQ(A.local_data(), before); // not copied
+  EXPECT_TRUE(A.layout() == cyc);
+  EXPECT_EQ(wrong(A, 5), 0);
+  const auto B = hpf::redistribute(A, blk, o); // a copy still copies
+  EXPECT_NE(B.local_data(), A.local_data());
+  EXPECT_EQ(wrong(B, 5), 0);
+
+  // Not identical: other block sizes (on more than one process), or the same maps on a grid whose
+  // ranks come in another order.
+  const Layout<1> c3({M}, {hpf::Cyclic(3)}, line);
+  const Layout<1> c5({M}, {hpf::Cyclic(5)}, line);
+  EXPECT_EQ(hpf::cached_plan(c3, c5, o)->storage_identical(), P == 1);
+  std::vector<int> reversed(static_cast<std::size_t>(P));
+  for (int k = 0; k < P; ++k) reversed[static_cast<std::size_t>(k)] = P - 1 - k;
+  const hpf::ProcessGrid rev(MPI_COMM_WORLD, reversed, {P});
+  const Layout<1> c3r({M}, {hpf::Cyclic(3)}, rev);
+  EXPECT_EQ(hpf::cached_plan(c3, c3r, o)->storage_identical(), P == 1);
+  DistArray<double, 1> C("C", c3);
+  fill(C, 9);
+  C.redistribute(c3r, o);
+  EXPECT_EQ(wrong(C, 9), 0);
+  C.redistribute(c5, o);
+  EXPECT_EQ(wrong(C, 9), 0);
 }
 
 } // namespace

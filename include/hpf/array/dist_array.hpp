@@ -127,6 +127,10 @@ public:
     // The executor comes from the cached plan's pool (its buffers are reused); the target is not
     // initialised, as every element of it is written.
     auto ex = cached_executor(m_layout, layout, detail::with_model(m_layout, options, sizeof(T)));
+    if (ex.plan().storage_identical()) { // every rank keeps its block as it is: only the layout changes
+      m_layout = layout;
+      return;
+    }
     DistArray next(m_label, layout, detail::Uninitialized{});
     ex->execute(*this, next); // on failure *this is untouched
     *this = std::move(next);

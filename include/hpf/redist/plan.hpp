@@ -162,9 +162,14 @@ public:
       m_mode = so.alpha * ns > so.beta * tc ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
     }
     plan_my_part();
+    m_identical = compute_storage_identical();
   }
 
   [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
+  /// True when every rank's local block is the same in both layouts (same elements at the same local
+  /// offsets; e.g. P = Q = 1, or BLOCK and CYCLIC(ceil(n / P)) on one grid): nothing needs to move,
+  /// and an in-place REDISTRIBUTE only relabels the array. The same on every rank (from the layouts).
+  [[nodiscard]] bool storage_identical() const noexcept { return m_identical; }
   [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
   [[nodiscard]] const RedistOptions& options() const noexcept { return m_opt; }
   /// How the executor runs the messages (from options().strategy).
@@ -251,6 +256,10 @@ public:
   }
   template <class T> void copy_local(const T* src, T* dst) const {
     if (!m_self) return;
+    if (m_identical) { // the whole block, as it is
+      std::memcpy(dst, src, static_cast<std::size_t>(m_self_elems) * sizeof(T));
+      return;
+    }
     std::array<const PeriodicRuns*, N> runs{};
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
       runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
@@ -388,6 +397,40 @@ private:
     }
   }
 
+  /// See storage_identical(): every dimension maps each index to the same process coordinate and local
+  /// index in both layouts, and every rank that holds elements has the same coordinates in both grids.
+  [[nodiscard]] bool compute_storage_identical() const {
+    for (const auto& dp : m_dims) {
+      const CyclicMap& a = dp.src;
+      const CyclicMap& b = dp.dst;
+      const bool same =
+          a.n == 0 || std::min(a.r, b.r) >= a.n || (a.P == 1 && b.P == 1) || (a.P == b.P && a.r == b.r);
+      if (!same) return false;
+    }
+    const ProcessGrid& sg = m_src.grid();
+    const ProcessGrid& tg = m_dst.grid();
+    for (int x = 0; x < sg.parent_size(); ++x) {
+      const int sp = sg.position_of_rank(x);
+      const int tp = tg.position_of_rank(x);
+      index_t ns = 0;
+      index_t nt = 0;
+      if (sp >= 0) ns = product(m_src.local_extents(sp));
+      if (tp >= 0) nt = product(m_dst.local_extents(tp));
+      if (ns != nt) return false;
+      if (ns == 0) continue;
+      if (m_src.local_extents(sp) != m_dst.local_extents(tp) ||
+          dim_coords(m_src, sp) != dim_coords(m_dst, tp))
+        return false;
+    }
+    return true;
+  }
+
+  static index_t product(const Index<N>& e) {
+    index_t n = 1;
+    for (index_t x : e) n *= x;
+    return n;
+  }
+
   /// Per-dimension runs of a message this rank sends (Side::Src) or receives (Side::Dst).
   template <detail::Side side> std::array<const PeriodicRuns*, N> message_runs(const Msg& m) const {
     std::array<const PeriodicRuns*, N> runs{};
@@ -444,6 +487,7 @@ private:
   std::vector<Msg> m_sends;
   std::vector<Msg> m_recvs;
   std::optional<Msg> m_self;
+  bool m_identical = false;
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
