@@ -205,9 +205,11 @@ Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
   edges.reserve(msgs.size());
   for (const Message& m : msgs) edges.push_back({m.src, m.dst, m.len, 0});
   Schedule sched(grid.num_senders(), grid.num_receivers());
+  const ColouringRule rule = koenig_uses_fast_colouring(grid) ? ColouringRule::Fast
+                             : stepwise                       ? ColouringRule::SaturateMaxDegree
+                                                              : ColouringRule::MaxWeight;
   for (const std::vector<std::size_t>& cls :
-       bipartite_edge_colouring(grid.num_senders(), grid.num_receivers(), edges,
-                                stepwise ? ColouringRule::SaturateMaxDegree : ColouringRule::MaxWeight)) {
+       bipartite_edge_colouring(grid.num_senders(), grid.num_receivers(), edges, rule)) {
     Step step;
     for (std::size_t e : cls) step.messages.push_back(msgs[e]);
     sched.add_step(std::move(step));
@@ -216,6 +218,11 @@ Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
 }
 
 } // namespace
+
+bool koenig_uses_fast_colouring(const CommMatrix& grid) {
+  return static_cast<double>(grid.entries().size()) * static_cast<double>(grid.max_degree()) >
+         koenig_exact_budget;
+}
 
 Schedule koenig_stepwise_schedule(const CommMatrix& grid) { return koenig_schedule(grid, true); }
 
@@ -266,7 +273,8 @@ std::vector<Candidate> auto_candidates(const CommMatrix& grid, const ScheduleOpt
   if (opt.params && class_schedule_applies(*opt.params))
     add(Strategy::Class, class_schedule(grid, *opt.params));
   add(Strategy::KoenigStepwise, koenig_stepwise_schedule(grid));
-  add(Strategy::KoenigGreedy, koenig_greedy_schedule(grid));
+  if (!koenig_uses_fast_colouring(grid))
+    add(Strategy::KoenigGreedy, koenig_greedy_schedule(grid)); // else the same
   out.push_back({Strategy::Caterpillar, caterpillar_cost(grid, opt), std::nullopt});
   return out;
 }
