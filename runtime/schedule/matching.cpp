@@ -8,6 +8,7 @@
 #include <hpf/schedule/matching.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <utility>
@@ -212,9 +213,13 @@ std::vector<std::vector<std::size_t>> kempe_edge_colouring(int num_left, int num
   std::size_t delta = 0;
   for (std::size_t d : deg) delta = std::max(delta, d);
   if (edges.empty()) return {};
-  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  // at[x * delta + c]: the edge of colour c at vertex x (left x < nl, right nl + v), or none.
-  std::vector<std::size_t> at((nl + nr) * delta, none);
+  detail::require(edges.size() < std::numeric_limits<std::uint32_t>::max(),
+                  "bipartite_edge_colouring: more than 2^32 - 1 edges: ", edges.size());
+  using Id = std::uint32_t; // edge ids: halves the table below
+  constexpr Id none = std::numeric_limits<Id>::max();
+  // at[x * delta + c]: the edge of colour c at vertex x (left x < nl, right nl + v), or none. Memory
+  // (left + right) * max degree * 4 bytes: callers bound it (hpfrt plan refuses larger grids).
+  std::vector<Id> at((nl + nr) * delta, none);
   std::vector<std::size_t> colour(edges.size(), none);
   std::vector<std::size_t> hint(nl + nr, 0); // no colour below hint[x] is free at x
   auto vertex = [&](std::size_t e, bool right) {
@@ -229,8 +234,8 @@ std::vector<std::vector<std::size_t>> kempe_edge_colouring(int num_left, int num
   };
   auto set = [&](std::size_t e, std::size_t c) {
     colour[e] = c;
-    at[vertex(e, false) * delta + c] = e;
-    at[vertex(e, true) * delta + c] = e;
+    at[vertex(e, false) * delta + c] = static_cast<Id>(e);
+    at[vertex(e, true) * delta + c] = static_cast<Id>(e);
   };
   auto unset = [&](std::size_t e) {
     const std::size_t c = colour[e];

@@ -144,8 +144,14 @@ public:
       ScheduleOptions sod = so;
       sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
       // Auto is resolved here so that the plan can say what it runs (per dimension).
-      dp.strategy = opt.strategy == Strategy::Auto ? auto_strategy(dp.grid, sod) : opt.strategy;
-      dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
+      if (opt.strategy == Strategy::Auto) {
+        AutoChoice c = auto_choice(dp.grid, sod);
+        dp.strategy = c.strategy;
+        dp.schedule = std::move(c.schedule);
+      } else {
+        dp.strategy = opt.strategy;
+        dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
+      }
     }
     m_mode = detail::exec_mode_of(opt.strategy);
     if (opt.strategy == Strategy::Auto) {

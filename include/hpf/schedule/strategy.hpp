@@ -68,6 +68,14 @@ struct ScheduleOptions {
 [[nodiscard]] Schedule make_schedule(const CommMatrix& grid, Strategy strategy,
                                      const ScheduleOptions& opt = {});
 
+/// Auto's pick with its schedule, from one pass over the candidates (auto_strategy followed by
+/// make_schedule builds them twice).
+struct AutoChoice {
+  Strategy strategy = Strategy::Auto;
+  Schedule schedule;
+};
+[[nodiscard]] AutoChoice auto_choice(const CommMatrix& grid, const ScheduleOptions& opt = {});
+
 /// The strategy Auto picks for this grid (never Auto, AllAtOnce or Alltoallv). Ties (equal cost up to
 /// a relative 1e-12) go to the first of class, koenig-stepwise, koenig-greedy, caterpillar: optimal
 /// by theorem first, then fewest steps.
