@@ -246,17 +246,26 @@ std::vector<std::vector<std::size_t>> kempe_edge_colouring(int num_left, int num
     }
     colour[e] = none;
   };
-  std::vector<std::size_t> order(edges.size());
-  for (std::size_t e = 0; e < order.size(); ++e) order[e] = e;
   // Heaviest first; among equal weights by diagonal (right - left) mod max(left, right), as the
   // caterpillar orders them: a diagonal is a matching, so on dense grids the lowest free colours fit
   // with almost no alternating path (in left-major order the paths grow long and the colouring slow).
+  // The keys are computed once (a comparator that divides was most of the planning time).
+  struct Key {
+    index_t weight;
+    long long diagonal;
+    std::size_t edge;
+  };
   const auto n = static_cast<long long>(std::max(num_left, num_right));
-  auto diagonal = [&](std::size_t e) { return ((edges[e].right - edges[e].left) % n + n) % n; };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    if (edges[x].weight != edges[y].weight) return edges[x].weight > edges[y].weight;
-    return diagonal(x) < diagonal(y);
+  std::vector<Key> keys(edges.size());
+  for (std::size_t e = 0; e < edges.size(); ++e)
+    keys[e] = {edges[e].weight, ((edges[e].right - edges[e].left) % n + n) % n, e};
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.weight != y.weight) return x.weight > y.weight;
+    if (x.diagonal != y.diagonal) return x.diagonal < y.diagonal;
+    return x.edge < y.edge;
   });
+  std::vector<std::size_t> order(edges.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].edge;
   std::vector<std::size_t> path;
   for (std::size_t e : order) {
     const std::size_t u = vertex(e, false);
