@@ -6,8 +6,9 @@
 // barrier, medians of --repeats:
 //   - redistribute:   A.redistribute(b) then A.redistribute(a) (both directions timed; the plan is
 //                     cached after the warm-up, the target array is allocated by each call, as in HPF);
-//   - executor:       plan.execute(A, B) into a preallocated target (no allocation);
+//   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
 //   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
+//   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair over the runs (MPI packs);
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
 //                     both descriptors and as ictxt; only the call is timed;
 //   - pdgemr2d-alone: the same call on plain std::vector buffers owned by this driver and nothing else
@@ -19,6 +20,7 @@
 #include "../common/scalapack.hpp"
 
 #include <hpf/hpf.hpp>
+#include <hpf/redist/runs.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -58,6 +60,61 @@ bool holds_global_index(const double* x, const hpf::Layout<1>& layout) {
   HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   return all == 1;
 }
+
+/// The MPI_Alltoallw peer: one derived datatype per (sender, receiver) pair listing the elements'
+/// local offsets (MPI_Type_indexed over the runs, built once), so MPI packs and unpacks; no packing in
+/// hpfrt. Both layouts on all ranks of MPI_COMM_WORLD, in rank order.
+class Alltoallw {
+public:
+  Alltoallw(const hpf::Layout<1>& a, const hpf::Layout<1>& b, int P, int me)
+      : m_counts(static_cast<std::size_t>(P), 0), m_zero(static_cast<std::size_t>(P), 0),
+        m_send(static_cast<std::size_t>(P), MPI_DOUBLE), m_recv(static_cast<std::size_t>(P), MPI_DOUBLE),
+        m_rcounts(static_cast<std::size_t>(P), 0) {
+    const auto from = hpf::runs_from(a.map(0), b.map(0), me);
+    const auto to = hpf::runs_to(a.map(0), b.map(0), me);
+    for (int k = 0; k < P; ++k) {
+      const auto ks = static_cast<std::size_t>(k);
+      if (!from[ks].empty()) {
+        m_send[ks] = indexed(from[ks], true);
+        m_counts[ks] = 1;
+      }
+      if (!to[ks].empty()) {
+        m_recv[ks] = indexed(to[ks], false);
+        m_rcounts[ks] = 1;
+      }
+    }
+  }
+  Alltoallw(const Alltoallw&) = delete;
+  Alltoallw& operator=(const Alltoallw&) = delete;
+  ~Alltoallw() {
+    for (MPI_Datatype& t : m_owned) MPI_Type_free(&t);
+  }
+  void run(const double* src, double* dst) {
+    HPF_MPI_CHECK(MPI_Alltoallw(src, m_counts.data(), m_zero.data(), m_send.data(), dst, m_rcounts.data(),
+                                m_zero.data(), m_recv.data(), MPI_COMM_WORLD));
+  }
+
+private:
+  MPI_Datatype indexed(const std::vector<hpf::Run>& runs, bool source_side) {
+    std::vector<int> len;
+    std::vector<int> disp;
+    for (const hpf::Run& r : runs) {
+      len.push_back(static_cast<int>(r.len));
+      disp.push_back(static_cast<int>(source_side ? r.src_local : r.dst_local));
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    HPF_MPI_CHECK(MPI_Type_indexed(static_cast<int>(len.size()), len.data(), disp.data(), MPI_DOUBLE, &t));
+    HPF_MPI_CHECK(MPI_Type_commit(&t));
+    m_owned.push_back(t);
+    return t;
+  }
+  std::vector<int> m_counts;
+  std::vector<int> m_zero; // byte displacements: the types carry the offsets
+  std::vector<MPI_Datatype> m_send;
+  std::vector<MPI_Datatype> m_recv;
+  std::vector<int> m_rcounts;
+  std::vector<MPI_Datatype> m_owned;
+};
 
 } // namespace
 
@@ -147,8 +204,11 @@ int main(int argc, char** argv) {
     std::vector<Method> methods;
     methods.push_back({"redistribute", [&] { A.redistribute(b); }, {}});
     methods.push_back({"redistribute-back", [&] { A.redistribute(a); }, {}});
-    methods.push_back({"executor", [&] { plan->execute(X, Y); }, {}});
+    hpf::RedistributionExecutor<1> ex(*plan); // kept: its buffers are reused, as the plan cache's pool does
+    methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}});
     methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}});
+    Alltoallw a2aw(a, b, P, me);
+    methods.push_back({"alltoallw", [&] { a2aw.run(X.local_data(), Y.local_data()); }, {}});
     methods.push_back({"pdgemr2d",
                        [&] {
                          pdgemr2d_(&m, &n, X.local_data(), &one, &one, da.data(), Y.local_data(), &one, &one,
@@ -176,10 +236,13 @@ int main(int argc, char** argv) {
     methods[2].run();
     check("executor", holds_global_index(Y.local_data(), b));
     Y.fill(0);
-    methods[4].run();
-    check("pdgemr2d", holds_global_index(Y.local_data(), b));
     methods[5].run();
+    check("pdgemr2d", holds_global_index(Y.local_data(), b));
+    methods[6].run();
     check("pdgemr2d-alone", holds_global_index(sb.data(), b));
+    Y.fill(0);
+    methods[4].run();
+    check("alltoallw", holds_global_index(Y.local_data(), b));
     methods[3].run();
 
     for (int k = 0; k < repeats; ++k)
@@ -189,7 +252,7 @@ int main(int argc, char** argv) {
 
     if (me == 0) {
       const double t_copy = hpf::median(methods[3].t);
-      const double t_pd = hpf::median(methods[4].t);
+      const double t_pd = hpf::median(methods[5].t);
       hpf::bench::CsvWriter csv;
       if (!csv_path.empty())
         csv = hpf::bench::CsvWriter(csv_path, "case,ranks,M,method,median_s,min_s,over_memcpy,over_pdgemr2d");

@@ -80,13 +80,28 @@ void run_plan(const PlanArgs& a) {
   const BlockCyclicGeometry geo = block_cyclic_geometry(a.P, a.r, a.Q, a.s);
   // Without --M the seed's convention: one slice of L = lcm(P r, Q s) elements.
   const index_t M = a.M ? *a.M : slice_length(a.P, a.r, a.Q, a.s);
+  // Refuse, before allocating, what would not fit: every pair holding data is a message (at most
+  // min(P Q, M) of them, a few hundred bytes each with the JSON), and the fast König colouring keeps
+  // a (P + Q) x (max degree) table of 4-byte entries.
+  constexpr double max_messages = 1 << 21;
+  constexpr double max_table = 1 << 27;
+  const double pairs = std::min(static_cast<double>(a.P) * static_cast<double>(a.Q), static_cast<double>(M));
+  const double degree = std::min(static_cast<double>(std::max(a.P, a.Q)), pairs);
+  detail::require(
+      pairs <= max_messages && (static_cast<double>(a.P) + a.Q) * degree <= max_table, "--P ", a.P, " --Q ",
+      a.Q, " --extent ", M, ": up to ", static_cast<long long>(pairs), " messages and a colouring table of ",
+      static_cast<long long>((static_cast<double>(a.P) + a.Q) * degree * 4 / 1e6),
+      " MB; hpfrt plan handles at most ", static_cast<long long>(max_messages), " messages and ",
+      static_cast<long long>(max_table * 4 / 1e6), " MB of table (fewer processes or a smaller --extent)");
   const CommMatrix grid = block_cyclic_pattern(a.P, a.r, a.Q, a.s, M);
   ScheduleOptions opt;
   opt.alpha = a.alpha;
   opt.beta = a.beta;
   opt.params = BlockCyclicParams{a.P, a.r, a.Q, a.s, M};
-  const Strategy chosen = strategy == Strategy::Auto ? auto_strategy(grid, opt) : strategy;
-  const Schedule sched = make_schedule(grid, chosen, opt);
+  AutoChoice choice = strategy == Strategy::Auto ? auto_choice(grid, opt) : AutoChoice{strategy, {}};
+  const Strategy chosen = choice.strategy;
+  const Schedule sched =
+      strategy == Strategy::Auto ? std::move(choice.schedule) : make_schedule(grid, chosen, opt);
   validate(sched, grid);
 
   if (a.json) {
@@ -102,6 +117,7 @@ void run_plan(const PlanArgs& a) {
     if (strategy == Strategy::Auto) j["chosen"] = to_string(chosen);
     j["lower_bound_NS"] = grid.max_degree();
     j["lower_bound_TC"] = grid.max_volume();
+    j["koenig_fast_colouring"] = koenig_uses_fast_colouring(grid);
     j["NS"] = sched.num_nonempty_steps();
     j["TC"] = sched.total_cost();
     nlohmann::json g = nlohmann::json::array();
@@ -147,7 +163,10 @@ void run_plan(const PlanArgs& a) {
               << sched.num_steps() - sched.num_nonempty_steps() << " of them empty)";
   std::cout << ", TC " << sched.total_cost() << "\n"
             << "lower bounds: NS >= " << grid.max_degree() << " (max degree), TC >= " << grid.max_volume()
-            << " (max row/column volume)\n";
+            << " (max row/column volume)\n"
+            << (koenig_uses_fast_colouring(grid)
+                    ? "the König schedules use the fast colouring (NS = max degree; TC not optimised)\n"
+                    : "");
 }
 
 void register_plan(CLI::App& app) {

@@ -61,8 +61,80 @@ index_t slice_length(const CyclicMap& src, const CyclicMap& dst) {
   return L >= src.n ? -1 : L;
 }
 
-/// Builds the periodic runs of process `me` from `runs(map_src, map_dst, me)` over one slice and over
-/// the last partial slice; `peers` is the number of processes on the other side.
+/// Cuts the blocks of process `me` in map `mine` at the block boundaries of map `other`, as strided
+/// runs: emit(other_owner, global_start, len, count, mine_step, other_step) for pieces
+/// global_start + t * (global step), t < count, each of len elements; mine_step / other_step are the
+/// local steps between successive pieces. Per other owner, pieces come in increasing global order.
+/// Cost O(number of emitted runs): it walks the blocks of the side that has fewer of them.
+template <class Emit> void cut_strided(const CyclicMap& mine, const CyclicMap& other, int me, Emit&& emit) {
+  const index_t n = mine.n;
+  const index_t mr = mine.r;
+  const index_t orr = other.r;
+  const index_t cyc_m = static_cast<index_t>(mine.P) * mr;
+  const index_t cyc_o = static_cast<index_t>(other.P) * orr;
+  const index_t off = static_cast<index_t>(me) * mr;
+  if (orr > cyc_m) {
+    // Other's blocks are longer than a whole cycle of mine: inside each, my blocks follow each other
+    // every cyc_m (mine local step mr, other local step cyc_m). Walk other's blocks.
+    for (index_t c = 0; c < n; c += orr) {
+      const index_t cend = std::min(c + orr, n);
+      const int p = other.owner(c);
+      // First block k of mine that ends after c: off + k cyc_m + mr > c.
+      const index_t k0 = c - off - mr < 0 ? 0 : (c - off - mr) / cyc_m + 1;
+      index_t bs = off + k0 * cyc_m;
+      if (bs < c) { // a block of mine that started in the previous block of other
+        const index_t e = std::min(bs + mr, cend);
+        emit(p, c, e - c, index_t{1}, index_t{0}, index_t{0});
+        bs += cyc_m;
+      }
+      if (bs < cend && cend - bs >= mr) {
+        const index_t cnt = (cend - mr - bs) / cyc_m + 1;
+        emit(p, bs, mr, cnt, mr, cyc_m);
+        bs += cnt * cyc_m;
+      }
+      if (bs < cend) emit(p, bs, cend - bs, index_t{1}, index_t{0}, index_t{0});
+    }
+    return;
+  }
+  // Walk my blocks; inside one, the full blocks of other owner j follow each other every cyc_o
+  // (mine local step cyc_o, other local step orr).
+  for (index_t start = off; start < n; start += cyc_m) {
+    const index_t end = std::min(start + mr, n);
+    index_t a = start;
+    if (a % orr != 0) {
+      const index_t b = std::min(end, (a / orr + 1) * orr);
+      emit(other.owner(a), a, b - a, index_t{1}, index_t{0}, index_t{0});
+      a = b;
+    }
+    const index_t m = (end - a) / orr; // whole blocks of other inside
+    const index_t groups = std::min<index_t>(m, other.P);
+    for (index_t j = 0; j < groups; ++j) {
+      const index_t g0 = a + j * orr;
+      emit(other.owner(g0), g0, orr, (m - j + other.P - 1) / other.P, cyc_o, orr);
+    }
+    a += m * orr;
+    if (a < end) emit(other.owner(a), a, end - a, index_t{1}, index_t{0}, index_t{0});
+  }
+}
+
+/// Strided runs sent by p (per target process) or received by q (per source process).
+std::vector<std::vector<StridedRun>> strided_from(const CyclicMap& src, const CyclicMap& dst, int p) {
+  std::vector<std::vector<StridedRun>> out(static_cast<std::size_t>(dst.P));
+  cut_strided(src, dst, p, [&](int q, index_t g, index_t len, index_t cnt, index_t ms, index_t os) {
+    out[static_cast<std::size_t>(q)].push_back({src.local(g), dst.local(g), len, cnt, ms, os});
+  });
+  return out;
+}
+std::vector<std::vector<StridedRun>> strided_to(const CyclicMap& src, const CyclicMap& dst, int q) {
+  std::vector<std::vector<StridedRun>> out(static_cast<std::size_t>(src.P));
+  cut_strided(dst, src, q, [&](int p, index_t g, index_t len, index_t cnt, index_t ms, index_t os) {
+    out[static_cast<std::size_t>(p)].push_back({src.local(g), dst.local(g), len, cnt, os, ms});
+  });
+  return out;
+}
+
+/// Builds the periodic runs of process `me` from `runs_of(map_src, map_dst, me)` over one slice and
+/// over the last partial slice; `peers` is the number of processes on the other side.
 template <class RunsOf> std::vector<PeriodicRuns> periodic(const CyclicMap& src, const CyclicMap& dst, int me,
                                                            int peers, RunsOf&& runs_of) {
   check_same_extent(src, dst);
@@ -80,7 +152,7 @@ template <class RunsOf> std::vector<PeriodicRuns> periodic(const CyclicMap& src,
     const index_t dst_shift = L / dst.P;
     auto one = runs_of(CyclicMap{L, src.P, src.r}, CyclicMap{L, dst.P, dst.r}, me);
     const index_t rest = src.n - reps * L;
-    std::vector<std::vector<Run>> tail(out.size());
+    std::vector<std::vector<StridedRun>> tail(out.size());
     if (rest > 0) tail = runs_of(CyclicMap{rest, src.P, src.r}, CyclicMap{rest, dst.P, dst.r}, me);
     for (std::size_t k = 0; k < out.size(); ++k) {
       out[k].period = std::move(one[k]);
@@ -88,17 +160,17 @@ template <class RunsOf> std::vector<PeriodicRuns> periodic(const CyclicMap& src,
       out[k].src_shift = src_shift;
       out[k].dst_shift = dst_shift;
       out[k].tail = std::move(tail[k]);
-      for (Run& r : out[k].tail) {
+      for (StridedRun& r : out[k].tail) {
         r.src_local += reps * src_shift;
         r.dst_local += reps * dst_shift;
       }
     }
   }
   for (PeriodicRuns& pr : out) {
-    index_t per = 0;
-    for (const Run& r : pr.period) per += r.len;
-    pr.elements = per * pr.reps;
-    for (const Run& r : pr.tail) pr.elements += r.len;
+    for (const StridedRun& r : pr.period) pr.period_elements += r.len * r.count;
+    pr.elements = pr.period_elements * pr.reps;
+    for (const StridedRun& r : pr.tail) pr.elements += r.len * r.count;
+    pr.tabulate();
   }
   return out;
 }
@@ -107,12 +179,33 @@ template <class RunsOf> std::vector<PeriodicRuns> periodic(const CyclicMap& src,
 
 std::vector<PeriodicRuns> periodic_runs_from(const CyclicMap& src, const CyclicMap& dst, int p) {
   return periodic(src, dst, p, dst.P,
-                  [](const CyclicMap& a, const CyclicMap& b, int me) { return runs_from(a, b, me); });
+                  [](const CyclicMap& a, const CyclicMap& b, int me) { return strided_from(a, b, me); });
 }
 
 std::vector<PeriodicRuns> periodic_runs_to(const CyclicMap& src, const CyclicMap& dst, int q) {
   return periodic(src, dst, q, src.P,
-                  [](const CyclicMap& a, const CyclicMap& b, int me) { return runs_to(a, b, me); });
+                  [](const CyclicMap& a, const CyclicMap& b, int me) { return strided_to(a, b, me); });
+}
+
+void PeriodicRuns::tabulate() {
+  // A table pays when a slice is small (it stays in L1 while it is reused reps times) and made of
+  // short pieces (then the per-piece loop costs more than the elements); long pieces go by memcpy.
+  constexpr index_t max_table = 4096;
+  constexpr index_t short_piece = 8;
+  src_index.clear();
+  dst_index.clear();
+  if (period_elements == 0 || period_elements > max_table) return;
+  index_t pieces = 0;
+  for (const StridedRun& r : period) pieces += r.count;
+  if (pieces * short_piece < period_elements) return; // average piece longer than short_piece
+  src_index.reserve(static_cast<std::size_t>(period_elements));
+  dst_index.reserve(static_cast<std::size_t>(period_elements));
+  for (const StridedRun& r : period)
+    for (index_t t = 0; t < r.count; ++t)
+      for (index_t i = 0; i < r.len; ++i) {
+        src_index.push_back(r.src_local + t * r.src_step + i);
+        dst_index.push_back(r.dst_local + t * r.dst_step + i);
+      }
 }
 
 } // namespace hpf

@@ -8,6 +8,7 @@
 #include <hpf/schedule/matching.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <utility>
@@ -193,6 +194,118 @@ std::vector<std::size_t> max_weight_bipartite_matching(int num_left, int num_rig
   return result;
 }
 
+namespace {
+
+/// ColouringRule::Fast: a proper edge colouring with exactly max-degree colours (König's proof).
+/// Each edge (u, v), heaviest first (then by diagonal), takes the lowest colour a free at u if it is free at
+/// v too, else the lowest colour b free at v if it is free at u; otherwise a and b are swapped along the path
+/// from v that alternates a, b, a, ... That path enters left vertices by a-edges, so it never reaches u (a is
+/// free there, bipartite parity), and afterwards a is free at both ends.
+std::vector<std::vector<std::size_t>> kempe_edge_colouring(int num_left, int num_right,
+                                                           const std::vector<BipartiteEdge>& edges) {
+  const auto nl = static_cast<std::size_t>(num_left);
+  const auto nr = static_cast<std::size_t>(num_right);
+  std::vector<std::size_t> deg(nl + nr, 0);
+  for (const BipartiteEdge& b : edges) {
+    ++deg[static_cast<std::size_t>(b.left)];
+    ++deg[nl + static_cast<std::size_t>(b.right)];
+  }
+  std::size_t delta = 0;
+  for (std::size_t d : deg) delta = std::max(delta, d);
+  if (edges.empty()) return {};
+  detail::require(edges.size() < std::numeric_limits<std::uint32_t>::max(),
+                  "bipartite_edge_colouring: more than 2^32 - 1 edges: ", edges.size());
+  using Id = std::uint32_t; // edge ids: halves the table below
+  constexpr Id none = std::numeric_limits<Id>::max();
+  // at[x * delta + c]: the edge of colour c at vertex x (left x < nl, right nl + v), or none. Memory
+  // (left + right) * max degree * 4 bytes: callers bound it (hpfrt plan refuses larger grids).
+  std::vector<Id> at((nl + nr) * delta, none);
+  std::vector<std::size_t> colour(edges.size(), none);
+  std::vector<std::size_t> hint(nl + nr, 0); // no colour below hint[x] is free at x
+  auto vertex = [&](std::size_t e, bool right) {
+    return right ? nl + static_cast<std::size_t>(edges[e].right) : static_cast<std::size_t>(edges[e].left);
+  };
+  auto free_at = [&](std::size_t x) {
+    std::size_t c = hint[x];
+    while (at[x * delta + c] != none)
+      ++c; // a vertex of degree <= delta has a free colour while uncoloured edges remain
+    hint[x] = c;
+    return c;
+  };
+  auto set = [&](std::size_t e, std::size_t c) {
+    colour[e] = c;
+    at[vertex(e, false) * delta + c] = static_cast<Id>(e);
+    at[vertex(e, true) * delta + c] = static_cast<Id>(e);
+  };
+  auto unset = [&](std::size_t e) {
+    const std::size_t c = colour[e];
+    for (bool right : {false, true}) {
+      const std::size_t x = vertex(e, right);
+      at[x * delta + c] = none;
+      hint[x] = std::min(hint[x], c);
+    }
+    colour[e] = none;
+  };
+  // Heaviest first; among equal weights by diagonal (right - left) mod max(left, right), as the
+  // caterpillar orders them: a diagonal is a matching, so on dense grids the lowest free colours fit
+  // with almost no alternating path (in left-major order the paths grow long and the colouring slow).
+  // The keys are computed once (a comparator that divides was most of the planning time).
+  struct Key {
+    index_t weight;
+    long long diagonal;
+    std::size_t edge;
+  };
+  const auto n = static_cast<long long>(std::max(num_left, num_right));
+  std::vector<Key> keys(edges.size());
+  for (std::size_t e = 0; e < edges.size(); ++e)
+    keys[e] = {edges[e].weight, ((edges[e].right - edges[e].left) % n + n) % n, e};
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.weight != y.weight) return x.weight > y.weight;
+    if (x.diagonal != y.diagonal) return x.diagonal < y.diagonal;
+    return x.edge < y.edge;
+  });
+  std::vector<std::size_t> order(edges.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].edge;
+  std::vector<std::size_t> path;
+  for (std::size_t e : order) {
+    const std::size_t u = vertex(e, false);
+    const std::size_t v = vertex(e, true);
+    const std::size_t a = free_at(u);
+    if (at[v * delta + a] != none) {
+      const std::size_t b = free_at(v);
+      if (at[u * delta + b] == none) {
+        set(e, b);
+        continue;
+      }
+      // Swap a and b on the path from v that starts with colour a (it alternates a, b, a, ...).
+      path.clear();
+      std::size_t x = v;
+      std::size_t c = a;
+      while (at[x * delta + c] != none) {
+        const std::size_t f = at[x * delta + c];
+        path.push_back(f);
+        x = vertex(f, false) == x ? vertex(f, true) : vertex(f, false);
+        c = c == a ? b : a;
+      }
+      std::vector<std::size_t> was(path.size());
+      for (std::size_t i = 0; i < path.size(); ++i) {
+        was[i] = colour[path[i]];
+        unset(path[i]);
+      }
+      for (std::size_t i = 0; i < path.size(); ++i) set(path[i], was[i] == a ? b : a);
+      detail::require(at[u * delta + a] == none && at[v * delta + a] == none,
+                      "bipartite_edge_colouring: internal error, the alternating path reached both ends");
+    }
+    set(e, a);
+  }
+  std::vector<std::vector<std::size_t>> classes(delta);
+  for (std::size_t e = 0; e < edges.size(); ++e) classes[colour[e]].push_back(e);
+  std::erase_if(classes, [](const std::vector<std::size_t>& c) { return c.empty(); });
+  return classes;
+}
+
+} // namespace
+
 std::vector<std::vector<std::size_t>> bipartite_edge_colouring(int num_left, int num_right,
                                                                const std::vector<BipartiteEdge>& edges,
                                                                ColouringRule rule) {
@@ -202,6 +315,7 @@ std::vector<std::vector<std::size_t>> bipartite_edge_colouring(int num_left, int
     detail::require(b.priority == 0, "bipartite_edge_colouring: edge ", e, " has priority ", b.priority,
                     ", expected 0 (the colouring sets priorities from the degrees)");
   }
+  if (rule == ColouringRule::Fast) return kempe_edge_colouring(num_left, num_right, edges);
   auto idx = [](int v) { return static_cast<std::size_t>(v); };
   std::vector<int> row(idx(num_left), 0);
   std::vector<int> col(idx(num_right), 0);

@@ -161,6 +161,18 @@ Schedule class_schedule(const CommMatrix& grid, const BlockCyclicParams& params)
   std::vector<char> has_data(static_cast<std::size_t>(g), 0);
   for (const Message& m : grid.entries()) has_data[static_cast<std::size_t>(class_of(m.src, m.dst))] = 1;
 
+  // Length of (p, q): a search within row p of the sorted entries (a search over all of them, once per
+  // pair, was most of the planning time of dense P x Q grids near 1000 x 1000).
+  const std::vector<Message>& entries = grid.entries();
+  std::vector<std::size_t> row_start(sz(P + 1), entries.size());
+  for (std::size_t i = entries.size(); i-- > 0;) row_start[sz(entries[i].src)] = i;
+  for (int p = P; p-- > 0;) row_start[sz(p)] = std::min(row_start[sz(p)], row_start[sz(p + 1)]);
+  auto length = [&](int p, int q) -> index_t {
+    const auto first = entries.begin() + static_cast<std::ptrdiff_t>(row_start[sz(p)]);
+    const auto last = entries.begin() + static_cast<std::ptrdiff_t>(row_start[sz(p + 1)]);
+    const auto it = std::lower_bound(first, last, q, [](const Message& m, int d) { return m.dst < d; });
+    return it != last && it->dst == q ? it->len : 0;
+  };
   Schedule sched(P, Q);
   for (index_t c = 0; c < g; ++c) {
     if (!has_data[static_cast<std::size_t>(c)]) continue;
@@ -175,7 +187,7 @@ Schedule class_schedule(const CommMatrix& grid, const BlockCyclicParams& params)
         for (int p0 = 0; p0 < gi; ++p0) {
           const int p = p0 + a * gi;
           const int q = q0[sz(p0)] + b * gi;
-          if (const index_t l = grid.at(p, q); l > 0) step.messages.push_back({p, q, l});
+          if (const index_t l = length(p, q); l > 0) step.messages.push_back({p, q, l});
         }
       }
       if (!step.messages.empty()) {
@@ -205,9 +217,11 @@ Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
   edges.reserve(msgs.size());
   for (const Message& m : msgs) edges.push_back({m.src, m.dst, m.len, 0});
   Schedule sched(grid.num_senders(), grid.num_receivers());
+  const ColouringRule rule = koenig_uses_fast_colouring(grid) ? ColouringRule::Fast
+                             : stepwise                       ? ColouringRule::SaturateMaxDegree
+                                                              : ColouringRule::MaxWeight;
   for (const std::vector<std::size_t>& cls :
-       bipartite_edge_colouring(grid.num_senders(), grid.num_receivers(), edges,
-                                stepwise ? ColouringRule::SaturateMaxDegree : ColouringRule::MaxWeight)) {
+       bipartite_edge_colouring(grid.num_senders(), grid.num_receivers(), edges, rule)) {
     Step step;
     for (std::size_t e : cls) step.messages.push_back(msgs[e]);
     sched.add_step(std::move(step));
@@ -216,6 +230,11 @@ Schedule koenig_schedule(const CommMatrix& grid, bool stepwise) {
 }
 
 } // namespace
+
+bool koenig_uses_fast_colouring(const CommMatrix& grid) {
+  return static_cast<double>(grid.entries().size()) * static_cast<double>(grid.max_degree()) >
+         koenig_exact_budget;
+}
 
 Schedule koenig_stepwise_schedule(const CommMatrix& grid) { return koenig_schedule(grid, true); }
 
@@ -266,7 +285,8 @@ std::vector<Candidate> auto_candidates(const CommMatrix& grid, const ScheduleOpt
   if (opt.params && class_schedule_applies(*opt.params))
     add(Strategy::Class, class_schedule(grid, *opt.params));
   add(Strategy::KoenigStepwise, koenig_stepwise_schedule(grid));
-  add(Strategy::KoenigGreedy, koenig_greedy_schedule(grid));
+  if (!koenig_uses_fast_colouring(grid))
+    add(Strategy::KoenigGreedy, koenig_greedy_schedule(grid)); // else the same
   out.push_back({Strategy::Caterpillar, caterpillar_cost(grid, opt), std::nullopt});
   return out;
 }
@@ -288,14 +308,18 @@ Strategy auto_strategy(const CommMatrix& grid, const ScheduleOptions& opt) {
   return cands[pick(cands)].strategy;
 }
 
+AutoChoice auto_choice(const CommMatrix& grid, const ScheduleOptions& opt) {
+  check_options(opt);
+  auto cands = auto_candidates(grid, opt);
+  Candidate& best = cands[pick(cands)];
+  return {best.strategy, best.schedule ? std::move(*best.schedule) : caterpillar_schedule(grid)};
+}
+
 Schedule make_schedule(const CommMatrix& grid, Strategy strategy, const ScheduleOptions& opt) {
   check_options(opt);
   switch (strategy) {
-  case Strategy::Auto: {
-    auto cands = auto_candidates(grid, opt);
-    Candidate& best = cands[pick(cands)];
-    return best.schedule ? std::move(*best.schedule) : caterpillar_schedule(grid);
-  }
+  case Strategy::Auto:
+    return auto_choice(grid, opt).schedule;
   case Strategy::Caterpillar:
     return caterpillar_schedule(grid);
   case Strategy::Class:

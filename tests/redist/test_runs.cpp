@@ -7,6 +7,7 @@
 
 #include <numeric>
 #include <random>
+#include <string>
 
 namespace {
 
@@ -89,6 +90,90 @@ TEST(RedistRuns, PeriodicRunsExpandToTheFullRunList) {
       }
     }
   }
+}
+
+// Block sizes from 1 to beyond n / P (BLOCK), where a block of one side holds many blocks of the
+// other: the strided runs expand to the full run list, and packing (Side::Src), unpacking (Side::Dst)
+// and the local copy (Side::Both), by offset tables or by strided runs, move exactly the elements
+// owned by p and q, in global order, to the right local places.
+TEST(RedistRuns, StridedRunsAndTheirCopiesMatchBruteForce) {
+  std::mt19937_64 rng(11);
+  auto block = [&](index_t n, int P) -> index_t {
+    switch (rng() % 4) {
+    case 0:
+      return 1 + static_cast<index_t>(rng() % 3);
+    case 1:
+      return 1 + static_cast<index_t>(rng() % 40);
+    case 2:
+      return std::max<index_t>(1, (n + P - 1) / P); // BLOCK
+    default:
+      return 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 2));
+    }
+  };
+  for (int t = 0; t < 2000; ++t) {
+    const int P = 1 + static_cast<int>(rng() % 7);
+    const int Q = 1 + static_cast<int>(rng() % 7);
+    const index_t n = static_cast<index_t>(rng() % 700);
+    const CyclicMap S{n, P, block(n, P)};
+    const CyclicMap T{n, Q, block(n, Q)};
+    const std::string where = "P=" + std::to_string(P) + " Q=" + std::to_string(Q) +
+                              " r=" + std::to_string(S.r) + " s=" + std::to_string(T.r) +
+                              " n=" + std::to_string(n);
+    for (int p = 0; p < P; ++p) {
+      const auto full = hpf::runs_from(S, T, p);
+      const auto per = hpf::periodic_runs_from(S, T, p);
+      std::vector<double> src(static_cast<std::size_t>(S.local_extent(p)));
+      for (std::size_t l = 0; l < src.size(); ++l)
+        src[l] = static_cast<double>(S.global(p, static_cast<index_t>(l)));
+      for (int q = 0; q < Q; ++q) {
+        const auto& pr = per[static_cast<std::size_t>(q)];
+        std::vector<RunT> got;
+        pr.for_each([&](index_t so, index_t dof, index_t len) { got.push_back({so, dof, len}); });
+        ASSERT_EQ(got, full[static_cast<std::size_t>(q)]) << where;
+        std::vector<double> want;
+        for (index_t g = 0; g < n; ++g)
+          if (S.owner(g) == p && T.owner(g) == q) want.push_back(static_cast<double>(g));
+        ASSERT_EQ(pr.elements, static_cast<index_t>(want.size())) << where;
+        // Pack.
+        std::vector<double> buf(want.size() + 1, -1.0);
+        ASSERT_EQ((pr.move<hpf::detail::Side::Src, double>(src.data(), buf.data())), pr.elements) << where;
+        buf.pop_back();
+        ASSERT_EQ(buf, want) << where;
+        // Unpack on q with the receiver's own runs, and the local copy.
+        const auto to = hpf::periodic_runs_to(S, T, q);
+        const auto& rq = to[static_cast<std::size_t>(p)];
+        std::vector<double> dst(static_cast<std::size_t>(T.local_extent(q)), -1.0);
+        ASSERT_EQ((rq.move<hpf::detail::Side::Dst, double>(buf.data(), dst.data())), pr.elements) << where;
+        std::vector<double> dst2(dst.size(), -1.0);
+        pr.move<hpf::detail::Side::Both, double>(src.data(), dst2.data());
+        for (std::size_t l = 0; l < dst.size(); ++l) {
+          const index_t g = T.global(q, static_cast<index_t>(l));
+          const double expect = S.owner(g) == p ? static_cast<double>(g) : -1.0;
+          ASSERT_EQ(dst[l], expect) << where << " p=" << p << " q=" << q << " l=" << l;
+          ASSERT_EQ(dst2[l], expect) << where << " p=" << p << " q=" << q << " l=" << l;
+        }
+      }
+    }
+  }
+}
+
+// Planning is O(period), not O(elements): BLOCK -> CYCLIC(1) of 10^7 elements on 3 -> 5 processes
+// stores a few strided runs per pair, not one run per element.
+TEST(RedistRuns, BlockToCyclicOneStoresFewRuns) {
+  const index_t n = 10000000;
+  const CyclicMap S{n, 3, (n + 2) / 3};
+  const CyclicMap T{n, 5, 1};
+  // Each process's runs, per peer: few of them, and together its whole local block.
+  auto check = [](const std::vector<hpf::PeriodicRuns>& per, index_t local) {
+    index_t total = 0;
+    for (const auto& pr : per) {
+      EXPECT_LE(pr.period.size() + pr.tail.size(), 3U);
+      total += pr.elements;
+    }
+    EXPECT_EQ(total, local);
+  };
+  for (int p = 0; p < 3; ++p) check(hpf::periodic_runs_from(S, T, p), S.local_extent(p));
+  for (int q = 0; q < 5; ++q) check(hpf::periodic_runs_to(S, T, q), T.local_extent(q));
 }
 
 } // namespace

@@ -42,6 +42,8 @@ template <class T> struct ViewData<T, 1> { using type = T*; };
 template <class T> struct ViewData<T, 2> { using type = T**; };
 template <class T> struct ViewData<T, 3> { using type = T***; };
 template <class T> struct ViewData<T, 4> { using type = T****; };
+/// Tag of DistArray's constructor that leaves the local block uninitialised.
+struct Uninitialized {};
 } // namespace detail
 
 template <class T, int N> class DistArray {
@@ -55,6 +57,13 @@ public:
   /// Allocates the local block of `layout` (zero-initialised, as Kokkos does). Not collective.
   DistArray(std::string label, Layout<N> layout) : m_label(std::move(label)), m_layout(std::move(layout)) {
     allocate();
+  }
+
+  /// Allocates the local block without initialising it: for a target every element of which is written
+  /// next (REDISTRIBUTE). A layout with a shadow is still zero-filled (see shadow()). Not collective.
+  DistArray(std::string label, Layout<N> layout, detail::Uninitialized)
+      : m_label(std::move(label)), m_layout(std::move(layout)) {
+    allocate(false);
   }
 
   [[nodiscard]] const std::string& label() const noexcept { return m_label; }
@@ -223,8 +232,14 @@ public:
     check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
                               "DistArray::redistribute");
     if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
-    DistArray next(m_label, layout);
-    redistribute_into(*this, next, options); // on failure *this is untouched
+    auto ex = executor_between(m_layout, layout, options);
+    if (!has_shadow() && !layout.has_shadow() && ex.plan().storage_identical()) {
+      relabel(layout); // every rank keeps its block as it is: only the layout changes
+      return;
+    }
+    // The target is not initialised: every owned element of it is written.
+    DistArray next(m_label, layout, detail::Uninitialized{});
+    run_into(*ex, *this, next); // on failure *this is untouched
     *this = std::move(next);
   }
 
@@ -232,18 +247,8 @@ public:
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
   /// elements go through a contiguous copy); dst's shadow is stale afterwards.
   static void redistribute_into(const DistArray& src, DistArray& dst, RedistOptions options = {}) {
-    const Layout<N> s = src.m_layout.with_shadow(Index<N>{});
-    const Layout<N> t = dst.m_layout.with_shadow(Index<N>{});
-    const auto plan = cached_plan(s, t, detail::with_model(s, options, sizeof(T)));
-    if (!src.has_shadow() && !dst.has_shadow()) {
-      plan->execute(static_cast<const T*>(src.local_data()), dst.local_data());
-    } else {
-      const std::vector<T> in = src.owned_copy();
-      std::vector<T> out(static_cast<std::size_t>(dst.local_size()));
-      plan->execute(in.data(), out.data());
-      dst.copy_owned(out.data(), false);
-    }
-    dst.m_halo_valid = 0;
+    auto ex = executor_between(src.m_layout, dst.m_layout, options);
+    run_into(*ex, src, dst);
   }
 
   /// The owned elements in Fortran order of the owned block (a copy). Not collective.
@@ -444,7 +449,8 @@ private:
     return plan;
   }
 
-  void allocate() {
+  /// Sets m_coords and m_owned from the layout; returns the extents of the local storage.
+  Index<N> place() {
     const std::vector<int> c =
         m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
     Index<N> e{};
@@ -456,17 +462,61 @@ private:
     }
     // An array that owns nothing stores nothing, shadow included.
     if (local_size() == 0) e = Index<N>{};
+    return e;
+  }
+
+  /// Takes `layout`, under which every rank stores the same elements in the same places (a plan's
+  /// storage_identical(), neither side with a shadow): the storage is kept as it is.
+  void relabel(const Layout<N>& layout) {
+    m_layout = layout;
+    (void)place();
+    m_halo = {};
+    m_shift.reset();
+    m_halo_valid = 0;
+  }
+
+  /// An executor of the cached plan between the two layouts without their shadow widths (only owned
+  /// elements move), from the plan's pool. Local; the model lookup is collective the first time.
+  static auto executor_between(const Layout<N>& from, const Layout<N>& to, const RedistOptions& options) {
+    const Layout<N> s = from.with_shadow(Index<N>{});
+    return cached_executor(s, to.with_shadow(Index<N>{}), detail::with_model(s, options, sizeof(T)));
+  }
+
+  /// Collective: runs `ex` from src's owned elements into dst's; with a shadow on either side they go
+  /// through compact copies. dst's shadow is stale afterwards.
+  template <class Executor> static void run_into(Executor& ex, const DistArray& src, DistArray& dst) {
+    if (!src.has_shadow() && !dst.has_shadow()) {
+      ex.execute(static_cast<const T*>(src.local_data()), dst.local_data());
+    } else {
+      const std::vector<T> in = src.owned_copy();
+      std::vector<T> out(static_cast<std::size_t>(dst.local_size()));
+      ex.execute(in.data(), out.data());
+      dst.copy_owned(out.data(), false);
+    }
+    dst.m_halo_valid = 0;
+  }
+
+  void allocate(bool init = true) {
+    const Index<N> e = place();
     // The local storage's size is checked, and a failed allocation is an hpf::Error naming the array,
     // not Kokkos' std::runtime_error (issue 15, finding 8).
     index_t bytes = static_cast<index_t>(sizeof(T));
     for (int d = 0; d < N; ++d)
       bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", m_label,
                                   "': bytes of the local block");
+    auto make = [&](const auto& how) {
+      if constexpr (N == 1) m_view = view_type(how, e[0]);
+      if constexpr (N == 2) m_view = view_type(how, e[0], e[1]);
+      if constexpr (N == 3) m_view = view_type(how, e[0], e[1], e[2]);
+      if constexpr (N == 4) m_view = view_type(how, e[0], e[1], e[2], e[3]);
+    };
     try {
-      if constexpr (N == 1) m_view = view_type(m_label, e[0]);
-      if constexpr (N == 2) m_view = view_type(m_label, e[0], e[1]);
-      if constexpr (N == 3) m_view = view_type(m_label, e[0], e[1], e[2]);
-      if constexpr (N == 4) m_view = view_type(m_label, e[0], e[1], e[2], e[3]);
+      // Shadow slots outside the array read 0 until a periodic update: they are always initialised.
+      if (init || m_layout.has_shadow()) {
+        make(Kokkos::view_alloc(m_label));
+      } else {
+        make(Kokkos::view_alloc(m_label, Kokkos::WithoutInitializing));
+      }
     } catch (const std::exception& ex) {
       detail::fail("DistArray '", m_label, "': cannot allocate the local block of ", bytes, " bytes (",
                    ex.what(), ")");
@@ -597,7 +647,7 @@ private:
 /// rank for other extents or a grid on another parent communicator.
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
-  DistArray<T, N> out(A.label(), layout);
+  DistArray<T, N> out(A.label(), layout, detail::Uninitialized{});
   DistArray<T, N>::redistribute_into(A, out, options);
   return out;
 }

@@ -39,10 +39,29 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hpf {
+
+namespace detail {
+/// An allocator whose resize() leaves new elements uninitialised: message buffers are always written
+/// (packed or received) before they are read, so zero-filling them would be a wasted pass over memory.
+template <class T> struct UninitAllocator : std::allocator<T> {
+  template <class U> struct rebind { using other = UninitAllocator<U>; };
+  UninitAllocator() = default;
+  // NOLINTNEXTLINE(google-explicit-constructor): allocators convert implicitly between element types
+  template <class U> UninitAllocator(const UninitAllocator<U>& /*other*/) noexcept {}
+  template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... A> void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+/// A message buffer (see UninitAllocator).
+using ByteBuffer = std::vector<std::byte, UninitAllocator<std::byte>>;
+} // namespace detail
 
 /// One message of the calling rank: peer rank in the exchange's communicator, bytes, schedule step.
 struct Transfer {
@@ -138,11 +157,11 @@ private:
   bool m_send_started = false; // Handshake: the data send waits for the receiver's signal
   Requests m_step_reqs;
   Requests m_ready_req;
-  std::vector<std::byte> m_send_buf;
-  std::vector<std::byte> m_recv_buf;
+  detail::ByteBuffer m_send_buf;
+  detail::ByteBuffer m_recv_buf;
   // AllAtOnce and Pipelined (the "flow" modes): one buffer and one request set per message.
-  std::vector<std::vector<std::byte>> m_send_bufs;
-  std::vector<std::vector<std::byte>> m_recv_bufs;
+  std::vector<detail::ByteBuffer> m_send_bufs;
+  std::vector<detail::ByteBuffer> m_recv_bufs;
   std::vector<Requests> m_sreq;
   std::vector<Requests> m_rreq;
   std::vector<char> m_arrived;  // per receive: completed
@@ -159,8 +178,8 @@ private:
   bool m_a2a_ready = false;
   bool m_fallback = false; // Alltoallv counts too large: run AllAtOnce instead
   std::vector<int> m_sc, m_sd, m_rc, m_rd;
-  std::vector<std::byte> m_a2a_send;
-  std::vector<std::byte> m_a2a_recv;
+  detail::ByteBuffer m_a2a_send;
+  detail::ByteBuffer m_a2a_recv;
 };
 
 } // namespace hpf

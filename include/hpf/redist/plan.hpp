@@ -67,60 +67,40 @@ struct DimPlan {
   Schedule schedule;
 };
 
-/// Which local offsets a walk over a message needs: the sender's (Src), the receiver's (Dst) or both
-/// (the locally kept part).
-enum class Side { Src, Dst, Both };
-
-template <int D, int N, class Emit> void piece_walk(const std::array<const PeriodicRuns*, N>& runs,
-                                                    const Index<N>& ss, const Index<N>& ds, index_t so,
-                                                    index_t dof, Emit& emit) {
+/// Moves one N-d message (or the locally kept part): dimension 0 by its PeriodicRuns (tables or
+/// strided runs, detail::Side says which side is a packed buffer), the dimensions above it element by
+/// element along their runs (each is a new column; no owner computation). `so` / `dof` are the local
+/// offsets of the current column in the source (strides `ss`) and target (strides `ds`) blocks;
+/// `buf` walks the packed buffer. Elements go in the message's buffer order (global order, dimension
+/// 0 fastest), the same on the sender and the receiver.
+template <int D, int N, Side side, class T>
+void move_walk(const std::array<const PeriodicRuns*, N>& runs, const Index<N>& ss, const Index<N>& ds,
+               index_t so, index_t dof, const T* src, T* dst, T*& wbuf, const T*& rbuf) {
   if constexpr (D == 0) {
-    runs[0]->for_each([&](index_t s, index_t d, index_t len) { emit(so + s, dof + d, len); });
+    if constexpr (side == Side::Src) {
+      wbuf += runs[0]->template move<side>(src + so, wbuf);
+    } else if constexpr (side == Side::Dst) {
+      rbuf += runs[0]->template move<side>(rbuf, dst + dof);
+    } else {
+      runs[0]->template move<side>(src + so, dst + dof);
+    }
   } else {
-    // Dimensions above the fastest are walked element by element (each is a new column), but by runs
-    // of indices that need no owner computation; only dimension 0 moves data.
     runs[D]->for_each([&](index_t s, index_t d, index_t len) {
       for (index_t t = 0; t < len; ++t)
-        piece_walk<D - 1, N>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], emit);
+        move_walk<D - 1, N, side>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], src, dst, wbuf,
+                                  rbuf);
     });
   }
 }
 
-/// Calls fn(src_offset, dst_offset, len) for every contiguous piece of the N-d message whose
-/// per-dimension runs are `runs`, in the message's buffer order (global order, dimension 0 fastest).
-/// Offsets are into local blocks with Fortran strides `ss` (source) and `ds` (target); only the
-/// offsets of `side` are meaningful. Consecutive pieces that are contiguous on `side` are merged, so a
-/// message made of whole columns (e.g. an unchanged dimension 0) is copied column group by column group.
-template <int N, Side side, class Fn> void for_each_piece(const std::array<const PeriodicRuns*, N>& runs,
-                                                          const Index<N>& ss, const Index<N>& ds, Fn&& fn) {
+/// Side::Src: packs the message whose per-dimension runs are `runs` from `src` into `buf`;
+/// Side::Dst: unpacks it from `buf` into `dst`; Side::Both: copies it from `src` to `dst`.
+template <int N, Side side, class T> void move_message(const std::array<const PeriodicRuns*, N>& runs,
+                                                       const Index<N>& ss, const Index<N>& ds, const T* src,
+                                                       T* dst, const T* in, T* out) {
   for (const PeriodicRuns* r : runs)
     if (r->elements == 0) return;
-  index_t ps = 0;
-  index_t pd = 0;
-  index_t pl = 0;
-  auto emit = [&](index_t s, index_t d, index_t len) {
-    const bool src_next = side == Side::Dst || s == ps + pl;
-    const bool dst_next = side == Side::Src || d == pd + pl;
-    if (pl > 0 && src_next && dst_next) {
-      pl += len;
-      return;
-    }
-    if (pl > 0) fn(ps, pd, pl);
-    ps = s;
-    pd = d;
-    pl = len;
-  };
-  piece_walk<N - 1, N>(runs, ss, ds, 0, 0, emit);
-  if (pl > 0) fn(ps, pd, pl);
-}
-
-/// Copies len elements; short runs (CYCLIC(r) with small r) by a loop, long ones by memcpy.
-template <class T> inline void copy_elements(T* dst, const T* src, index_t len) noexcept {
-  if (len <= 8) {
-    for (index_t i = 0; i < len; ++i) dst[i] = src[i];
-  } else {
-    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
-  }
+  move_walk<N - 1, N, side>(runs, ss, ds, 0, 0, src, dst, out, in);
 }
 
 /// The executor mode that runs a strategy's schedule: the step schedules (caterpillar, class, König)
@@ -164,8 +144,14 @@ public:
       ScheduleOptions sod = so;
       sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
       // Auto is resolved here so that the plan can say what it runs (per dimension).
-      dp.strategy = opt.strategy == Strategy::Auto ? auto_strategy(dp.grid, sod) : opt.strategy;
-      dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
+      if (opt.strategy == Strategy::Auto) {
+        AutoChoice c = auto_choice(dp.grid, sod);
+        dp.strategy = c.strategy;
+        dp.schedule = std::move(c.schedule);
+      } else {
+        dp.strategy = opt.strategy;
+        dp.schedule = make_schedule(dp.grid, dp.strategy, sod);
+      }
     }
     m_mode = detail::exec_mode_of(opt.strategy);
     if (opt.strategy == Strategy::Auto) {
@@ -182,9 +168,14 @@ public:
       m_mode = so.alpha * ns > so.beta * tc ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
     }
     plan_my_part();
+    m_identical = compute_storage_identical();
   }
 
   [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
+  /// True when every rank's local block is the same in both layouts (same elements at the same local
+  /// offsets; e.g. P = Q = 1, or BLOCK and CYCLIC(ceil(n / P)) on one grid): nothing needs to move,
+  /// and an in-place REDISTRIBUTE only relabels the array. The same on every rank (from the layouts).
+  [[nodiscard]] bool storage_identical() const noexcept { return m_identical; }
   [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
   [[nodiscard]] const RedistOptions& options() const noexcept { return m_opt; }
   /// How the executor runs the messages (from options().strategy).
@@ -262,25 +253,24 @@ public:
   /// Packs send i into `out` / unpacks receive i from `in` / copies the locally kept part (the
   /// executor's callbacks).
   template <class T> void pack(std::size_t i, const T* src, T* out) const {
-    for_message<detail::Side::Src>(m_sends[i], [&](index_t so, index_t, index_t len) {
-      detail::copy_elements(out, src + so, len);
-      out += len;
-    });
+    detail::move_message<N, detail::Side::Src, T>(message_runs<detail::Side::Src>(m_sends[i]), m_src_strides,
+                                                  m_dst_strides, src, nullptr, nullptr, out);
   }
   template <class T> void unpack(std::size_t i, const T* in, T* dst) const {
-    for_message<detail::Side::Dst>(m_recvs[i], [&](index_t, index_t dof, index_t len) {
-      detail::copy_elements(dst + dof, in, len);
-      in += len;
-    });
+    detail::move_message<N, detail::Side::Dst, T>(message_runs<detail::Side::Dst>(m_recvs[i]), m_src_strides,
+                                                  m_dst_strides, nullptr, dst, in, nullptr);
   }
   template <class T> void copy_local(const T* src, T* dst) const {
     if (!m_self) return;
+    if (m_identical) { // the whole block, as it is
+      std::memcpy(dst, src, static_cast<std::size_t>(m_self_elems) * sizeof(T));
+      return;
+    }
     std::array<const PeriodicRuns*, N> runs{};
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
       runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
-    detail::for_each_piece<N, detail::Side::Both>(
-        runs, m_src_strides, m_dst_strides,
-        [&](index_t so, index_t dof, index_t len) { detail::copy_elements(dst + dof, src + so, len); });
+    detail::move_message<N, detail::Side::Both, T>(runs, m_src_strides, m_dst_strides, src, dst, nullptr,
+                                                   nullptr);
   }
 
 private:
@@ -413,13 +403,47 @@ private:
     }
   }
 
-  /// Pieces of a message this rank sends (Side::Src) or receives (Side::Dst), in buffer order.
-  template <detail::Side side, class Fn> void for_message(const Msg& m, Fn&& fn) const {
+  /// See storage_identical(): every dimension maps each index to the same process coordinate and local
+  /// index in both layouts, and every rank that holds elements has the same coordinates in both grids.
+  [[nodiscard]] bool compute_storage_identical() const {
+    for (const auto& dp : m_dims) {
+      const CyclicMap& a = dp.src;
+      const CyclicMap& b = dp.dst;
+      const bool same =
+          a.n == 0 || std::min(a.r, b.r) >= a.n || (a.P == 1 && b.P == 1) || (a.P == b.P && a.r == b.r);
+      if (!same) return false;
+    }
+    const ProcessGrid& sg = m_src.grid();
+    const ProcessGrid& tg = m_dst.grid();
+    for (int x = 0; x < sg.parent_size(); ++x) {
+      const int sp = sg.position_of_rank(x);
+      const int tp = tg.position_of_rank(x);
+      index_t ns = 0;
+      index_t nt = 0;
+      if (sp >= 0) ns = product(m_src.local_extents(sp));
+      if (tp >= 0) nt = product(m_dst.local_extents(tp));
+      if (ns != nt) return false;
+      if (ns == 0) continue;
+      if (m_src.local_extents(sp) != m_dst.local_extents(tp) ||
+          dim_coords(m_src, sp) != dim_coords(m_dst, tp))
+        return false;
+    }
+    return true;
+  }
+
+  static index_t product(const Index<N>& e) {
+    index_t n = 1;
+    for (index_t x : e) n *= x;
+    return n;
+  }
+
+  /// Per-dimension runs of a message this rank sends (Side::Src) or receives (Side::Dst).
+  template <detail::Side side> std::array<const PeriodicRuns*, N> message_runs(const Msg& m) const {
     std::array<const PeriodicRuns*, N> runs{};
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
       runs[d] = side == detail::Side::Src ? &m_runs_from[d][static_cast<std::size_t>(m.coords[d])]
                                           : &m_runs_to[d][static_cast<std::size_t>(m.coords[d])];
-    detail::for_each_piece<N, side>(runs, m_src_strides, m_dst_strides, fn);
+    return runs;
   }
 
   [[nodiscard]] Schedule build_product() const {
@@ -469,6 +493,7 @@ private:
   std::vector<Msg> m_sends;
   std::vector<Msg> m_recvs;
   std::optional<Msg> m_self;
+  bool m_identical = false;
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
@@ -496,6 +521,8 @@ public:
   }
 
   [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
+  /// True between post() and the wait() that completes it.
+  [[nodiscard]] bool pending() const noexcept { return m_exchange && m_exchange->posted(); }
 
   /// Collective: post() then wait().
   template <class T> void execute(const T* src, T* dst) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 namespace hpf {
@@ -23,6 +25,71 @@ PlanCacheStats plan_cache_stats();
 /// Drops every cached plan (e.g. before freeing the communicators they use).
 void clear_plan_cache();
 
+/// Idle executors of one plan, kept with the cached plan so that a repeated REDISTRIBUTE reuses their
+/// message buffers instead of allocating (and page-faulting) them per call. acquire() hands out an
+/// executor nobody else holds: two arrays redistributing through one plan at the same time get two
+/// executors (issue 9: executor state is never shared). Local; the mutex makes acquire/release safe
+/// from several threads.
+template <int N> class ExecutorPool : public std::enable_shared_from_this<ExecutorPool<N>> {
+public:
+  /// Idle executors kept at most (each holds up to one message's worth of buffers per peer).
+  static constexpr std::size_t max_idle = 2;
+
+  explicit ExecutorPool(std::shared_ptr<const RedistributionPlan<N>> plan) : m_plan(std::move(plan)) {}
+
+  /// An executor of the pool's plan, returned to the pool when the lease dies (unless an execution is
+  /// still pending on it, e.g. after an exception: then it is dropped).
+  class Lease {
+  public:
+    Lease(std::shared_ptr<ExecutorPool> pool, std::unique_ptr<RedistributionExecutor<N>> ex)
+        : m_pool(std::move(pool)), m_ex(std::move(ex)) {}
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) noexcept = default;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() {
+      if (m_pool && m_ex) m_pool->release(std::move(m_ex));
+    }
+    [[nodiscard]] RedistributionExecutor<N>& operator*() const noexcept { return *m_ex; }
+    [[nodiscard]] RedistributionExecutor<N>* operator->() const noexcept { return m_ex.get(); }
+    [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return m_pool->plan(); }
+
+  private:
+    std::shared_ptr<ExecutorPool> m_pool;
+    std::unique_ptr<RedistributionExecutor<N>> m_ex;
+  };
+
+  [[nodiscard]] Lease acquire() {
+    std::unique_ptr<RedistributionExecutor<N>> ex;
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      if (!m_idle.empty()) {
+        ex = std::move(m_idle.back());
+        m_idle.pop_back();
+      }
+    }
+    if (!ex) ex = std::make_unique<RedistributionExecutor<N>>(*m_plan);
+    return Lease(this->shared_from_this(), std::move(ex));
+  }
+
+  [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
+  [[nodiscard]] std::size_t idle() const {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return m_idle.size();
+  }
+
+private:
+  void release(std::unique_ptr<RedistributionExecutor<N>> ex) {
+    if (ex->pending()) return;
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_idle.size() < max_idle) m_idle.push_back(std::move(ex));
+  }
+
+  std::shared_ptr<const RedistributionPlan<N>> m_plan; // executors point into it
+  mutable std::mutex m_mutex;
+  std::vector<std::unique_ptr<RedistributionExecutor<N>>> m_idle;
+};
+
 namespace detail {
 inline constexpr std::size_t plan_cache_capacity = 32;
 void count_plan_lookup(bool hit);
@@ -34,6 +101,7 @@ template <int N> struct PlanCache {
     Layout<N> dst;
     RedistOptions opt;
     std::shared_ptr<const RedistributionPlan<N>> plan;
+    std::shared_ptr<ExecutorPool<N>> pool;
   };
   static std::vector<Entry>& entries() {
     static std::vector<Entry> e;
@@ -62,24 +130,39 @@ template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions op
 }
 } // namespace detail
 
+namespace detail {
+/// The cache entry of (src, dst, opt), built on first use, moved to the front.
+template <int N> typename PlanCache<N>::Entry& cache_entry(const Layout<N>& src, const Layout<N>& dst,
+                                                           const RedistOptions& opt) {
+  auto& cache = PlanCache<N>::entries();
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (it->opt == opt && it->src == src && it->dst == dst) {
+      count_plan_lookup(true);
+      std::rotate(cache.begin(), it, it + 1); // most recently used first
+      return cache.front();
+    }
+  }
+  count_plan_lookup(false);
+  auto plan = std::make_shared<const RedistributionPlan<N>>(src, dst, opt);
+  auto pool = std::make_shared<ExecutorPool<N>>(plan);
+  cache.insert(cache.begin(), {src, dst, opt, std::move(plan), std::move(pool)});
+  if (cache.size() > plan_cache_capacity) cache.pop_back();
+  return cache.front();
+}
+} // namespace detail
+
 /// The plan from `src` to `dst` with `opt`, built on first use and then reused. Local: planning never
 /// communicates.
 template <int N> std::shared_ptr<const RedistributionPlan<N>>
 cached_plan(const Layout<N>& src, const Layout<N>& dst, const RedistOptions& opt = {}) {
-  auto& cache = detail::PlanCache<N>::entries();
-  for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->opt == opt && it->src == src && it->dst == dst) {
-      detail::count_plan_lookup(true);
-      auto plan = it->plan;
-      std::rotate(cache.begin(), it, it + 1); // most recently used first
-      return plan;
-    }
-  }
-  detail::count_plan_lookup(false);
-  auto plan = std::make_shared<const RedistributionPlan<N>>(src, dst, opt);
-  cache.insert(cache.begin(), {src, dst, opt, plan});
-  if (cache.size() > detail::plan_cache_capacity) cache.pop_back();
-  return plan;
+  return detail::cache_entry(src, dst, opt).plan;
+}
+
+/// An executor of the cached plan from `src` to `dst` (see cached_plan), taken from the plan's pool:
+/// its buffers survive from one REDISTRIBUTE to the next. The lease keeps the plan alive. Local.
+template <int N> typename ExecutorPool<N>::Lease cached_executor(const Layout<N>& src, const Layout<N>& dst,
+                                                                 const RedistOptions& opt = {}) {
+  return detail::cache_entry(src, dst, opt).pool->acquire();
 }
 
 } // namespace hpf

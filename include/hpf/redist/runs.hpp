@@ -11,6 +11,7 @@
 
 #include <hpf/layout/cyclic_map.hpp>
 
+#include <cstring>
 #include <vector>
 
 namespace hpf {
@@ -29,30 +30,132 @@ std::vector<std::vector<Run>> runs_from(const CyclicMap& src, const CyclicMap& d
 /// Runs received by target process q, grouped by source process: result[p] in increasing global order.
 std::vector<std::vector<Run>> runs_to(const CyclicMap& src, const CyclicMap& dst, int q);
 
+/// A run repeated `count` times: piece t (t < count) is `len` elements at source local index
+/// src_local + t src_step and target local index dst_local + t dst_step, pieces in increasing global
+/// order. Inside one large block of one side, the blocks of the other side that one process owns
+/// follow each other at a fixed step (BLOCK -> CYCLIC(1): the elements a block sends to one receiver
+/// are one StridedRun), so a message is a handful of these instead of one Run per element.
+struct StridedRun {
+  index_t src_local = 0;
+  index_t dst_local = 0;
+  index_t len = 0;
+  index_t count = 1;
+  index_t src_step = 0;
+  index_t dst_step = 0;
+  friend bool operator==(const StridedRun&, const StridedRun&) = default;
+};
+
+namespace detail {
+
+/// Which local offsets a copy walks by the runs: the sender's (Src: the other side is a packed
+/// buffer), the receiver's (Dst: unpacking a buffer) or both (the locally kept part).
+enum class Side { Src, Dst, Both };
+
+/// Copies len elements; short runs (CYCLIC(r) with small r) by a loop, long ones by memcpy.
+template <class T> inline void copy_elements(T* dst, const T* src, index_t len) noexcept {
+  if (len <= 8) {
+    for (index_t i = 0; i < len; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+  }
+}
+
+/// Moves the pieces of `r`: from src + src_local (Src, Both) or from a packed buffer `src` (Dst),
+/// to dst + dst_local (Dst, Both) or to a packed buffer `dst` (Src). Returns the elements moved.
+template <Side side, class T>
+inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept {
+  const T* s = side == Side::Dst ? src : src + r.src_local;
+  T* d = side == Side::Src ? dst : dst + r.dst_local;
+  const index_t ss = side == Side::Dst ? r.len : r.src_step;
+  const index_t ds = side == Side::Src ? r.len : r.dst_step;
+  if (r.len == 1) { // CYCLIC(1): a strided element copy the compiler keeps tight
+    for (index_t t = 0; t < r.count; ++t) d[t * ds] = s[t * ss];
+  } else {
+    for (index_t t = 0; t < r.count; ++t) copy_elements(d + t * ds, s + t * ss, r.len);
+  }
+  return r.len * r.count;
+}
+
+} // namespace detail
+
 /// The runs between one source and one target process, stored for one period of the pattern.
 ///
 /// Seed 004, section 2: the communication pattern repeats every L = lcm(P r, Q s) global elements (a
 /// slice). Element g + L sits L / P further in the source local block and L / Q further in the target
 /// block, so the runs of slice k are those of slice 0 shifted by (k L / P, k L / Q). Storing one slice
-/// keeps the plan small (O(L / min(r, s)) runs instead of O(n / min(r, s))) and the packing loop
-/// streams the data, not a table as large as the data.
+/// keeps the plan small, and inside a slice a large block of one side holds the blocks of the other
+/// side as StridedRuns: O(L / max(r, s) + P + Q) runs instead of O(n / min(r, s)), so planning costs
+/// O(period), not O(elements). When a slice carries few elements in short pieces, the plan also keeps
+/// their offsets as a table (`src_index`, `dst_index`): moving a message is then one tight indexed
+/// loop per slice instead of one call per piece.
 struct PeriodicRuns {
-  std::vector<Run> period; ///< runs of slice 0 (the whole extent when L >= n)
-  index_t reps = 0;        ///< how many times `period` repeats
-  index_t src_shift = 0;   ///< L / P: source local offset from one slice to the next
-  index_t dst_shift = 0;   ///< L / Q
-  std::vector<Run> tail;   ///< runs of the last, partial slice (already shifted)
-  index_t elements = 0;    ///< total length of all runs
+  std::vector<StridedRun> period; ///< runs of slice 0 (the whole extent when L >= n)
+  index_t reps = 0;               ///< how many times `period` repeats
+  index_t src_shift = 0;          ///< L / P: source local offset from one slice to the next
+  index_t dst_shift = 0;          ///< L / Q
+  std::vector<StridedRun> tail;   ///< runs of the last, partial slice (already shifted)
+  index_t elements = 0;           ///< total length of all runs
+  index_t period_elements = 0;    ///< length of the runs of one slice
+  std::vector<index_t> src_index; ///< per element of a slice, its source offset (empty: no table)
+  std::vector<index_t> dst_index; ///< per element of a slice, its target offset
 
-  /// Calls fn(src_local, dst_local, len) for every run, in increasing global order.
+  /// Calls fn(src_local, dst_local, len) for every contiguous piece, in increasing global order.
   template <class Fn> void for_each(Fn&& fn) const {
-    for (index_t k = 0; k < reps; ++k) {
-      const index_t so = k * src_shift;
-      const index_t dof = k * dst_shift;
-      for (const Run& r : period) fn(so + r.src_local, dof + r.dst_local, r.len);
-    }
-    for (const Run& r : tail) fn(r.src_local, r.dst_local, r.len);
+    auto pieces = [&](const StridedRun& r, index_t so, index_t dof) {
+      for (index_t t = 0; t < r.count; ++t)
+        fn(so + r.src_local + t * r.src_step, dof + r.dst_local + t * r.dst_step, r.len);
+    };
+    for (index_t k = 0; k < reps; ++k)
+      for (const StridedRun& r : period) pieces(r, k * src_shift, k * dst_shift);
+    for (const StridedRun& r : tail) pieces(r, 0, 0);
   }
+
+  /// Moves every element (see detail::move_strided for `side`); returns the number moved.
+  template <detail::Side side, class T> index_t move(const T* src, T* dst) const noexcept {
+    using detail::Side;
+    index_t moved = 0;
+    if (!src_index.empty()) {
+      const index_t E = period_elements;
+      const index_t* si = src_index.data();
+      const index_t* di = dst_index.data();
+      for (index_t k = 0; k < reps; ++k) {
+        if constexpr (side == Side::Src) {
+          const T* s = src + k * src_shift;
+          T* d = dst + k * E;
+          for (index_t j = 0; j < E; ++j) d[j] = s[si[j]];
+        } else if constexpr (side == Side::Dst) {
+          const T* s = src + k * E;
+          T* d = dst + k * dst_shift;
+          for (index_t j = 0; j < E; ++j) d[di[j]] = s[j];
+        } else {
+          const T* s = src + k * src_shift;
+          T* d = dst + k * dst_shift;
+          for (index_t j = 0; j < E; ++j) d[di[j]] = s[si[j]];
+        }
+      }
+      moved = reps * E;
+    } else {
+      for (index_t k = 0; k < reps; ++k) {
+        const T* s = side == Side::Dst ? src + moved : src + k * src_shift;
+        T* d = side == Side::Src ? dst + moved : dst + k * dst_shift;
+        for (const StridedRun& r : period) {
+          const index_t m = detail::move_strided<side>(r, s, d);
+          if constexpr (side == Side::Dst) s += m;
+          if constexpr (side == Side::Src) d += m;
+          moved += m;
+        }
+      }
+    }
+    for (const StridedRun& r : tail) {
+      const T* s = side == Side::Dst ? src + moved : src;
+      T* d = side == Side::Src ? dst + moved : dst;
+      moved += detail::move_strided<side>(r, s, d);
+    }
+    return moved;
+  }
+
+  /// Builds the offset tables when a slice is small and made of short pieces (called by the planner).
+  void tabulate();
 };
 
 /// periodic_runs_from(src, dst, p)[q]: the runs source process p sends to target process q, as

@@ -15,6 +15,10 @@
 //                   every vertex of maximum degree: NS = max degree, always
 //   koenig-greedy   each step a maximum-weight matching: more steps, often      4.5, Example 5
 //                   lower TC (not a theorem)
+//                   Both fall back to a fast König colouring (max-degree steps by
+//                   alternating paths, heaviest messages first) on grids where
+//                   one matching per step would be too slow
+//                   (koenig_uses_fast_colouring); TC is then not optimised
 //   all-at-once     one message per step (the executor posts them all at once)
 //   alltoallv       same shape; the executor calls MPI_Alltoallv
 //   auto            the least alpha * steps + beta * TC among class (when it
@@ -64,6 +68,14 @@ struct ScheduleOptions {
 [[nodiscard]] Schedule make_schedule(const CommMatrix& grid, Strategy strategy,
                                      const ScheduleOptions& opt = {});
 
+/// Auto's pick with its schedule, from one pass over the candidates (auto_strategy followed by
+/// make_schedule builds them twice).
+struct AutoChoice {
+  Strategy strategy = Strategy::Auto;
+  Schedule schedule;
+};
+[[nodiscard]] AutoChoice auto_choice(const CommMatrix& grid, const ScheduleOptions& opt = {});
+
 /// The strategy Auto picks for this grid (never Auto, AllAtOnce or Alltoallv). Ties (equal cost up to
 /// a relative 1e-12) go to the first of class, koenig-stepwise, koenig-greedy, caterpillar: optimal
 /// by theorem first, then fewest steps.
@@ -94,5 +106,11 @@ struct ScheduleOptions {
 /// Greedy (section 4.5): each step a maximum-weight matching of what is left; among those, one that
 /// covers the most maximum-degree vertices (our deterministic tie-break; the seed leaves ties open).
 [[nodiscard]] Schedule koenig_greedy_schedule(const CommMatrix& grid);
+
+/// True when the König schedulers use the fast colouring (ColouringRule::Fast: NS = max degree, TC
+/// not optimised) instead of one maximum-weight matching per step, because the grid's messages times
+/// its max degree exceed koenig_exact_budget (about 0.1 s of matchings on this machine).
+inline constexpr double koenig_exact_budget = 4e6;
+[[nodiscard]] bool koenig_uses_fast_colouring(const CommMatrix& grid);
 
 } // namespace hpf

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Regenerates docs/results/redistribute_speed.{csv,png} (a repeated REDISTRIBUTE of 8*10^6 doubles,
+# CYCLIC(3) -> CYCLIC(5), against one memcpy of the local block and pdgemr2d, on 2 and 4 ranks,
+# medians of 9) and docs/results/redistribute_planning.csv (planning time at P, Q up to 1024).
+# Extra arguments go to bench_redistribute_speed.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+build="${HPF_BUILD:-$HPF_ROOT/build-release}"
+cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
+cmake --build "$build" --target bench_redistribute_speed bench_redistribute_plan_time -j "${HPF_JOBS}" > /dev/null
+cd "$HPF_ROOT"
+mkdir -p docs/results
+csv=docs/results/redistribute_speed.csv
+rm -f "$csv"
+for np in 2 4; do
+  mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_speed" \
+    --repeats 9 --csv "$csv" "$@"
+done
+"$build/bench/redistribute/bench_redistribute_plan_time" --repeats 5 --csv docs/results/redistribute_planning.csv
+gnuplot <<GP
+set terminal pngcairo size 900,420 noenhanced
+set output 'docs/results/redistribute_speed.png'
+set datafile separator ','
+set style data histograms
+set style histogram clustered
+set style fill solid 0.8
+set ylabel 'median / one memcpy of the local block (log)'
+set title 'CYCLIC(3) -> CYCLIC(5), 8*10^6 doubles: each method over one memcpy (same job, medians of 9)'
+set logscale y
+set yrange [0.5:*]
+set key top left
+set xtics rotate by -20
+set grid ytics
+set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2
+plot '< grep ",2," $csv' using 7:xtic(4) title '2 ranks', '< grep ",4," $csv' using 7 title '4 ranks (oversubscribed)'
+GP
+echo "results: $csv, docs/results/redistribute_speed.png, docs/results/redistribute_planning.csv"

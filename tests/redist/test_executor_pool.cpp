@@ -1,0 +1,161 @@
+// The executors kept with a cached plan (plan_cache.hpp): a repeated REDISTRIBUTE reuses one (its
+// buffers survive), two executions in flight at once through one plan get two executors, and an
+// executor left with a pending execution is never handed out again. Layouts that give every rank the
+// same local block move nothing.
+#include "hpf_test.hpp"
+
+#include <hpf/hpf.hpp>
+
+#include <vector>
+
+namespace {
+
+using hpf::DistArray;
+using hpf::Index;
+using hpf::index_t;
+using hpf::Layout;
+using hpf::RedistOptions;
+
+RedistOptions opts(hpf::Strategy s) {
+  RedistOptions o;
+  o.strategy = s;
+  o.alpha = 1e-6;
+  o.beta = 1e-9;
+  return o;
+}
+
+void fill(DistArray<double, 1>& A, double salt) {
+  hpf::forall(A, [salt](const Index<1>& g, double& x) { x = salt + static_cast<double>(g[0]); });
+}
+
+/// Number of wrong elements, summed over ranks.
+index_t wrong(const DistArray<double, 1>& A, double salt) {
+  const hpf::CyclicMap m = A.layout().map(0);
+  const int p = A.layout().grid().contains_me() ? A.layout().grid().my_position() : 0;
+  index_t bad = 0;
+  for (index_t l = 0; l < A.local_size(); ++l)
+    bad += A.local_data()[l] != salt + static_cast<double>(m.global(p, l)) ? 1 : 0;
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  return bad;
+}
+
+TEST(ExecutorPool, RepeatedCallsReuseOneExecutor) {
+  hpf::clear_plan_cache();
+  const auto line = hpf::ProcessGrid::world({hpf::test::world_size()});
+  const index_t M = 1237;
+  const Layout<1> a({M}, {hpf::Cyclic(3)}, line);
+  const Layout<1> b({M}, {hpf::Cyclic(5)}, line);
+  const RedistOptions o = opts(hpf::Strategy::KoenigStepwise);
+  const hpf::RedistributionExecutor<1>* first = nullptr;
+  {
+    auto lease = hpf::cached_executor(a, b, o);
+    first = &*lease;
+    EXPECT_EQ(&lease.plan(), hpf::cached_plan(a, b, o).get());
+  }
+  for (int k = 0; k < 3; ++k) {
+    auto lease = hpf::cached_executor(a, b, o);
+    EXPECT_EQ(&*lease, first); // the same executor, back from the pool
+    DistArray<double, 1> A("A", a);
+    DistArray<double, 1> B("B", b);
+    fill(A, k);
+    lease->execute(A, B);
+    EXPECT_EQ(wrong(B, k), 0);
+  }
+  // In-place REDISTRIBUTE through the pool, back and forth.
+  DistArray<double, 1> X("X", a);
+  fill(X, 7);
+  for (int k = 0; k < 4; ++k) {
+    X.redistribute(k % 2 == 0 ? b : a, o);
+    EXPECT_EQ(wrong(X, 7), 0);
+  }
+}
+
+TEST(ExecutorPool, OverlappingExecutionsGetDistinctExecutors) {
+  hpf::clear_plan_cache();
+  const auto line = hpf::ProcessGrid::world({hpf::test::world_size()});
+  const index_t M = 3001;
+  const Layout<1> a({M}, {hpf::Block()}, line);
+  const Layout<1> b({M}, {hpf::Cyclic(1)}, line);
+  // All-at-once: both executions post everything in the same order on every rank, so one tag serves.
+  const RedistOptions o = opts(hpf::Strategy::AllAtOnce);
+  DistArray<double, 1> A1("A1", a);
+  DistArray<double, 1> A2("A2", a);
+  DistArray<double, 1> B1("B1", b);
+  DistArray<double, 1> B2("B2", b);
+  fill(A1, 1);
+  fill(A2, 2);
+  auto l1 = hpf::cached_executor(a, b, o);
+  auto l2 = hpf::cached_executor(a, b, o);
+  EXPECT_NE(&*l1, &*l2);
+  EXPECT_EQ(&l1.plan(), &l2.plan());
+  l1->post(A1, B1);
+  l2->post(A2, B2);
+  l1->wait();
+  l2->wait();
+  EXPECT_EQ(wrong(B1, 1), 0);
+  EXPECT_EQ(wrong(B2, 2), 0);
+}
+
+TEST(ExecutorPool, PendingExecutorIsNotReturned) {
+  hpf::clear_plan_cache();
+  // A grid of one process (rank 0): nothing goes over the network, so an execution can be left
+  // pending safely; rank 0 copies locally, the other ranks take part and move nothing.
+  const hpf::ProcessGrid one(MPI_COMM_WORLD, {0}, {1});
+  const Layout<1> a({100}, {hpf::Cyclic(2)}, one);
+  const Layout<1> b({100}, {hpf::Cyclic(7)}, one);
+  const RedistOptions o = opts(hpf::Strategy::AllAtOnce);
+  DistArray<double, 1> A("A", a);
+  DistArray<double, 1> B("B", b);
+  fill(A, 3);
+  {
+    auto lease = hpf::cached_executor(a, b, o);
+    lease->post(A, B); // never waited: the lease dies with it pending
+    EXPECT_TRUE(lease->pending());
+  }
+  auto again = hpf::cached_executor(a, b, o);
+  EXPECT_FALSE(again->pending()); // had the pool kept it, this one would still be pending
+  again->execute(A, B);
+  EXPECT_EQ(wrong(B, 3), 0);
+}
+
+// Layouts that give every rank the same local block: REDISTRIBUTE moves nothing and keeps the storage.
+TEST(StorageIdentical, InPlaceRedistributeOnlyRelabels) {
+  hpf::clear_plan_cache();
+  const int P = hpf::test::world_size();
+  const auto line = hpf::ProcessGrid::world({P});
+  const index_t M = 1001;
+  const index_t b = (M + P - 1) / P;
+  const Layout<1> blk({M}, {hpf::Block()}, line);
+  const Layout<1> cyc({M}, {hpf::Cyclic(b)}, line);
+  const RedistOptions o = opts(hpf::Strategy::Auto);
+  EXPECT_TRUE(hpf::cached_plan(blk, cyc, o)->storage_identical());
+  DistArray<double, 1> A("A", blk);
+  fill(A, 5);
+  const double* before = A.local_data();
+  A.redistribute(cyc, o);
+  EXPECT_EQ(A.local_data(), before); // not copied
+  EXPECT_TRUE(A.layout() == cyc);
+  EXPECT_EQ(wrong(A, 5), 0);
+  const auto B = hpf::redistribute(A, blk, o); // a copy still copies
+  EXPECT_NE(B.local_data(), A.local_data());
+  EXPECT_EQ(wrong(B, 5), 0);
+
+  // Not identical: other block sizes (on more than one process), or the same maps on a grid whose
+  // ranks come in another order.
+  const Layout<1> c3({M}, {hpf::Cyclic(3)}, line);
+  const Layout<1> c5({M}, {hpf::Cyclic(5)}, line);
+  EXPECT_EQ(hpf::cached_plan(c3, c5, o)->storage_identical(), P == 1);
+  std::vector<int> reversed(static_cast<std::size_t>(P));
+  for (int k = 0; k < P; ++k) reversed[static_cast<std::size_t>(k)] = P - 1 - k;
+  const hpf::ProcessGrid rev(MPI_COMM_WORLD, reversed, {P});
+  const Layout<1> c3r({M}, {hpf::Cyclic(3)}, rev);
+  EXPECT_EQ(hpf::cached_plan(c3, c3r, o)->storage_identical(), P == 1);
+  DistArray<double, 1> C("C", c3);
+  fill(C, 9);
+  C.redistribute(c3r, o);
+  EXPECT_EQ(wrong(C, 9), 0);
+  C.redistribute(c5, o);
+  EXPECT_EQ(wrong(C, 9), 0);
+}
+
+} // namespace
