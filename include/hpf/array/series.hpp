@@ -77,7 +77,7 @@ struct SeriesOptions {
   SeriesStrategy strategy = SeriesStrategy::Auto;   ///< see SeriesChoice for what Auto decided
   std::int64_t expected = 0;                        ///< phases the program will submit (0: one batch)
   std::int64_t batch = 1000;                        ///< phases waiting before they run (memory bound)
-  std::int64_t ops_per_period = 32;                 ///< fixed period: about this many phases per period
+  std::int64_t ops_per_period = 256;                ///< fixed period: about this many phases per period
   std::optional<steady::MeasuredPlatform> platform; ///< given (e.g. loaded JSON) instead of measured
   steady::MeasureOptions measure;                   ///< unit_bytes and compute are set by the series
 };
