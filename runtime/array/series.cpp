@@ -82,6 +82,8 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   steady::SteadyProblem problem;
   if (op == steady::SteadyOp::Reduce) {
     problem = steady::SteadyProblem::reduce(all, opts.root);
+  } else if (op == steady::SteadyOp::Gossip) {
+    problem = steady::SteadyProblem::gossip(all, all);
   } else {
     all.erase(all.begin() + opts.root);
     problem = steady::SteadyProblem::scatter(opts.root, all);
@@ -113,7 +115,7 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   if (op == steady::SteadyOp::Reduce)
     m_choice.tree_seconds = K * greedy_length(m_size, ReduceCosts{d, c});
   else
-    m_choice.tree_seconds = K * (m_size - 1) * d; // the root's one port sends every block in turn
+    m_choice.tree_seconds = K * (m_size - 1) * d; // one port sends its P - 1 blocks in turn
 
   std::ostringstream why;
   if (opts.strategy != SeriesStrategy::Auto) {
@@ -126,8 +128,8 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   }
   why << ": predicted " << m_choice.steady_seconds << " s steady state + " << m_choice.lp_seconds
       << " s LP vs " << m_choice.tree_seconds << " s one "
-      << (op == steady::SteadyOp::Reduce ? "tree" : "scatter") << " per operation, for " << m_choice.phases
-      << " phases";
+      << (op == steady::SteadyOp::Reduce ? "tree" : "direct exchange") << " per operation, for "
+      << m_choice.phases << " phases";
   m_choice.reason = why.str();
   if (op == steady::SteadyOp::Reduce && m_choice.chosen == SeriesStrategy::TreePerOperation) {
     TreeOptions to;

@@ -1,7 +1,7 @@
-// The series API of issue 14 (ReductionSeries, ScatterSeries) and measure_platform, on 1, 2, 3, 5
-// and 7 ranks: every result equals the sequential fold in rank order of a non-commutative operator
-// (2x2 matrix products modulo 2^64), every scattered block its phase's data; bad input throws
-// hpf::Error on every rank and cancels the series.
+// The series API of issue 14 (ReductionSeries, ScatterSeries, GossipSeries) and measure_platform, on 1, 2, 3,
+// 5 and 7 ranks: every result equals the sequential fold in rank order of a non-commutative operator (2x2
+// matrix products modulo 2^64), every scattered block its phase's data; bad input throws hpf::Error on every
+// rank and cancels the series.
 #include "hpf_test.hpp"
 #include "test_scale.hpp"
 
@@ -186,6 +186,47 @@ TEST(Series, ScatterDeliversEveryBlockOfEveryPhase) {
     }
     EXPECT_EQ(wrong, 0) << "rank " << world_rank() << ", " << hpf::to_string(strategy);
   }
+}
+
+TEST(Series, GossipDeliversEveryBlockOfEveryPhase) {
+  const int P = world_size(), me = world_rank();
+  const auto grid = hpf::ProcessGrid::world({P});
+  const hpf::Layout<1> layout({5}, {hpf::Block()}, grid);
+  const hpf::index_t count = 3;
+  auto value = [](std::int64_t t, int from, int to, hpf::index_t i) {
+    return 1000000 * t + 10000 * from + 100 * to + i;
+  };
+  for (auto strategy : {hpf::SeriesStrategy::SteadyState, hpf::SeriesStrategy::TreePerOperation}) {
+    hpf::SeriesOptions opts;
+    opts.strategy = strategy;
+    opts.batch = 8;
+    opts.platform = measured();
+    hpf::GossipSeries<std::int64_t> gs(layout, count, opts);
+    const std::int64_t K = 19;
+    for (std::int64_t t = 0; t < K; ++t) {
+      std::vector<std::int64_t> blocks;
+      for (int d = 0; d < P; ++d)
+        for (hpf::index_t i = 0; i < count; ++i) blocks.push_back(value(t, me, d, i));
+      gs.submit(blocks);
+    }
+    int wrong = 0;
+    for (std::int64_t t = 0; t < K; ++t) {
+      const auto got = gs.result(t);
+      ASSERT_EQ(got.size(), static_cast<std::size_t>(P * count));
+      for (int s = 0; s < P; ++s)
+        for (hpf::index_t i = 0; i < count; ++i)
+          if (got[static_cast<std::size_t>(s * count + i)] != value(t, s, me, i)) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0) << "rank " << me << ", " << hpf::to_string(strategy);
+  }
+  hpf::SeriesOptions opts;
+  opts.platform = measured();
+  hpf::GossipSeries<std::int64_t> gs(layout, count, opts);
+  std::vector<std::int64_t> short_blocks(me == P - 1 ? 1 : static_cast<std::size_t>(P * count));
+  gs.submit(short_blocks);
+  HPF_EXPECT_ERROR(gs.wait_all(), "on rank " + std::to_string(P - 1), "holds 1 elements");
+  HPF_EXPECT_ERROR(gs.result(0), "cancelled");
+  HPF_EXPECT_ERROR(hpf::GossipSeries<std::int64_t>(layout, 0, opts), "count must be >= 1");
 }
 
 TEST(Series, OperatorThatThrowsOnOneRankFailsEveryRank) {

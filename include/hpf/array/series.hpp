@@ -9,6 +9,8 @@
 //   for (t ...) sc.submit(whole_array_on_root);        // global Fortran order, significant on the root
 //   sc.result(t, A);                                    // phase t's blocks into A
 //
+//   hpf::GossipSeries<T> gs(A.layout(), count, opts);  // every rank to every rank, count each
+//
 // What a reduction is: phase t's contribution of a rank is the fold of its local elements in local
 // storage order (as hpf::tree_reduce); the result is the fold of the contributions in rank order of
 // the grid's parent communicator, c_0 (+) c_1 (+) ... (+) c_{P-1}, exact for a non-commutative (+).
@@ -453,6 +455,135 @@ private:
   detail::SeriesCore m_core;
   std::vector<std::vector<T>> m_waiting; // root: whole arrays of phases m_done.. (at most opts.batch)
   std::vector<std::vector<T>> m_results; // this rank's block of phases 0..m_done-1
+  std::int64_t m_done = 0;
+  bool m_failed = false;
+  std::string m_message;
+};
+
+/// A series of personalized all-to-alls (gossips, seed 000 Section 3.5) among the ranks of a layout's
+/// grid's parent communicator: in phase t every rank sends `count` elements to every other rank.
+///   hpf::GossipSeries<T> gs(A.layout(), count, opts);
+///   gs.submit(blocks);   // P * count elements: block d (elements d*count ..) goes to rank d
+///   gs.result(t);        // P * count elements: block s came from rank s (block `me` is its own)
+/// TreePerOperation sends every block directly (one Exchange of P - 1 sends and receives per rank).
+template <class T> class GossipSeries {
+  static_assert(std::is_trivially_copyable_v<T>, "hpf::GossipSeries<T>: T must be trivially copyable");
+
+public:
+  /// Collective over the layout's grid's parent communicator (see ReductionSeries). Throws hpf::Error
+  /// on every rank for count < 1.
+  template <int N> GossipSeries(const Layout<N>& layout, index_t count, SeriesOptions opts = {})
+      : m_count(checked_count(count)),
+        m_core(layout.grid().comm().get(), steady::SteadyOp::Gossip,
+               static_cast<std::size_t>(count) * sizeof(T), {}, opts, "GossipSeries") {}
+
+  /// Not collective (see ReductionSeries::submit). A span of another size than P * count cancels the
+  /// series; every rank learns it when the batch runs.
+  void submit(std::span<const T> blocks) {
+    m_core.check_live("submit");
+    const auto want = static_cast<std::size_t>(m_core.size()) * static_cast<std::size_t>(m_count);
+    if (blocks.size() != want && !m_failed) {
+      m_failed = true;
+      m_message = "GossipSeries::submit: phase " + std::to_string(submitted()) + " holds " +
+                  std::to_string(blocks.size()) + " elements; expected P * count = " + std::to_string(want);
+    }
+    m_waiting.emplace_back(blocks.begin(), blocks.end());
+    m_waiting.back().resize(want);
+    if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
+  }
+
+  [[nodiscard]] std::int64_t submitted() const noexcept {
+    return m_done + static_cast<std::int64_t>(m_waiting.size());
+  }
+
+  /// Collective when phase t has not run yet: what this rank received in phase t (block s from rank
+  /// s). Throws hpf::Error on every rank (and cancels) for a phase never submitted.
+  [[nodiscard]] std::span<const T> result(std::int64_t t) {
+    m_core.check_live("result");
+    if (t < 0 || t >= submitted()) {
+      m_core.cancel();
+      throw Error("GossipSeries::result: phase " + std::to_string(t) + " was never submitted (phases 0.." +
+                  std::to_string(submitted() - 1) + " were); the series is cancelled");
+    }
+    if (t >= m_done) run_waiting();
+    return m_results[static_cast<std::size_t>(t)];
+  }
+
+  void wait_all() {
+    m_core.check_live("wait_all");
+    run_waiting();
+  }
+
+  [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
+
+private:
+  static index_t checked_count(index_t count) {
+    detail::require(count >= 1, "GossipSeries: count must be >= 1, got ", count);
+    return count;
+  }
+  [[nodiscard]] std::size_t block_bytes() const { return static_cast<std::size_t>(m_count) * sizeof(T); }
+  void pack(std::int64_t t, int to, std::byte* out) const {
+    std::memcpy(out, m_waiting[static_cast<std::size_t>(t)].data() + static_cast<std::size_t>(to) * m_count,
+                block_bytes());
+  }
+  void store(std::int64_t t, int from, const std::byte* in) {
+    std::memcpy(static_cast<void*>(m_results[static_cast<std::size_t>(m_done + t)].data() +
+                                   static_cast<std::size_t>(from) * m_count),
+                in, block_bytes());
+  }
+
+  void run_waiting() {
+    const auto K = static_cast<std::int64_t>(m_waiting.size());
+    m_core.agree(m_failed, m_message);
+    if (K == 0) return;
+    const int me = m_core.rank(), P = m_core.size();
+    m_results.resize(static_cast<std::size_t>(m_done + K));
+    for (std::int64_t t = 0; t < K; ++t) {
+      m_results[static_cast<std::size_t>(m_done + t)].resize(static_cast<std::size_t>(P) *
+                                                             static_cast<std::size_t>(m_count));
+      pack(t, me,
+           reinterpret_cast<std::byte*>(m_results[static_cast<std::size_t>(m_done + t)].data() +
+                                        static_cast<std::size_t>(me) * m_count));
+    }
+    if (P > 1 && m_core.choice().chosen == SeriesStrategy::TreePerOperation) {
+      ExchangePlan xp;
+      for (int r = 0; r < P; ++r)
+        if (r != me) {
+          xp.sends.push_back({r, block_bytes(), 0});
+          xp.recvs.push_back({r, block_bytes(), 0});
+        }
+      std::vector<int> peers;
+      for (const auto& s : xp.sends) peers.push_back(s.peer);
+      Exchange ex(m_core.comm(), std::move(xp), ExecMode::AllAtOnce, tags::steady.base + 60);
+      for (std::int64_t t = 0; t < K; ++t)
+        ex.execute([&](std::size_t i, std::byte* out) { pack(t, peers[i], out); },
+                   [&](std::size_t i, const std::byte* in) { store(t, peers[i], in); });
+    } else if (P > 1) {
+      // The LP's message types in order: m[s, d] for every source s, every target d != s.
+      std::vector<std::pair<int, int>> types;
+      for (int s = 0; s < P; ++s)
+        for (int d = 0; d < P; ++d)
+          if (s != d) types.emplace_back(s, d);
+      steady::PipelineCallbacks cb;
+      cb.make = [&](int type, std::int64_t stamp, std::byte* out) {
+        pack(stamp, types[static_cast<std::size_t>(type)].second, out);
+      };
+      cb.deliver = [&](int type, std::int64_t stamp, const std::byte* v) {
+        store(stamp, types[static_cast<std::size_t>(type)].first, v);
+      };
+      std::vector<int> identity(static_cast<std::size_t>(P));
+      for (int r = 0; r < P; ++r) identity[static_cast<std::size_t>(r)] = r;
+      steady::run_pipeline(m_core.plan(K), m_core.comm().get(), block_bytes(), cb, std::move(identity));
+    }
+    m_waiting.clear();
+    m_done += K;
+  }
+
+  index_t m_count;
+  detail::SeriesCore m_core;
+  std::vector<std::vector<T>> m_waiting; // this rank's outgoing blocks of phases m_done..
+  std::vector<std::vector<T>> m_results; // received blocks of phases 0..m_done-1
   std::int64_t m_done = 0;
   bool m_failed = false;
   std::string m_message;
