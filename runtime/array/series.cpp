@@ -172,6 +172,20 @@ void SeriesCore::agree(bool failed, const std::string& message) {
               "; the series is cancelled on every rank");
 }
 
+void SeriesCore::check_phase(std::int64_t t, std::int64_t submitted) {
+  if (t >= 0 && t < submitted) return;
+  m_cancelled = true;
+  throw Error(std::string(m_who) + "::result: phase " + std::to_string(t) +
+              " was never submitted (phases 0.." + std::to_string(submitted - 1) +
+              " were); the series is cancelled");
+}
+
+void SeriesCore::run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb) {
+  std::vector<int> identity(static_cast<std::size_t>(m_size));
+  for (int r = 0; r < m_size; ++r) identity[static_cast<std::size_t>(r)] = r;
+  steady::run_pipeline(plan(K), m_comm.get(), value_bytes, cb, std::move(identity));
+}
+
 void SeriesCore::check_live(const char* call) const {
   detail::require(!m_cancelled, m_who, "::", call, ": the series was cancelled by an earlier error");
 }

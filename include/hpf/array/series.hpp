@@ -121,6 +121,11 @@ public:
   void agree(bool failed, const std::string& message);
   void cancel() noexcept { m_cancelled = true; }
   void check_live(const char* call) const;
+  /// Cancels and throws hpf::Error (on every rank: `submitted` is the same everywhere) unless
+  /// 0 <= t < submitted.
+  void check_phase(std::int64_t t, std::int64_t submitted);
+  /// run_pipeline of the plan of K phases, rank r playing node r.
+  void run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb);
 
 private:
   [[nodiscard]] double predicted_steady(std::int64_t phases);
@@ -181,11 +186,7 @@ public:
   /// t outside [0, submitted()).
   [[nodiscard]] std::optional<T> result(std::int64_t t) {
     m_core.check_live("result");
-    if (t < 0 || t >= submitted()) {
-      m_core.cancel();
-      throw Error("ReductionSeries::result: phase " + std::to_string(t) + " was never submitted (phases 0.." +
-                  std::to_string(submitted() - 1) + " were); the series is cancelled");
-    }
+    m_core.check_phase(t, submitted());
     if (t >= m_done) run_waiting();
     if (m_core.rank() != m_core.root()) return std::nullopt;
     const Part& p = m_results[static_cast<std::size_t>(t)];
@@ -273,9 +274,7 @@ private:
         std::memcpy(static_cast<void*>(&m_results[static_cast<std::size_t>(m_done + stamp)]), v,
                     sizeof(Part));
       };
-      std::vector<int> identity(static_cast<std::size_t>(m_core.size()));
-      for (int r = 0; r < m_core.size(); ++r) identity[static_cast<std::size_t>(r)] = r;
-      steady::run_pipeline(m_core.plan(K), m_core.comm().get(), sizeof(Part), cb, std::move(identity));
+      m_core.run(K, sizeof(Part), cb);
     }
     m_waiting.clear();
     m_done += K;
@@ -337,11 +336,7 @@ public:
       throw Error("ScatterSeries::result: DistArray '" + A.label() + "' has layout " +
                   A.layout().describe_dists() + ", not the series' layout; the series is cancelled");
     }
-    if (t < 0 || t >= submitted()) {
-      m_core.cancel();
-      throw Error("ScatterSeries::result: phase " + std::to_string(t) + " was never submitted (phases 0.." +
-                  std::to_string(submitted() - 1) + " were); the series is cancelled");
-    }
+    m_core.check_phase(t, submitted());
     if (t >= m_done) run_waiting();
     const auto& block = m_results[static_cast<std::size_t>(t)];
     if (!block.empty())
@@ -441,9 +436,7 @@ private:
         pack(stamp, plan.group_node[static_cast<std::size_t>(type)], out);
       };
       cb.deliver = [&](int, std::int64_t stamp, const std::byte* v) { store(stamp, v); };
-      std::vector<int> identity(static_cast<std::size_t>(m_core.size()));
-      for (int r = 0; r < m_core.size(); ++r) identity[static_cast<std::size_t>(r)] = r;
-      steady::run_pipeline(plan, m_core.comm().get(), value_bytes(m_blocks), cb, std::move(identity));
+      m_core.run(K, value_bytes(m_blocks), cb);
     }
     m_waiting.clear();
     m_done += K;
@@ -477,6 +470,9 @@ public:
         m_core(layout.grid().comm().get(), steady::SteadyOp::Gossip,
                static_cast<std::size_t>(count) * sizeof(T), {}, opts, "GossipSeries") {}
 
+  [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
+
   /// Not collective (see ReductionSeries::submit). A span of another size than P * count cancels the
   /// series; every rank learns it when the batch runs.
   void submit(std::span<const T> blocks) {
@@ -500,11 +496,7 @@ public:
   /// s). Throws hpf::Error on every rank (and cancels) for a phase never submitted.
   [[nodiscard]] std::span<const T> result(std::int64_t t) {
     m_core.check_live("result");
-    if (t < 0 || t >= submitted()) {
-      m_core.cancel();
-      throw Error("GossipSeries::result: phase " + std::to_string(t) + " was never submitted (phases 0.." +
-                  std::to_string(submitted() - 1) + " were); the series is cancelled");
-    }
+    m_core.check_phase(t, submitted());
     if (t >= m_done) run_waiting();
     return m_results[static_cast<std::size_t>(t)];
   }
@@ -513,9 +505,6 @@ public:
     m_core.check_live("wait_all");
     run_waiting();
   }
-
-  [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
-  [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
 
 private:
   static index_t checked_count(index_t count) {
@@ -572,9 +561,7 @@ private:
       cb.deliver = [&](int type, std::int64_t stamp, const std::byte* v) {
         store(stamp, types[static_cast<std::size_t>(type)].first, v);
       };
-      std::vector<int> identity(static_cast<std::size_t>(P));
-      for (int r = 0; r < P; ++r) identity[static_cast<std::size_t>(r)] = r;
-      steady::run_pipeline(m_core.plan(K), m_core.comm().get(), block_bytes(), cb, std::move(identity));
+      m_core.run(K, block_bytes(), cb);
     }
     m_waiting.clear();
     m_done += K;
