@@ -92,14 +92,17 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   detail::require(m_solution.throughput > 0, who, ": the steady-state LP has throughput 0 (", m_solution.note,
                   ")");
   auto trees = steady::extract_trees(m_platform.platform, m_solution);
-  // Section 4.6: a fixed period of about ops_per_period operations (at least 4 per tree, so that the
-  // loss card(Trees) / T_fixed stays below TP / 4), unless the exact period is shorter.
+  // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
+  // to run. A short exact period T is repeated m times (period m T, still exact: every count is m
+  // times T's); a longer one is replaced by Section 4.6's fixed period, whose loss card(Trees) /
+  // T_fixed then stays below TP / 4.
   const steady::Rational want(
       std::max<std::int64_t>(opts.ops_per_period, 4 * static_cast<std::int64_t>(trees.size())));
-  const steady::Rational q = want / m_solution.throughput;
-  steady::BigInt period = numerator(q) / denominator(q) + 1;
-  if (m_solution.period <= period) {
-    period = m_solution.period;
+  const steady::Rational span = want / m_solution.throughput; // time units for `want` operations
+  steady::BigInt period = numerator(span) / denominator(span) + 1;
+  if (steady::Rational(m_solution.period) <= span) {
+    const steady::Rational m = span / steady::Rational(m_solution.period);
+    period = m_solution.period * (numerator(m) / denominator(m) + 1);
   } else {
     steady::FixedPeriod f = steady::fixed_period(m_solution, trees, period);
     trees = std::move(f.trees);
