@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <sstream>
 
 namespace hpf {
@@ -24,7 +26,22 @@ std::string to_string(SeriesStrategy s) {
 
 namespace detail {
 
+struct SteadyPlans {
+  steady::SteadySolution solution;
+  steady::PeriodicSchedule schedule;
+  std::map<std::int64_t, steady::PipelinePlan> plans;
+};
+
 namespace {
+
+// Solved LPs by (platform, problem, period target), so that series on one platform solve once per
+// process: the key is the values themselves (the platform's JSON is the same text on every rank),
+// and every rank builds the same series in the same order, so every rank hits or misses together.
+// At most 8 entries are kept (the cache is emptied when a ninth arrives).
+std::map<std::string, std::shared_ptr<SteadyPlans>>& solved_cache() {
+  static std::map<std::string, std::shared_ptr<SteadyPlans>> cache;
+  return cache;
+}
 
 double median_edge_seconds(const steady::MeasuredPlatform& m) {
   std::vector<double> c;
@@ -79,37 +96,47 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   const double t0 = MPI_Wtime();
   std::vector<int> all(static_cast<std::size_t>(m_size));
   for (int r = 0; r < m_size; ++r) all[static_cast<std::size_t>(r)] = r;
-  steady::SteadyProblem problem;
-  if (op == steady::SteadyOp::Reduce) {
-    problem = steady::SteadyProblem::reduce(all, opts.root);
-  } else if (op == steady::SteadyOp::Gossip) {
-    problem = steady::SteadyProblem::gossip(all, all);
+  const std::string key = m_platform.platform.to_json() + "|" + steady::to_string(op) + "|" +
+                          std::to_string(opts.root) + "|" + std::to_string(opts.ops_per_period);
+  auto& cache = solved_cache();
+  if (const auto hit = cache.find(key); hit != cache.end()) {
+    m_steady = hit->second;
   } else {
-    all.erase(all.begin() + opts.root);
-    problem = steady::SteadyProblem::scatter(opts.root, all);
+    m_steady = std::make_shared<SteadyPlans>();
+    steady::SteadySolution& sol = m_steady->solution;
+    steady::SteadyProblem problem;
+    if (op == steady::SteadyOp::Reduce) {
+      problem = steady::SteadyProblem::reduce(all, opts.root);
+    } else if (op == steady::SteadyOp::Gossip) {
+      problem = steady::SteadyProblem::gossip(all, all);
+    } else {
+      all.erase(all.begin() + opts.root);
+      problem = steady::SteadyProblem::scatter(opts.root, all);
+    }
+    sol = steady::solve(m_platform.platform, problem);
+    detail::require(sol.throughput > 0, who, ": the steady-state LP has throughput 0 (", sol.note, ")");
+    auto trees = steady::extract_trees(m_platform.platform, sol);
+    // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
+    // to run. A short exact period T is repeated m times (period m T, still exact: every count is m
+    // times T's); a longer one is replaced by Section 4.6's fixed period, whose loss card(Trees) /
+    // T_fixed then stays below TP / 4.
+    const steady::Rational want(
+        std::max<std::int64_t>(opts.ops_per_period, 4 * static_cast<std::int64_t>(trees.size())));
+    const steady::Rational span = want / sol.throughput; // time units for `want` operations
+    steady::BigInt period = numerator(span) / denominator(span) + 1;
+    if (steady::Rational(sol.period) <= span) {
+      const steady::Rational m = span / steady::Rational(sol.period);
+      period = sol.period * (numerator(m) / denominator(m) + 1);
+    } else {
+      steady::FixedPeriod f = steady::fixed_period(sol, trees, period);
+      trees = std::move(f.trees);
+    }
+    m_steady->schedule = steady::periodic_schedule(m_platform.platform, sol, std::move(trees), period);
+    if (cache.size() >= 8) cache.clear();
+    cache.emplace(key, m_steady);
   }
-  m_solution = steady::solve(m_platform.platform, problem);
-  detail::require(m_solution.throughput > 0, who, ": the steady-state LP has throughput 0 (", m_solution.note,
-                  ")");
-  auto trees = steady::extract_trees(m_platform.platform, m_solution);
-  // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
-  // to run. A short exact period T is repeated m times (period m T, still exact: every count is m
-  // times T's); a longer one is replaced by Section 4.6's fixed period, whose loss card(Trees) /
-  // T_fixed then stays below TP / 4.
-  const steady::Rational want(
-      std::max<std::int64_t>(opts.ops_per_period, 4 * static_cast<std::int64_t>(trees.size())));
-  const steady::Rational span = want / m_solution.throughput; // time units for `want` operations
-  steady::BigInt period = numerator(span) / denominator(span) + 1;
-  if (steady::Rational(m_solution.period) <= span) {
-    const steady::Rational m = span / steady::Rational(m_solution.period);
-    period = m_solution.period * (numerator(m) / denominator(m) + 1);
-  } else {
-    steady::FixedPeriod f = steady::fixed_period(m_solution, trees, period);
-    trees = std::move(f.trees);
-  }
-  m_schedule = steady::periodic_schedule(m_platform.platform, m_solution, std::move(trees), period);
   m_choice.steady_seconds = predicted_steady(m_choice.phases);
-  m_choice.throughput = steady::to_string(m_solution.throughput);
+  m_choice.throughput = steady::to_string(m_steady->solution.throughput);
   const double lp = MPI_Wtime() - t0;
   HPF_MPI_CHECK(MPI_Allreduce(&lp, &m_choice.lp_seconds, 1, MPI_DOUBLE, MPI_MAX, m_comm.get()));
 
@@ -143,9 +170,13 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
 
 const steady::PipelinePlan& SeriesCore::plan(std::int64_t K) {
   detail::require(m_size > 1, m_who, ": a one-rank series has no pipeline plan");
-  auto it = m_plans.find(K);
-  if (it == m_plans.end())
-    it = m_plans.emplace(K, steady::plan_pipeline(m_platform.platform, m_solution, m_schedule, K)).first;
+  auto& plans = m_steady->plans;
+  auto it = plans.find(K);
+  if (it == plans.end())
+    it =
+        plans
+            .emplace(K, steady::plan_pipeline(m_platform.platform, m_steady->solution, m_steady->schedule, K))
+            .first;
   return it->second;
 }
 

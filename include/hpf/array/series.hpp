@@ -97,6 +97,8 @@ struct SeriesChoice {
 
 namespace detail {
 
+struct SteadyPlans;
+
 /// The part of a series that does not depend on T: platform, LP, choice, plans, error agreement.
 class SeriesCore {
 public:
@@ -135,9 +137,9 @@ private:
   SeriesOptions m_opts;
   const char* m_who;
   steady::MeasuredPlatform m_platform;
-  steady::SteadySolution m_solution;
-  steady::PeriodicSchedule m_schedule;
-  std::map<std::int64_t, steady::PipelinePlan> m_plans;
+  /// The solved LP, its periodic schedule and the batch plans, shared by every series of the process
+  /// on the same platform and problem (a cache keyed by their values, never by a handle).
+  std::shared_ptr<SteadyPlans> m_steady;
   std::unique_ptr<TreeReducer> m_tree;
   SeriesChoice m_choice;
   bool m_cancelled = false;
