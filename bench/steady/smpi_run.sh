@@ -44,7 +44,7 @@ bytes=1000000
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
      --cfg=network/crosstraffic:0 --cfg=smpi/reduce:binomial --cfg=smpi/test:0 --log=root.thres:warning)
 ops=${SMPI_OPS:-10,30,100,300,1000}
-run() { # name platform.json args...
+run() { # name platform.json args...   ($bench_extra: options for bench_steady only)
   local name="$1" json="$2"; shift 2
   if [ -n "${SMPI_ONLY:-}" ] && [ "$name" != "$SMPI_ONLY" ]; then return 0; fi
   "$cli" steady --platform "$json" "$@" --simgrid-xml "$out/$name.xml" --port-links > "$out/$name.txt"
@@ -52,15 +52,31 @@ run() { # name platform.json args...
   n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['nodes']))" "$json")
   python3 -c "import json,sys; [print(x['name']) for x in json.load(open(sys.argv[1]))['nodes']]" "$json" > "$out/$name.hosts"
   smpirun -np "$n" -platform "$out/$name.xml" -hostfile "$out/$name.hosts" "${cfg[@]}" \
-    "$out/bench_steady_smpi" --platform "$json" "$@" --bytes "$bytes" --ops "$ops" --name "$name" --csv "$csv"
+    "$out/bench_steady_smpi" --platform "$json" "$@" ${bench_extra:-} --bytes "$bytes" --ops "$ops" --name "$name" --csv "$csv"
 }
 run figure2-scatter "$plats/figure2_scatter.json" --op scatter --source Ps --targets P0,P1
-run figure6-reduce "$plats/figure6_reduce.json" --op reduce --target P0 --participants P0,P1,P2 --tree 1
+bench_extra="--tree 1" run figure6-reduce "$plats/figure6_reduce.json" --op reduce --target P0 --participants P0,P1,P2
 run hetero6-scatter "$plats/hetero6.json" --op scatter --source S --targets C,D,E
 run hetero6-reduce "$plats/hetero6.json" --op reduce --target C
 run figure2-gossip "$plats/figure2_scatter.json" --op gossip --sources Ps,Pb --targets P0,P1
 run hetero6-gossip "$plats/hetero6.json" --op gossip --sources S,D --targets C,E
 
-[ -n "${SMPI_ONLY:-}" ] && { echo "results: $csv"; exit 0; }
+if [ -n "${SMPI_ONLY:-}" ]; then # one platform: rate / TP per variant and K, as bars
+  gnuplot -e "csv='$csv'; png='${csv%.csv}.png'; name='$SMPI_ONLY'" - <<'GP'
+set terminal pngcairo size 800,400 noenhanced
+set output png
+set datafile separator ','
+set title name.' under SMPI: operations per simulated second / TP'
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set yrange [0:1.1]
+set ylabel 'rate / TP'
+set xtics rotate by -15
+plot csv every ::1 using ($6/$7):xtic(sprintf("%s K=%d", strcol(3), $4)) notitle
+GP
+  echo "results: $csv, ${csv%.csv}.png"
+  exit 0
+fi
 gnuplot -e "csv='$csv'; png='$HPF_ROOT/docs/results/steady_smpi.png'" "$here/smpi_plot.gp"
 echo "results: $csv, docs/results/steady_smpi.png"
