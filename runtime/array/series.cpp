@@ -69,7 +69,9 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   // throws together, before any collective.
   detail::require(opts.root >= 0 && opts.root < m_size, who, ": opts.root must be a rank in [0, ", m_size,
                   "), got ", opts.root);
-  detail::require(opts.batch >= 1, who, ": opts.batch must be >= 1, got ", opts.batch);
+  // The plan of a batch keeps per-period counts: a batch is a bounded amount of memory (header).
+  detail::require(opts.batch >= 1 && opts.batch <= 1000000, who, ": opts.batch must be in [1, 1000000], got ",
+                  opts.batch);
   detail::require(opts.expected >= 0, who, ": opts.expected must be >= 0 (0: one batch), got ",
                   opts.expected);
   detail::require(opts.ops_per_period >= 1, who, ": opts.ops_per_period must be >= 1, got ",

@@ -152,13 +152,19 @@ MeasuredPlatform measure_platform(const Comm& comm, const MeasureOptions& opts) 
   }
   double task = 0;
   if (opts.compute) {
-    std::vector<double> t;
-    for (int r = 0; r < opts.repeats; ++r) {
-      const double t0 = MPI_Wtime(); // the simulated clock under SMPI
-      opts.compute();
-      t.push_back(MPI_Wtime() - t0);
+    // The operator is user code: an exception must not leave this rank outside the collectives
+    // below, so it is reported through them (a negative time) and rank 0 fails everyone.
+    try {
+      std::vector<double> t;
+      for (int r = 0; r < opts.repeats; ++r) {
+        const double t0 = MPI_Wtime(); // the simulated clock under SMPI
+        opts.compute();
+        t.push_back(MPI_Wtime() - t0);
+      }
+      task = median(std::move(t));
+    } catch (...) {
+      task = -1;
     }
-    task = median(std::move(t));
   }
   costs.seconds.assign(mine.size(), 0.0);
   costs.task_seconds.assign(idx(P), 0.0);
@@ -171,6 +177,9 @@ MeasuredPlatform measure_platform(const Comm& comm, const MeasureOptions& opts) 
   int ok = 1;
   if (me == 0) {
     try {
+      for (int r = 0; r < P; ++r)
+        detail::require(costs.task_seconds[idx(r)] >= 0,
+                        "the operator (MeasureOptions::compute) threw on rank ", r);
       text = platform_from_costs(costs, opts).to_json();
     } catch (const Error& e) {
       ok = 0;

@@ -67,6 +67,13 @@ TEST(Series, MeasuredPlatformIsTheSameOnEveryRank) {
   EXPECT_EQ(c.platform.edge_count(), P * (P - 1));
   EXPECT_EQ(c.measured_pairs, static_cast<int>(hpf::steady::measurement_pairs(P, 2).size()));
   EXPECT_TRUE(same_on_every_rank(c.to_json()));
+  // An operator that throws on one rank fails every rank, naming it; nothing hangs.
+  hpf::steady::MeasureOptions bad;
+  bad.compute = [P] {
+    if (world_rank() == P - 1) throw std::runtime_error("no");
+  };
+  HPF_EXPECT_ERROR(hpf::steady::measure_platform(hpf::Comm::duplicate(MPI_COMM_WORLD), bad),
+                   "threw on rank " + std::to_string(P - 1));
 }
 
 // Phase t of a CYCLIC(3) array of `n` elements; the reference is the fold of every rank's local
@@ -299,6 +306,9 @@ TEST(Series, AnotherLayoutOrAPhaseNeverSubmittedThrowsOnEveryRank) {
   }
   opts.root = P;
   HPF_EXPECT_ERROR(hpf::ReductionSeries<Mat>(layout, mul, opts), "opts.root", "got " + std::to_string(P));
+  opts.root = 0;
+  opts.batch = 0;
+  HPF_EXPECT_ERROR(hpf::ReductionSeries<Mat>(layout, mul, opts), "opts.batch", "got 0");
 }
 
 } // namespace

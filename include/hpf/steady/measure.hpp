@@ -77,7 +77,8 @@ struct MeasuredPlatform {
 [[nodiscard]] MeasuredPlatform platform_from_costs(const MeasuredCosts& costs, const MeasureOptions& opts);
 
 /// Collective over `comm`: measures (see the header comment) and returns the same platform on every
-/// rank (rank 0 decides and broadcasts). Throws hpf::Error on every rank for bad options.
+/// rank (rank 0 decides and broadcasts). Throws hpf::Error on every rank for bad options, or when
+/// opts.compute throws on some rank (named in the message).
 [[nodiscard]] MeasuredPlatform measure_platform(const Comm& comm, const MeasureOptions& opts = {});
 
 } // namespace hpf::steady
