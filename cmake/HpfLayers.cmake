@@ -12,12 +12,14 @@
 #   | hpf_exec       | runtime/exec/*.cpp          | hpf_schedule, hpf_core; nlohmann (no Kokkos)     |
 #   | hpf_redist     | runtime/redist/*.cpp        | hpf_layout, hpf_schedule, hpf_exec               |
 #   | hpf_irregular  | runtime/irregular/*.cpp     | hpf_schedule, hpf_exec                           |
-#   | hpf_steady     | runtime/steady/*.cpp        | hpf_schedule, hpf_exec, Boost; QSopt_ex, GLPK    |
+#   | hpf_steady     | runtime/steady/*.cpp        | hpf_schedule, hpf_exec, hpf_adaptive, Boost;     |
+#   |                |                             | QSopt_ex, GLPK                                   |
 #   | hpf_reduce     | runtime/reduce/*.cpp        | hpf_exec, hpf_schedule                           |
 #   | hpf_adaptive   | runtime/adaptive/*.cpp      | hpf_exec, hpf_schedule                           |
 #   | hpf_section    | runtime/section/*.cpp       | hpf_layout, hpf_schedule, hpf_exec               |
 #   | hpf_array      | runtime/array/*.cpp         | hpf_layout, hpf_redist, hpf_irregular,           |
-#   |                |                             | hpf_reduce, hpf_section, Kokkos (hpf_kokkos)     |
+#   |                |                             | hpf_reduce, hpf_section, hpf_steady,             |
+#   |                |                             | Kokkos (hpf_kokkos)                              |
 #
 # Only array/ sees Kokkos; only the layers at or above core (not schedule/) see MPI. core/'s MPI-free
 # headers (error, math, names, stats, tags) are the part of core that schedule/ may include.

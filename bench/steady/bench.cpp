@@ -16,12 +16,14 @@
 //   smpirun -np N -platform p.xml -hostfile h ... bench_steady --platform p.json --op scatter
 //     --source Ps --targets P0,P1 --ops 10,100 [--bytes 100000] [--period-max 0] [--name fig2] [--csv f]
 //   ... --op gossip --sources Ps,Pb --targets P0,P1
-//   ... --op reduce --target P0 [--participants P0,P1,P2]
+//   ... --op reduce --target P0 [--participants P0,P1,P2] [--tree 1]   (--tree: also seed 002's tree
+//   repeated, hpf::TreeReducer, variant tree-seed002)
 // Prints (and appends to --csv) one row per (variant, K):
 //   platform,op,variant,K,seconds,rate,TP,model_rate,periods
 // model_rate is K / makespan of the schedule's time model (steady only).
 #include <hpf/core/error.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/reduce/tree_reducer.hpp>
 #include <hpf/steady/executor.hpp>
 #include <hpf/steady/pipeline.hpp>
 
@@ -29,10 +31,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +52,7 @@ struct Args {
   std::size_t bytes = 100000;
   long long period_max = 0;
   double flops_per_task = 1e9;
+  bool tree = false; ///< reduce: also seed 002's tree repeated (--tree 1)
 };
 
 std::vector<std::string> split(std::string_view s) {
@@ -93,6 +98,8 @@ Args parse(int argc, char** argv) {
                                   a.flops_per_task = parse_number<double>(v, "--flops-per-task");
                                 else if (key == "--ops")
                                   a.ops = hpf::bench::parse_list<long long>(v, "--ops");
+                                else if (key == "--tree")
+                                  a.tree = parse_number<int>(v, "--tree") != 0;
                                 else
                                   return false;
                                 return true;
@@ -196,17 +203,27 @@ Row run_naive_direct(const SteadyProblem& pb, const Args& a, long long K) {
   return Row{"naive-direct", K, max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD), 0, 0};
 }
 
-Row run_naive_reduce(const SteadyProblem& pb, const Args& a, long long K) {
+/// The participants' communicator, in operand order (MPI_COMM_NULL on the other ranks), and the
+/// target's rank in it.
+MPI_Comm participants_comm(const SteadyProblem& pb, int& root) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int pos = -1, root = -1;
+  int pos = -1;
+  root = -1;
   for (std::size_t i = 0; i < pb.participants.size(); ++i) {
     if (pb.participants[i] == rank) pos = static_cast<int>(i);
     if (pb.participants[i] == pb.targets[0]) root = static_cast<int>(i);
   }
-  hpf::detail::require(root >= 0, "bench_steady: the naive reduce needs the target among the participants");
+  hpf::detail::require(root >= 0,
+                       "bench_steady: MPI_Reduce and the tree need the target among the participants");
   MPI_Comm sub = MPI_COMM_NULL;
   HPF_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, pos >= 0 ? 0 : MPI_UNDEFINED, pos, &sub));
+  return sub;
+}
+
+Row run_naive_reduce(const SteadyProblem& pb, const Args& a, long long K) {
+  int root = -1;
+  MPI_Comm sub = participants_comm(pb, root);
   MPI_Op op = MPI_OP_NULL;
   HPF_MPI_CHECK(MPI_Op_create(&reduce_op, 0, &op));
   g_reduce_count = a.bytes / 8;
@@ -221,6 +238,43 @@ Row run_naive_reduce(const SteadyProblem& pb, const Args& a, long long K) {
   HPF_MPI_CHECK(MPI_Op_free(&op));
   if (sub != MPI_COMM_NULL) HPF_MPI_CHECK(MPI_Comm_free(&sub));
   return Row{"naive-MPI_Reduce", K, t, 0, 0};
+}
+
+/// Seed 002's optimal (greedy) tree, repeated once per reduction (hpf::TreeReducer, rank order, result
+/// on the target), with the model's costs taken from the platform: d = the slowest edge (time of a
+/// unit message), c = the slowest participant's task time, both in simulated seconds.
+Row run_tree_reduce(const Platform& g, const SteadyProblem& pb, const Args& a, long long K) {
+  double d = 0, c = 0;
+  for (const auto& e : g.edges()) d = std::max(d, to_double(e.cost));
+  for (int p : pb.participants) c = std::max(c, 1.0 / to_double(g.node(p).speed));
+  int root = -1;
+  MPI_Comm sub = participants_comm(pb, root);
+  const std::size_t count = a.bytes / 8;
+  std::vector<std::uint64_t> in(count, 1), out(count);
+  // The tree combines element by element in chunks; one simulated charge per chunk of calls keeps
+  // SMPI's event count low (the total charged per combination is one task).
+  const std::size_t chunk = std::min<std::size_t>(count, 2048);
+  const double per_chunk = g_flops_per_task * static_cast<double>(chunk) / static_cast<double>(count);
+  std::size_t calls = 0;
+  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t0 = MPI_Wtime();
+  if (sub != MPI_COMM_NULL) {
+    hpf::TreeOptions opts;
+    opts.root = root;
+    const hpf::TreeReducer tree(sub, hpf::ReduceCosts{d, c}, opts);
+    for (long long k = 0; k < K; ++k)
+      tree.reduce(std::span<const std::uint64_t>(in), std::span<std::uint64_t>(out),
+                  [&calls, chunk, per_chunk](std::uint64_t x, std::uint64_t y) {
+                    if (++calls == chunk) {
+                      task_cost(per_chunk);
+                      calls = 0;
+                    }
+                    return x * 31 + y;
+                  });
+  }
+  const double t = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
+  if (sub != MPI_COMM_NULL) HPF_MPI_CHECK(MPI_Comm_free(&sub));
+  return Row{"tree-seed002", K, t, 0, 0};
 }
 
 int bench(int argc, char** argv) {
@@ -255,8 +309,9 @@ int bench(int argc, char** argv) {
   if (rank == 0 && !a.csv.empty())
     csv = hpf::bench::CsvWriter(a.csv, "platform,op,variant,K,seconds,rate,TP,model_rate,periods");
   for (long long K : a.ops) {
-    const Row rows[] = {run_steady(g, pb, a, K),
-                        a.op == "reduce" ? run_naive_reduce(pb, a, K) : run_naive_direct(pb, a, K)};
+    std::vector<Row> rows{run_steady(g, pb, a, K),
+                          a.op == "reduce" ? run_naive_reduce(pb, a, K) : run_naive_direct(pb, a, K)};
+    if (a.op == "reduce" && a.tree) rows.push_back(run_tree_reduce(g, pb, a, K));
     for (const Row& r : rows) {
       if (rank != 0) continue;
       char line[512];

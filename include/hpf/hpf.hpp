@@ -42,7 +42,8 @@
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>
-#include <hpf/array/shift.hpp>
 #include <hpf/array/section.hpp>
+#include <hpf/array/series.hpp>
+#include <hpf/array/shift.hpp>
 #include <hpf/array/tree_reduce.hpp>
 #include <hpf/reduce/reduce.hpp>

@@ -1,0 +1,231 @@
+// The T-independent part of the series API (see include/hpf/array/series.hpp).
+#include <hpf/array/series.hpp>
+#include <hpf/reduce/tree.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace hpf {
+
+std::string to_string(SeriesStrategy s) {
+  switch (s) {
+  case SeriesStrategy::Auto:
+    return "auto";
+  case SeriesStrategy::SteadyState:
+    return "steady-state";
+  case SeriesStrategy::TreePerOperation:
+    return "tree-per-operation";
+  }
+  return "?";
+}
+
+namespace detail {
+
+struct SteadyPlans {
+  steady::SteadySolution solution;
+  steady::PeriodicSchedule schedule;
+  std::map<std::int64_t, steady::PipelinePlan> plans;
+};
+
+namespace {
+
+// Solved LPs by (platform, problem, period target), so that series on one platform solve once per
+// process: the key is the values themselves (the platform's JSON is the same text on every rank),
+// and every rank builds the same series in the same order, so every rank hits or misses together.
+// At most 8 entries are kept (the cache is emptied when a ninth arrives).
+std::map<std::string, std::shared_ptr<SteadyPlans>>& solved_cache() {
+  static std::map<std::string, std::shared_ptr<SteadyPlans>> cache;
+  return cache;
+}
+
+double median_edge_seconds(const steady::MeasuredPlatform& m) {
+  std::vector<double> c;
+  for (const auto& e : m.platform.edges()) c.push_back(steady::to_double(e.cost) * m.time_unit);
+  if (c.empty()) return 0;
+  std::nth_element(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(c.size() / 2), c.end());
+  return c[c.size() / 2];
+}
+
+double slowest_task_seconds(const steady::MeasuredPlatform& m) {
+  double worst = 0;
+  for (const auto& n : m.platform.nodes())
+    if (n.speed > 0) worst = std::max(worst, m.time_unit / steady::to_double(n.speed));
+  return worst;
+}
+
+} // namespace
+
+SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_bytes,
+                       std::function<void()> op_timer, const SeriesOptions& opts, const char* who)
+    : m_comm(Comm::duplicate(comm)), m_opts(opts), m_who(who) {
+  m_rank = m_comm.rank();
+  m_size = m_comm.size();
+  // Every check below reads data every rank has (the options are the same everywhere), so every rank
+  // throws together, before any collective.
+  detail::require(opts.root >= 0 && opts.root < m_size, who, ": opts.root must be a rank in [0, ", m_size,
+                  "), got ", opts.root);
+  // The plan of a batch keeps per-period counts: a batch is a bounded amount of memory (header).
+  detail::require(opts.batch >= 1 && opts.batch <= 1000000, who, ": opts.batch must be in [1, 1000000], got ",
+                  opts.batch);
+  detail::require(opts.expected >= 0, who, ": opts.expected must be >= 0 (0: one batch), got ",
+                  opts.expected);
+  detail::require(opts.ops_per_period >= 1, who, ": opts.ops_per_period must be >= 1, got ",
+                  opts.ops_per_period);
+  if (opts.platform) {
+    detail::require(opts.platform->platform.node_count() == m_size, who, ": opts.platform has ",
+                    opts.platform->platform.node_count(), " nodes; expected one per rank (", m_size, ")");
+    m_platform = *opts.platform;
+  } else {
+    steady::MeasureOptions mo = opts.measure;
+    mo.unit_bytes = value_bytes;
+    mo.compute = std::move(op_timer);
+    m_platform = steady::measure_platform(m_comm, mo);
+  }
+  m_choice.phases = opts.expected > 0 ? opts.expected : opts.batch;
+  if (m_size == 1) {
+    m_choice.chosen = SeriesStrategy::TreePerOperation;
+    m_choice.reason = "one rank: nothing to communicate";
+    return;
+  }
+
+  // The LP and the plans are pure (the same on every rank); only the time they take differs, and the
+  // maximum over ranks makes it the same.
+  const double t0 = MPI_Wtime();
+  std::vector<int> all(static_cast<std::size_t>(m_size));
+  for (int r = 0; r < m_size; ++r) all[static_cast<std::size_t>(r)] = r;
+  const std::string key = m_platform.platform.to_json() + "|" + steady::to_string(op) + "|" +
+                          std::to_string(opts.root) + "|" + std::to_string(opts.ops_per_period);
+  auto& cache = solved_cache();
+  if (const auto hit = cache.find(key); hit != cache.end()) {
+    m_steady = hit->second;
+  } else {
+    m_steady = std::make_shared<SteadyPlans>();
+    steady::SteadySolution& sol = m_steady->solution;
+    steady::SteadyProblem problem;
+    if (op == steady::SteadyOp::Reduce) {
+      problem = steady::SteadyProblem::reduce(all, opts.root);
+    } else if (op == steady::SteadyOp::Gossip) {
+      problem = steady::SteadyProblem::gossip(all, all);
+    } else {
+      all.erase(all.begin() + opts.root);
+      problem = steady::SteadyProblem::scatter(opts.root, all);
+    }
+    sol = steady::solve(m_platform.platform, problem);
+    detail::require(sol.throughput > 0, who, ": the steady-state LP has throughput 0 (", sol.note, ")");
+    auto trees = steady::extract_trees(m_platform.platform, sol);
+    // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
+    // to run. A short exact period T is repeated m times (period m T, still exact: every count is m
+    // times T's); a longer one is replaced by Section 4.6's fixed period, whose loss card(Trees) /
+    // T_fixed then stays below TP / 4.
+    const steady::Rational want(
+        std::max<std::int64_t>(opts.ops_per_period, 4 * static_cast<std::int64_t>(trees.size())));
+    const steady::Rational span = want / sol.throughput; // time units for `want` operations
+    steady::BigInt period = numerator(span) / denominator(span) + 1;
+    if (steady::Rational(sol.period) <= span) {
+      const steady::Rational m = span / steady::Rational(sol.period);
+      period = sol.period * (numerator(m) / denominator(m) + 1);
+    } else {
+      steady::FixedPeriod f = steady::fixed_period(sol, trees, period);
+      trees = std::move(f.trees);
+    }
+    m_steady->schedule = steady::periodic_schedule(m_platform.platform, sol, std::move(trees), period);
+    if (cache.size() >= 8) cache.clear();
+    cache.emplace(key, m_steady);
+  }
+  m_choice.steady_seconds = predicted_steady(m_choice.phases);
+  m_choice.throughput = steady::to_string(m_steady->solution.throughput);
+  const double lp = MPI_Wtime() - t0;
+  HPF_MPI_CHECK(MPI_Allreduce(&lp, &m_choice.lp_seconds, 1, MPI_DOUBLE, MPI_MAX, m_comm.get()));
+
+  const double d = median_edge_seconds(m_platform), c = slowest_task_seconds(m_platform);
+  const auto K = static_cast<double>(m_choice.phases);
+  if (op == steady::SteadyOp::Reduce)
+    m_choice.tree_seconds = K * greedy_length(m_size, ReduceCosts{d, c});
+  else
+    m_choice.tree_seconds = K * (m_size - 1) * d; // one port sends its P - 1 blocks in turn
+
+  std::ostringstream why;
+  if (opts.strategy != SeriesStrategy::Auto) {
+    m_choice.chosen = opts.strategy;
+    why << "asked for " << to_string(opts.strategy);
+  } else {
+    const bool steady = m_choice.steady_seconds + m_choice.lp_seconds < m_choice.tree_seconds;
+    m_choice.chosen = steady ? SeriesStrategy::SteadyState : SeriesStrategy::TreePerOperation;
+    why << (steady ? "steady state pays back its LP" : "the series is too short to pay back the LP");
+  }
+  why << ": predicted " << m_choice.steady_seconds << " s steady state + " << m_choice.lp_seconds
+      << " s LP vs " << m_choice.tree_seconds << " s one "
+      << (op == steady::SteadyOp::Reduce ? "tree" : "direct exchange") << " per operation, for "
+      << m_choice.phases << " phases";
+  m_choice.reason = why.str();
+  if (op == steady::SteadyOp::Reduce && m_choice.chosen == SeriesStrategy::TreePerOperation) {
+    TreeOptions to;
+    to.root = opts.root;
+    m_tree = std::make_unique<TreeReducer>(m_comm.get(), ReduceCosts{d, c}, to);
+  }
+}
+
+const steady::PipelinePlan& SeriesCore::plan(std::int64_t K) {
+  detail::require(m_size > 1, m_who, ": a one-rank series has no pipeline plan");
+  auto& plans = m_steady->plans;
+  auto it = plans.find(K);
+  if (it == plans.end())
+    it =
+        plans
+            .emplace(K, steady::plan_pipeline(m_platform.platform, m_steady->solution, m_steady->schedule, K))
+            .first;
+  return it->second;
+}
+
+double SeriesCore::predicted_steady(std::int64_t phases) {
+  const std::int64_t full = phases / m_opts.batch, rest = phases % m_opts.batch;
+  double units = 0;
+  if (full > 0) units += static_cast<double>(full) * plan(m_opts.batch).makespan().convert_to<double>();
+  if (rest > 0) units += plan(rest).makespan().convert_to<double>();
+  return units * m_platform.time_unit;
+}
+
+void SeriesCore::agree(bool failed, const std::string& message) {
+  struct {
+    int failed;
+    int rank;
+  } mine{failed ? 1 : 0, m_rank}, first{0, 0};
+  // MAXLOC over (failed, rank) picks the lowest failing rank.
+  HPF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, m_comm.get()));
+  if (first.failed == 0) return;
+  std::string text = m_rank == first.rank ? message : std::string();
+  unsigned long long n = text.size();
+  HPF_MPI_CHECK(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, first.rank, m_comm.get()));
+  text.resize(n);
+  HPF_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, first.rank, m_comm.get()));
+  m_cancelled = true;
+  throw Error(std::string(m_who) + ": on rank " + std::to_string(first.rank) + ": " + text +
+              "; the series is cancelled on every rank");
+}
+
+void SeriesCore::check_phase(std::int64_t t, std::int64_t submitted) {
+  if (t >= 0 && t < submitted) return;
+  m_cancelled = true;
+  throw Error(std::string(m_who) + "::result: phase " + std::to_string(t) +
+              " was never submitted (phases 0.." + std::to_string(submitted - 1) +
+              " were); the series is cancelled");
+}
+
+void SeriesCore::run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb) {
+  std::vector<int> identity(static_cast<std::size_t>(m_size));
+  for (int r = 0; r < m_size; ++r) identity[static_cast<std::size_t>(r)] = r;
+  steady::run_pipeline(plan(K), m_comm.get(), value_bytes, cb, std::move(identity));
+}
+
+void SeriesCore::check_live(const char* call) const {
+  detail::require(!m_cancelled, m_who, "::", call, ": the series was cancelled by an earlier error");
+}
+
+} // namespace detail
+
+} // namespace hpf
