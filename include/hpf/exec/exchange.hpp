@@ -34,12 +34,14 @@
 // (decided collectively) when any count or displacement would not fit an int.
 #pragma once
 
+#include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
 #include <hpf/schedule/schedule.hpp>
 
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,11 +51,17 @@ namespace hpf {
 namespace detail {
 /// An allocator whose resize() leaves new elements uninitialised: message buffers are always written
 /// (packed or received) before they are read, so zero-filling them would be a wasted pass over memory.
+/// Large buffers come from allocate_large (core/memory.hpp): their first touch faults per huge page.
 template <class T> struct UninitAllocator : std::allocator<T> {
   template <class U> struct rebind { using other = UninitAllocator<U>; };
   UninitAllocator() = default;
   // NOLINTNEXTLINE(google-explicit-constructor): allocators convert implicitly between element types
   template <class U> UninitAllocator(const UninitAllocator<U>& /*other*/) noexcept {}
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(allocate_large(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept { free_large(p, n * sizeof(T)); }
   template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
   template <class U, class... A> void construct(U* p, A&&... a) {
     ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
