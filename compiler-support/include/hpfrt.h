@@ -78,7 +78,8 @@ hpf_status hpf_grid_free(hpf_grid* grid);
 /* Grid position of the calling rank, or -1 when it is outside the grid. */
 hpf_status hpf_grid_my_position(hpf_grid grid, int* position);
 
-/* Not collective: an array of `rank` (1..4) dimensions with the given extents and per-dimension
+/* Collective over the grid's parent communicator (every rank calls; the ranks agree on the arguments
+ * and fail together): an array of `rank` (1..4) dimensions with the given extents and per-dimension
  * distributions over `grid` (the k-th distributed dimension runs along grid dimension k), zeroed. */
 hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, int rank,
                             const int64_t* extents, const hpf_dist* dists, hpf_grid grid, hpf_array* array);
@@ -125,7 +126,7 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
  * neighbour at the offset of its slot after hpf_array_update_shadow. Without shadows nothing changes. */
 typedef enum hpf_boundary { HPF_BOUNDARY_PLAIN = 0, HPF_BOUNDARY_PERIODIC = 1 } hpf_boundary;
 
-/* Not collective: hpf_array_create with SHADOW widths (rank entries, >= 0; at most the block size on
+/* Collective like hpf_array_create: hpf_array_create with SHADOW widths (rank entries, >= 0; at most the block size on
  * a CYCLIC dimension; any width on BLOCK and `*`, reaching past a neighbour's block if need be). */
 hpf_status hpf_array_create_shadow(const char* label, int32_t type /* an hpf_type */, int rank,
                                    const int64_t* extents, const hpf_dist* dists, const int64_t* shadow,
