@@ -362,6 +362,20 @@ struct DistArray {
   bool dynamic = false;
   int dist_line = 0;
   int decl_line = 0;
+  std::vector<long long> shadow; // !HPF$ SHADOW widths per dimension (empty: no SHADOW)
+  int shadow_line = 0;
+
+  [[nodiscard]] long long width(std::size_t d) const { return shadow.empty() ? 0 : shadow[d]; }
+  [[nodiscard]] bool has_shadow() const {
+    return std::any_of(shadow.begin(), shadow.end(), [](long long w) { return w > 0; });
+  }
+};
+
+/// A pending !HPF$ SHADOW a(w1, ...): checked against the array once every directive is read.
+struct ShadowSpec {
+  std::string name;
+  std::vector<long long> widths;
+  int line = 0;
 };
 
 struct LogicalLine {
@@ -547,6 +561,8 @@ private:
           m_arrays.emplace(n, a);
           m_array_order.push_back(n);
         }
+      } else if (lb.rfind("shadow", 0) == 0) {
+        m_shadows.push_back(parse_shadow(trim(body.substr(6)), l.line));
       } else if (lb.rfind("dynamic", 0) == 0) {
         std::string list = trim(body.substr(7));
         if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
@@ -555,11 +571,13 @@ private:
         // handled in place by emit()
       } else {
         fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
-                            "' (supported: PROCESSORS, DISTRIBUTE, DYNAMIC, REDISTRIBUTE, INDEPENDENT)");
+                            "' (supported: PROCESSORS, DISTRIBUTE, SHADOW, DYNAMIC, REDISTRIBUTE, "
+                            "INDEPENDENT)");
       }
     }
     if (!seen_program) detail::fail(m_file, ": no PROGRAM statement: only a main program can be lowered");
     for (const auto& n : m_dynamic) array_named(n, 0, "DYNAMIC").dynamic = true;
+    for (const auto& sh : m_shadows) apply_shadow(sh);
     for (auto& [n, a] : m_arrays) {
       if (!a.onto.empty() && m_procs.count(a.onto) == 0)
         fail_at(a.dist_line, "DISTRIBUTE " + n + " ONTO " + a.onto + ": no PROCESSORS " + a.onto);
@@ -571,6 +589,68 @@ private:
       if (m_arrays[n].decl_line == 0)
         fail_at(m_arrays[n].dist_line,
                 "distributed array '" + n + "' has no declaration 'type :: " + n + "(bounds)'");
+  }
+
+  /// Parses the body of "!HPF$ SHADOW a(w1, ...)": each width a non-negative integer literal.
+  ShadowSpec parse_shadow(const std::string& body, int line) const {
+    Scanner sc(body);
+    ShadowSpec sh;
+    sh.line = line;
+    sh.name = lower_case(std::string(sc.name()));
+    sc.skip_space();
+    if (sh.name.empty() || sc.peek() != '(' || body.back() != ')')
+      fail_at(line, "expected 'SHADOW a(w1, ...)' (a distributed array and one width per dimension), got "
+                    "'!HPF$ SHADOW " +
+                        shown(body) + "'");
+    std::size_t end = 0;
+    const std::string group = paren_group(body, sc.pos(), end, m_file + ":" + std::to_string(line) + ": ");
+    if (end != body.size())
+      fail_at(line, "SHADOW " + sh.name + ": unexpected '" + shown(body.substr(end)) + "' after the widths");
+    for (const auto& w : split_top(group)) {
+      const auto v = integer_literal(w);
+      if (mask_strings(w).find(':') != std::string::npos)
+        fail_at(line, "SHADOW " + sh.name + ": width '" + shown(w) +
+                          "' has different low and high widths; hpfrt lower takes one width per dimension "
+                          "(the same on both sides)");
+      if (!v)
+        fail_at(line, "SHADOW " + sh.name + ": width " + std::to_string(sh.widths.size() + 1) + " is '" +
+                          shown(w) + "'; expected a non-negative integer literal");
+      if (*v < 0 || *v > 2147483647)
+        fail_at(line, "SHADOW " + sh.name + ": width " + std::to_string(sh.widths.size() + 1) +
+                          " must be in [0, 2147483647], got " + std::to_string(*v));
+      sh.widths.push_back(*v);
+    }
+    return sh;
+  }
+
+  /// Attaches a SHADOW to its distributed array after checking it against the DISTRIBUTE.
+  void apply_shadow(const ShadowSpec& sh) {
+    auto it = m_arrays.find(sh.name);
+    if (it == m_arrays.end())
+      fail_at(sh.line, "SHADOW " + sh.name + ": '" + sh.name +
+                           "' is not a distributed array (SHADOW needs a DISTRIBUTE of the same array)");
+    DistArray& a = it->second;
+    if (a.shadow_line != 0)
+      fail_at(sh.line, "SHADOW " + sh.name + ": a second SHADOW (the first is at line " +
+                           std::to_string(a.shadow_line) + ")");
+    if (sh.widths.size() != a.dists.size())
+      fail_at(sh.line, "SHADOW " + sh.name + ": " + std::to_string(sh.widths.size()) + " width(s) for " +
+                           std::to_string(a.dists.size()) + " dimension(s) (DISTRIBUTE at line " +
+                           std::to_string(a.dist_line) + ")");
+    check_shadow_dists(a.name, sh.widths, a.dists, sh.line);
+    a.shadow = sh.widths;
+    a.shadow_line = sh.line;
+  }
+
+  /// hpfrt lower reads shadows only along BLOCK and * dimensions (its owner-computes loop finds the
+  /// owned slots of those in closed form), so a width > 0 on a CYCLIC dimension is refused.
+  void check_shadow_dists(const std::string& n, const std::vector<long long>& widths,
+                          const std::vector<std::string>& dists, int line) const {
+    for (std::size_t d = 0; d < widths.size(); ++d)
+      if (widths[d] > 0 && dists[d].rfind("hpf_cyclic", 0) == 0)
+        fail_at(line, n + ": SHADOW width " + std::to_string(widths[d]) + " on dimension " +
+                          std::to_string(d + 1) +
+                          ", which is CYCLIC; hpfrt lower supports shadows on BLOCK and * dimensions only");
   }
 
   void check_grid_rank(const DistArray& a, const std::string& onto, const std::vector<std::string>& dists,
@@ -690,6 +770,7 @@ private:
     s += ind + "call hpf_check(hpf_array_local(" + a.name + "__h, hpf__p, hpf__ext), '" + a.name +
          ": local block')\n";
     s += ind + a.name + "__n = product(hpf__ext(1:" + std::to_string(a.bounds.size()) + "))\n";
+    s += ind + a.name + "__e = hpf__ext\n";
     s += ind + "if (" + a.name + "__n > 0) then\n";
     s += ind + "  call c_f_pointer(hpf__p, " + a.name + "__l, [" + a.name + "__n])\n";
     s += ind + "else\n" + ind + "  nullify (" + a.name + "__l)\n" + ind + "end if\n";
@@ -704,7 +785,7 @@ private:
       const DistArray& a = m_arrays.at(n);
       s += ind + "type(c_ptr) :: " + n + "__h\n";
       s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
-      s += ind + "integer(c_int64_t) :: " + n + "__n\n";
+      s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
     }
     s += ind + "integer(c_int) :: hpf__rank, hpf__size\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
@@ -721,10 +802,17 @@ private:
       ext += std::string(ext.empty() ? "" : ", ") + "int((" + hi + ") - (" + lo + ") + 1, c_int64_t)";
     std::string dists;
     for (const auto& d : a.dists) dists += std::string(dists.empty() ? "" : ", ") + d;
-    std::string s = wrap(ind, "call hpf_check(hpf_array_create('" + a.name + "', " + info(a.elem).hpf_type +
-                                  ", " + std::to_string(a.bounds.size()) + ", [" + ext + "], [" + dists +
-                                  "], " + grid_var(a.onto) + ", " + a.name + "__h), 'DISTRIBUTE " + a.name +
-                                  " (line " + std::to_string(a.dist_line) + ")')");
+    std::string widths;
+    for (const long long w : a.shadow)
+      widths += std::string(widths.empty() ? "" : ", ") + std::to_string(w) + "_c_int64_t";
+    const std::string where =
+        "'DISTRIBUTE " + a.name + " (line " + std::to_string(a.dist_line) + ")" +
+        (a.shadow.empty() ? "" : ", SHADOW (line " + std::to_string(a.shadow_line) + ")") + "'";
+    std::string s =
+        wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
+                      a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
+                      ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
+                      grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
     return s + bind_local(a, ind);
   }
 
@@ -808,6 +896,8 @@ private:
     const std::string subscripts = lhs.substr(ls.pos(), lhs.size() - 1 - ls.pos());
     if (m_arrays.count(name) == 0) unsupported(l, "the FORALL must assign an element of a distributed array");
     const DistArray& a = m_arrays.at(name);
+    if (a.has_shadow())
+      unsupported(l, "a FORALL over '" + name + "', which has a SHADOW, is not lowered yet");
     if (!references(rhs).empty())
       unsupported(l, "the right-hand side references distributed array '" + references(rhs)[0] + "'");
     const auto subs = split_top(subscripts);
@@ -856,6 +946,7 @@ private:
                             std::to_string(a.bounds.size()) + " dimension(s)");
       const std::string target = onto.empty() ? a.onto : onto;
       check_grid_rank(a, target, dists, l.line);
+      if (!a.shadow.empty()) check_shadow_dists("REDISTRIBUTE " + n, a.shadow, dists, l.line);
       std::string dl;
       for (const auto& d : dists) dl += std::string(dl.empty() ? "" : ", ") + d;
       s += wrap(ind, "call hpf_check(hpf_array_redistribute(" + n + "__h, [" + dl + "], " + grid_var(target) +
@@ -1020,6 +1111,7 @@ private:
   std::map<std::string, DistArray> m_arrays;
   std::vector<std::string> m_array_order;
   std::set<std::string> m_dynamic;
+  std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
   bool m_default_grid = false;
 };

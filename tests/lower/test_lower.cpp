@@ -23,8 +23,24 @@ const std::string kSpec = "  integer :: i, j\n  real(8) :: s\n  real(8) :: a(100
                           "!HPF$ DISTRIBUTE (BLOCK, *) ONTO p :: b\n"
                           "!HPF$ DYNAMIC a\n";
 
+/// `text` with the continuation breaks of wrapped statements (" &\n" and the indent) joined back.
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 3, " &\n") == 0) {
+      i += 3;
+      while (i < text.size() && text[i] == ' ') ++i;
+      out += ' ';
+      --i;
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 bool contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
+  return unwrapped(text).find(needle) != std::string::npos;
 }
 
 /// Expects lowering to fail with a message containing every needle.
@@ -127,6 +143,53 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
       {"2 distributed dimension(s) but the processors p have 1"});
   expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(GEN_BLOCK(g))\n", ""),
                   {"GEN_BLOCK", "is not BLOCK"});
+}
+
+const std::string kShadowSpec = "  integer :: i, j\n  real(8) :: u(100), v(100), w(0:9, 8), x(0:9, 8)\n"
+                                "!HPF$ PROCESSORS p(NUMBER_OF_PROCESSORS())\n"
+                                "!HPF$ PROCESSORS q(2, NUMBER_OF_PROCESSORS() / 2)\n"
+                                "!HPF$ DISTRIBUTE (BLOCK) ONTO p :: u, v\n"
+                                "!HPF$ DISTRIBUTE (BLOCK, BLOCK) ONTO q :: w, x\n"
+                                "!HPF$ SHADOW u(1)\n"
+                                "!HPF$ SHADOW w(1, 2)\n";
+
+TEST(Lower, ShadowBecomesCreateShadow) {
+  const std::string out = lower_hpf(program(kShadowSpec, "  u = 0.0d0\n"), "t.f90");
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('u', HPF_FLOAT64, 1, [int((100) - (1) + 1, c_int64_t)], "
+                            "[hpf_block()], [1_c_int64_t], p__g, u__h)"))
+      << out;
+  EXPECT_TRUE(contains(out, "[hpf_block(), hpf_block()], [1_c_int64_t, 2_c_int64_t], q__g, w__h)"));
+  EXPECT_TRUE(contains(out, "'DISTRIBUTE u (line 7), SHADOW (line 9)'"));
+  // Arrays without SHADOW keep hpf_array_create.
+  EXPECT_TRUE(contains(out, "hpf_array_create('v', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_create('x', HPF_FLOAT64"));
+  // Width 0 is allowed, and SHADOW may come before the DISTRIBUTE.
+  const std::string zero =
+      lower_hpf(program("  real(8) :: z(10)\n!HPF$ SHADOW z(0)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""), "t.f90");
+  EXPECT_TRUE(contains(zero, "[hpf_block()], [0_c_int64_t], hpf__world_g, z__h)"));
+}
+
+TEST(Lower, BadShadowIsRejectedWithLineAndReason) {
+  const std::string z = "  real(8) :: z(10), y(10, 10), c(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n"
+                        "!HPF$ DISTRIBUTE y(BLOCK, *)\n!HPF$ DISTRIBUTE c(CYCLIC(4))\n!HPF$ DYNAMIC z\n";
+  expect_rejected(program(z + "!HPF$ SHADOW z(-1)\n", ""), {"t.f90:8:", "width 1 must be in [0,", "got -1"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1, 1)\n", ""), {"t.f90:8:", "2 width(s) for 1 dimension(s)"});
+  expect_rejected(program(z + "!HPF$ SHADOW y(1)\n", ""), {"t.f90:8:", "1 width(s) for 2 dimension(s)"});
+  expect_rejected(program(z + "  real(8) :: s(10)\n!HPF$ SHADOW s(1)\n", ""),
+                  {"t.f90:9:", "'s' is not a distributed array"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(k)\n", ""),
+                  {"t.f90:8:", "'k'; expected a non-negative integer"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1:2)\n", ""), {"t.f90:8:", "different low and high widths"});
+  expect_rejected(program(z + "!HPF$ SHADOW z\n", ""), {"t.f90:8:", "expected 'SHADOW a(w1, ...)'"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1)\n!HPF$ SHADOW z(2)\n", ""),
+                  {"t.f90:9:", "second SHADOW (the first is at line 8)"});
+  expect_rejected(program(z + "!HPF$ SHADOW c(1)\n", ""),
+                  {"t.f90:8:", "dimension 1, which is CYCLIC", "BLOCK and * dimensions only"});
+  EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ SHADOW c(0)\n", ""), "t.f90"));
+  expect_rejected(program(z + "!HPF$ SHADOW z(1)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(2))\n"),
+                  {"t.f90:9:", "REDISTRIBUTE z", "CYCLIC"});
+  expect_rejected(program(z, "  z = 1\n!HPF$ SHADOW z(1)\n"),
+                  {"t.f90:9:", "must be in the specification part"});
 }
 
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
