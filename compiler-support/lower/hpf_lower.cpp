@@ -286,20 +286,21 @@ std::string paren_group(const std::string& s, std::size_t open, std::size_t& end
 }
 
 /// Breaks a generated statement into continuation lines of at most ~100 characters, at commas
-/// outside string literals (free-form Fortran allows 132).
-std::string wrap(const std::string& indent, const std::string& stmt) {
+/// outside string literals (free-form Fortran allows 132); with `at_blanks`, at blanks outside string
+/// literals too (a blank separates tokens in free form, so a line may break there).
+std::string wrap(const std::string& indent, const std::string& stmt, bool at_blanks = false) {
   const std::string m = mask_strings(stmt);
   std::string out;
   std::string cur = indent;
   std::size_t last = 0;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m[i] != ',' && i + 1 != m.size()) continue;
+    if (m[i] != ',' && !(at_blanks && m[i] == ' ') && i + 1 != m.size()) continue;
     std::string piece = stmt.substr(last, i + 1 - last);
     last = i + 1;
     if (cur.size() + piece.size() > 100 && cur.size() > indent.size() + 4) {
-      out += cur + " &\n";
+      out += cur.substr(0, cur.find_last_not_of(' ') + 1) + " &\n";
       cur = indent + "    ";
-      piece = trim(piece);
+      piece = piece.substr(std::min(piece.find_first_not_of(' '), piece.size()));
     }
     cur += piece;
   }
@@ -790,9 +791,13 @@ private:
     s += ind + "integer(c_int) :: hpf__rank, hpf__size\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
+    s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
       s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
+    for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
+      s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
+           "(:)\n";
     return s;
   }
 
@@ -896,10 +901,6 @@ private:
     const std::string subscripts = lhs.substr(ls.pos(), lhs.size() - 1 - ls.pos());
     if (m_arrays.count(name) == 0) unsupported(l, "the FORALL must assign an element of a distributed array");
     const DistArray& a = m_arrays.at(name);
-    if (a.has_shadow())
-      unsupported(l, "a FORALL over '" + name + "', which has a SHADOW, is not lowered yet");
-    if (!references(rhs).empty())
-      unsupported(l, "the right-hand side references distributed array '" + references(rhs)[0] + "'");
     const auto subs = split_top(subscripts);
     if (subs.size() != a.bounds.size())
       unsupported(l, "'" + name + "' takes " + std::to_string(a.bounds.size()) + " subscripts");
@@ -920,12 +921,200 @@ private:
       expr = replace_word(expr, s, v);
     }
     if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
+    if (a.has_shadow() || !references(rhs).empty()) return lower_stencil(l, ind, a, subs, body, rhs);
     std::string s = ind + "! " + trim(t) + "   (line " + std::to_string(l.line) + ", owner computes)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
     s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
          std::to_string(l.line) + ")')\n";
     s += body;
     s += wrap(ind + "  ", name + "__l(hpf__k + 1) = " + expr);
+    s += ind + "end do\n";
+    return s;
+  }
+
+  /// A reference on a FORALL's right-hand side to a distributed array at constant offsets from the
+  /// FORALL indices that subscript the assigned array: `u(i - 1, j)` at [begin, end) of the text.
+  struct NeighbourRead {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string array;
+    std::vector<long long> offset;
+  };
+
+  /// The distributed-array references of `rhs`, each checked to read at constant offsets along the
+  /// assigned array's subscripts `subs` (the FORALL indices, in the order of its dimensions).
+  std::vector<NeighbourRead> neighbour_reads(const LogicalLine& l, const std::string& rhs,
+                                             const std::vector<std::string>& subs) const {
+    std::vector<NeighbourRead> reads;
+    const std::string where = m_file + ":" + std::to_string(l.line) + ": ";
+    for (const auto& n : m_array_order) {
+      for (const std::size_t at : find_word(rhs, n)) {
+        Scanner sc(rhs, at + n.size());
+        sc.skip_space();
+        if (sc.peek() != '(')
+          unsupported(l, "distributed array '" + n +
+                             "' on the right-hand side of a FORALL must be subscripted " +
+                             "by the FORALL indices plus or minus constants, like '" + n + "(i - 1)'");
+        NeighbourRead r;
+        r.begin = at;
+        r.array = n;
+        const auto args = split_top(paren_group(rhs, sc.pos(), r.end, where));
+        const std::string ref = shown(rhs.substr(at, r.end - at));
+        if (args.size() != subs.size())
+          unsupported(l, "'" + ref + "' has " + std::to_string(args.size()) +
+                             " subscript(s); the assigned array has " + std::to_string(subs.size()));
+        for (std::size_t d = 0; d < args.size(); ++d) {
+          Scanner as(args[d]);
+          as.skip_space();
+          const std::string index = lower_case(std::string(as.name()));
+          as.skip_space();
+          const std::string rest(as.rest());
+          std::optional<long long> off = 0;
+          if (!rest.empty())
+            off = rest.front() == '+' || rest.front() == '-' ? integer_literal(rest) : std::nullopt;
+          if (index != lower_case(subs[d]) || !off.has_value())
+            unsupported(l, "subscript " + std::to_string(d + 1) + " of '" + ref + "' is not '" + subs[d] +
+                               "', '" + subs[d] + " + c' or '" + subs[d] +
+                               " - c' (the FORALL index of the same dimension of the assigned array, c an "
+                               "integer literal)");
+          r.offset.push_back(off.value_or(0));
+        }
+        reads.push_back(r);
+      }
+    }
+    std::sort(reads.begin(), reads.end(),
+              [](const NeighbourRead& x, const NeighbourRead& y) { return x.begin < y.begin; });
+    return reads;
+  }
+
+  /// Why `b` cannot be read element by element alongside `a` in an owner-computes loop over `a`
+  /// ("" when it can: the same bounds, distributions and processors, and no REDISTRIBUTE).
+  static std::string misaligned(const DistArray& a, const DistArray& b) {
+    if (a.name == b.name) return "";
+    auto spaceless = [](const std::string& e) {
+      std::string out;
+      for (const char c : lower_case(e))
+        if (!is_space(c)) out += c;
+      return out;
+    };
+    for (std::size_t d = 0; d < a.bounds.size(); ++d)
+      if (spaceless(a.bounds[d].first) != spaceless(b.bounds[d].first) ||
+          spaceless(a.bounds[d].second) != spaceless(b.bounds[d].second))
+        return "its bounds differ from those of '" + a.name + "' in dimension " + std::to_string(d + 1);
+    if (a.dists != b.dists || a.onto != b.onto)
+      return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + std::to_string(a.dist_line) +
+             " and " + std::to_string(b.dist_line) + ")";
+    if (a.dynamic || b.dynamic) return "'" + (a.dynamic ? a.name : b.name) + "' is DYNAMIC";
+    return "";
+  }
+
+  /// A FORALL that reads distributed arrays (or assigns one with a SHADOW): the shadows it needs are
+  /// updated, then an owner-computes loop over the storage of `a` visits the owned slots only and reads
+  /// each neighbour at its slot (owned, or in the shadow). When `a` itself is read at an offset, its
+  /// storage is first copied: a FORALL evaluates every right-hand side before it assigns.
+  std::string lower_stencil(const LogicalLine& l, const std::string& ind, const DistArray& a,
+                            const std::vector<std::string>& subs, const std::string& index_body,
+                            const std::string& rhs) const {
+    const std::string line = std::to_string(l.line);
+    const auto reads = neighbour_reads(l, rhs, subs);
+    const std::size_t rank = a.bounds.size();
+    std::vector<std::string> updates;
+    bool copy = false;
+    for (const auto& r : reads) {
+      const DistArray& b = m_arrays.at(r.array);
+      const std::string ref = shown(rhs.substr(r.begin, r.end - r.begin));
+      if (const std::string why = misaligned(a, b); !why.empty())
+        unsupported(
+            l, "the FORALL assigns '" + a.name + "' and reads '" + ref +
+                   "', but an owner-computes loop reads only arrays aligned with the one it assigns: " + why);
+      bool moves = false;
+      std::vector<long long> need(rank, 0);
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (r.offset[d] == 0) continue;
+        copy = copy || b.name == a.name;
+        if (b.dists[d] == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
+        if (b.dists[d] != "hpf_block()")
+          unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
+                             ", which is CYCLIC; hpfrt lower reads neighbours along BLOCK and * dimensions");
+        need[d] = r.offset[d] < 0 ? -r.offset[d] : r.offset[d];
+        moves = true;
+      }
+      bool enough = true;
+      std::string widths;
+      for (std::size_t d = 0; d < rank; ++d) {
+        enough = enough && need[d] <= b.width(d);
+        widths += std::string(d == 0 ? "" : ", ") + std::to_string(std::max(need[d], b.width(d)));
+      }
+      if (!enough) {
+        std::string declared = "no SHADOW";
+        if (!b.shadow.empty()) {
+          declared = "SHADOW " + b.name + "(";
+          for (std::size_t d = 0; d < rank; ++d)
+            declared += (d == 0 ? "" : ", ") + std::to_string(b.width(d));
+          declared += ") at line " + std::to_string(b.shadow_line);
+        }
+        unsupported(l, "'" + ref + "' reads past the shadow of '" + b.name + "': it needs !HPF$ SHADOW " +
+                           b.name + "(" + widths + ") (declared: " + declared + ")");
+      }
+      if (moves && std::find(updates.begin(), updates.end(), b.name) == updates.end())
+        updates.push_back(b.name);
+    }
+    // The right-hand side with each read replaced by the storage slot it reads.
+    std::string expr = rhs;
+    const std::string copy_name = std::string(info(a.elem).tmp).replace(0, 7, "hpf__c_");
+    for (auto it = reads.rbegin(); it != reads.rend(); ++it) {
+      const DistArray& b = m_arrays.at(it->array);
+      std::string at = "1";
+      std::string stride;
+      for (std::size_t d = 0; d < rank; ++d) {
+        const long long c = b.width(d) - a.width(d) + it->offset[d];
+        const std::string slot = "hpf__s(" + std::to_string(d + 1) + ")";
+        const std::string term =
+            c == 0 ? slot : "(" + slot + (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c) + ")";
+        at += " + " + term + (stride.empty() ? "" : " * " + stride);
+        stride += std::string(stride.empty() ? "" : " * ") + b.name + "__e(" + std::to_string(d + 1) + ")";
+      }
+      const bool from_copy = copy && b.name == a.name;
+      expr.replace(it->begin, it->end - it->begin, (from_copy ? copy_name : b.name + "__l") + "(" + at + ")");
+    }
+    for (std::size_t d = 0; d < rank; ++d)
+      expr = replace_word(expr, lower_case(subs[d]), "hpf__i" + std::to_string(d + 1));
+
+    std::string s = ind + "! " + trim(l.text) + "   (line " + line + ", owner computes" +
+                    (reads.empty() ? "" : ", neighbours from the shadow") + ")\n";
+    for (const auto& n : updates)
+      s += ind + "call hpf_check(hpf_array_update_shadow(" + n + "__h, HPF_BOUNDARY_PLAIN), 'FORALL (line " +
+           line + "): SHADOW of " + n + "')\n";
+    if (copy) s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l\n";
+    s += ind + "do hpf__k = 0_c_int64_t, " + a.name + "__n - 1\n";
+    s += ind + "  hpf__r = hpf__k\n";
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::string e = a.name + "__e(" + std::to_string(d + 1) + ")";
+      s += ind + "  hpf__s(" + std::to_string(d + 1) + ") = mod(hpf__r, " + e + ")\n";
+      if (d + 1 < rank) s += ind + "  hpf__r = hpf__r / " + e + "\n";
+    }
+    for (std::size_t d = 0; d < rank; ++d)
+      if (a.width(d) > 0)
+        s += ind + "  if (hpf__s(" + std::to_string(d + 1) + ") < " + std::to_string(a.width(d)) +
+             " .or. hpf__s(" + std::to_string(d + 1) + ") >= " + a.name + "__e(" + std::to_string(d + 1) +
+             ") - " + std::to_string(a.width(d)) + ") cycle   ! a shadow slot\n";
+    s += ind + "  call hpf_check(hpf_array_global_index(" + a.name + "__h, hpf__k, hpf__g), 'FORALL (line " +
+         line + ")')\n";
+    s += index_body;
+    // A read outside the array is an error of the program (the serial one reads out of bounds too).
+    std::set<std::pair<std::size_t, long long>> checked;
+    for (const auto& r : reads)
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (r.offset[d] == 0 || !checked.insert({d, r.offset[d]}).second) continue;
+        const std::string v = "hpf__i" + std::to_string(d + 1) + " + (" + std::to_string(r.offset[d]) + ")";
+        s += ind + "  if (" + v + " < (" + a.bounds[d].first + ") .or. " + v + " > (" + a.bounds[d].second +
+             ")) then\n";
+        s += wrap(ind + "    ", "write (*, '(a, i0)') 'FORALL (line " + line +
+                                    ") reads outside the array in dimension " + std::to_string(d + 1) +
+                                    " at index ', " + v);
+        s += ind + "    error stop 1\n" + ind + "  end if\n";
+      }
+    s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
     s += ind + "end do\n";
     return s;
   }

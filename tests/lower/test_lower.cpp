@@ -129,8 +129,8 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
                   {"t.f90:10:", "unsupported use of distributed array 'a'"});
   expect_rejected(program(kSpec, "  s = sum(a) + 1\n"), {"t.f90:10:", "'a'"});
   expect_rejected(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
-  expect_rejected(program(kSpec, "  forall (i = 1:100) a(i) = a(i) + 1\n"),
-                  {"right-hand side references distributed array 'a'"});
+  expect_rejected(program(kSpec, "  forall (i = 1:99) a(i) = a(i + 1) + 1\n"),
+                  {"t.f90:10:", "'a(i + 1)' reads a neighbour along dimension 1, which is CYCLIC"});
   expect_rejected(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
   expect_rejected(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
   expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
@@ -190,6 +190,100 @@ TEST(Lower, BadShadowIsRejectedWithLineAndReason) {
                   {"t.f90:9:", "REDISTRIBUTE z", "CYCLIC"});
   expect_rejected(program(z, "  z = 1\n!HPF$ SHADOW z(1)\n"),
                   {"t.f90:9:", "must be in the specification part"});
+}
+
+TEST(Lower, StencilForallUpdatesTheShadowAndReadsNeighboursFromStorage) {
+  const std::string out =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) v(i) = u(i - 1) + u(i+1)\n"
+                                     "  forall (i = 1:8, j = 2:7) x(i, j) = w(i-1, j + 2) + 2 * w(i, j)\n"
+                                     "  forall (i = 1:100) u(i) = dble(i)\n"),
+                "t.f90");
+  // 1-D: u's shadow is updated, v (no shadow) is assigned, u read at its slots -1 / +1 around v's.
+  EXPECT_TRUE(
+      contains(out, "call hpf_check(hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN), 'FORALL (line 11)"))
+      << out;
+  EXPECT_TRUE(contains(out, "v__l(hpf__k + 1) = u__l(1 + hpf__s(1)) + u__l(1 + (hpf__s(1) + 2))"));
+  EXPECT_TRUE(contains(out, "if (hpf__i1 + (-1) < (1) .or. hpf__i1 + (-1) > (100)) then"));
+  EXPECT_TRUE(contains(out, "error stop 1"));
+  // 2-D: strides are the storage extents of w (shadows included); x has none.
+  EXPECT_TRUE(contains(out, "update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf__s(2) = mod(hpf__r, x__e(2))"));
+  EXPECT_TRUE(contains(out, "x__l(hpf__k + 1) = w__l(1 + hpf__s(1) + (hpf__s(2) + 4) * w__e(1)) + 2 * "
+                            "w__l(1 + (hpf__s(1) + 1) + (hpf__s(2) + 2) * w__e(1))"));
+  // Assigning an array with a SHADOW: the loop skips the shadow slots and updates nothing.
+  const auto last = out.find("! forall (i = 1:100) u(i) = dble(i)");
+  ASSERT_NE(last, std::string::npos);
+  EXPECT_NE(out.find("if (hpf__s(1) < 1 .or. hpf__s(1) >= u__e(1) - 1) cycle", last), std::string::npos);
+  EXPECT_EQ(out.find("update_shadow", last), std::string::npos);
+  EXPECT_NE(out.find("u__l(hpf__k + 1) = dble(hpf__i1)", last), std::string::npos);
+  // The storage extents are kept with every local block.
+  EXPECT_TRUE(contains(out, "u__e = hpf__ext"));
+}
+
+TEST(Lower, StencilForallIntoItselfReadsACopy) {
+  const std::string out =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) u(i) = u(i-1) + u(i) + u(i + 1)\n"
+                                     "  forall (i = 1:100) u(i) = 2 * u(i)\n"),
+                "t.f90");
+  const auto first = out.find("update_shadow(u__h");
+  const auto copy = out.find("if (u__n > 0) hpf__c_r8 = u__l");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(copy, std::string::npos);
+  EXPECT_LT(first, copy) << "the copy is taken after the shadow update";
+  EXPECT_TRUE(contains(out, "u__l(hpf__k + 1) = hpf__c_r8(1 + (hpf__s(1) - 1)) + hpf__c_r8(1 + hpf__s(1)) + "
+                            "hpf__c_r8(1 + (hpf__s(1) + 1))"));
+  // Reading only its own element needs neither a copy nor a shadow update.
+  const auto second = out.find("! forall (i = 1:100) u(i) = 2 * u(i)");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(out.find("hpf__c_r8 = u__l", second), std::string::npos);
+  EXPECT_EQ(out.find("update_shadow", second), std::string::npos);
+  EXPECT_NE(out.find("u__l(hpf__k + 1) = 2 * u__l(1 + hpf__s(1))", second), std::string::npos);
+}
+
+TEST(Lower, StencilAlongACollapsedDimensionNeedsNoShadow) {
+  const std::string out = lower_hpf(
+      program("  integer :: i, j\n  real(8) :: b(10, 6), c(10, 6)\n!HPF$ DISTRIBUTE (*, BLOCK) :: b, c\n",
+              "  forall (i = 2:10, j = 1:6) c(i, j) = b(i - 1, j)\n"),
+      "t.f90");
+  EXPECT_EQ(out.find("update_shadow"), std::string::npos);
+  EXPECT_TRUE(contains(out, "c__l(hpf__k + 1) = b__l(1 + (hpf__s(1) - 1) + hpf__s(2) * b__e(1))")) << out;
+}
+
+TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
+  const std::string body = "  forall (i = 2:99) v(i) = ";
+  expect_rejected(program(kShadowSpec, body + "u(i - 2)\n"),
+                  {"t.f90:11:", "'u(i - 2)' reads past the shadow of 'u': it needs !HPF$ SHADOW u(2)",
+                   "(declared: SHADOW u(1) at line 9)"});
+  expect_rejected(program(kShadowSpec, body + "v(i - 1)\n"),
+                  {"t.f90:11:", "needs !HPF$ SHADOW v(1) (declared: no SHADOW)"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i + 2, j) + w(i+1, j-1)\n"),
+                  {"t.f90:11:", "'w(i + 2, j)'", "needs !HPF$ SHADOW w(2, 2)"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i, j + 3)\n"),
+                  {"needs !HPF$ SHADOW w(1, 3) (declared: SHADOW w(1, 2) at line 10)"});
+  expect_rejected(program(kShadowSpec, body + "u(2 * i)\n"),
+                  {"t.f90:11:", "subscript 1 of 'u(2 * i)' is not 'i'"});
+  expect_rejected(program(kShadowSpec, body + "u(i * 2)\n"), {"subscript 1 of 'u(i * 2)'"});
+  expect_rejected(program(kShadowSpec, body + "u(k + 1)\n"), {"subscript 1 of 'u(k + 1)'"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(j, i)\n"),
+                  {"subscript 1 of 'w(j, i)' is not 'i'"});
+  expect_rejected(program(kShadowSpec, body + "sum(u)\n"),
+                  {"t.f90:11:", "'u' on the right-hand side of a FORALL must be subscripted"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:5) x(i, j) = u(i)\n"),
+                  {"'u(i)' has 1 subscript(s); the assigned array has 2"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8) u(i) = w(i, 1)\n"),
+                  {"'w(i, 1)' has 2 subscript(s)"});
+  // Arrays the loop cannot read alongside the assigned one.
+  const std::string mixed = "  integer :: i\n  real(8) :: p(10), q(10), r(0:9), s(10)\n"
+                            "!HPF$ DISTRIBUTE (BLOCK) :: p, r\n!HPF$ DISTRIBUTE q(CYCLIC)\n"
+                            "!HPF$ DISTRIBUTE s(BLOCK)\n!HPF$ DYNAMIC s\n";
+  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = q(i)\n"),
+                  {"t.f90:9:", "reads 'q(i)'", "not distributed like 'p'"});
+  expect_rejected(program(mixed, "  forall (i = 1:9) p(i) = r(i)\n"),
+                  {"bounds differ from those of 'p' in dimension 1"});
+  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = s(i)\n"), {"'s' is DYNAMIC"});
+  expect_rejected(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"dimension 1, which is CYCLIC"});
+  // A DYNAMIC array may read itself (its layout is its own whatever REDISTRIBUTE did).
+  EXPECT_NO_THROW((void)lower_hpf(program(mixed, "  forall (i = 1:10) s(i) = s(i) + 1\n"), "t.f90"));
 }
 
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
