@@ -1081,11 +1081,11 @@ private:
       expr = replace_word(expr, lower_case(subs[d]), "hpf__i" + std::to_string(d + 1));
 
     std::string s = ind + "! " + trim(l.text) + "   (line " + line + ", owner computes" +
-                    (reads.empty() ? "" : ", neighbours from the shadow") + ")\n";
+                    (updates.empty() ? "" : ", neighbours from the shadow") + ")\n";
     for (const auto& n : updates)
       s += ind + "call hpf_check(hpf_array_update_shadow(" + n + "__h, HPF_BOUNDARY_PLAIN), 'FORALL (line " +
            line + "): SHADOW of " + n + "')\n";
-    if (copy) s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l\n";
+    if (copy) s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l(1:" + a.name + "__n)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + a.name + "__n - 1\n";
     s += ind + "  hpf__r = hpf__k\n";
     for (std::size_t d = 0; d < rank; ++d) {
@@ -1117,6 +1117,93 @@ private:
     s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
     s += ind + "end do\n";
     return s;
+  }
+
+  /// `b = CSHIFT(a, shift [, dim])` or `b = EOSHIFT(a, shift [, boundary] [, dim])` (arguments by
+  /// position or keyword): hpf_cshift / hpf_eoshift into b. Returns "" when `rhs` calls neither.
+  std::string lower_shift(const LogicalLine& l, const std::string& ind, const DistArray& b,
+                          const std::string& rhs) const {
+    Scanner sc(rhs);
+    const bool cshift = sc.word("cshift");
+    if (!cshift && !sc.word("eoshift")) return "";
+    const std::string fn = cshift ? "CSHIFT" : "EOSHIFT";
+    sc.skip_space();
+    if (sc.peek() != '(') return "";
+    std::size_t end = 0;
+    const std::string group = paren_group(rhs, sc.pos(), end, m_file + ":" + std::to_string(l.line) + ": ");
+    if (!trim(rhs.substr(end)).empty())
+      unsupported(l, fn + " must be the whole right-hand side ('" + b.name + " = " + fn + "(...)')");
+    const std::vector<std::string> names =
+        cshift ? std::vector<std::string>{"array", "shift", "dim"}
+               : std::vector<std::string>{"array", "shift", "boundary", "dim"};
+    std::map<std::string, std::string> args;
+    bool keywords = false;
+    const auto list = split_top(group);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      Scanner as(list[k]);
+      const std::string key = lower_case(std::string(as.name()));
+      as.skip_space();
+      std::string name;
+      std::string value = list[k];
+      if (!key.empty() && as.peek() == '=' && as.rest().substr(0, 2) != "==") {
+        as.eat('=');
+        name = key;
+        value = trim(std::string(as.rest()));
+        keywords = true;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+          unsupported(l, fn + " has no argument '" + name + "'");
+      } else {
+        if (keywords) unsupported(l, fn + ": a positional argument after a keyword argument");
+        if (k >= names.size())
+          unsupported(l, fn + " takes at most " + std::to_string(names.size()) + " arguments");
+        name = names[k];
+      }
+      if (value.empty() || !args.emplace(name, value).second)
+        unsupported(l, fn + ": argument '" + name + "' given twice or empty");
+    }
+    if (args.count("array") == 0 || args.count("shift") == 0)
+      unsupported(l, fn + " needs its ARRAY and SHIFT arguments");
+    const std::string src = lower_case(args["array"]);
+    if (m_arrays.count(src) == 0)
+      unsupported(l, fn + "'s ARRAY '" + shown(args["array"]) + "' is not a distributed array");
+    const DistArray& a = m_arrays.at(src);
+    if (a.name == b.name)
+      unsupported(l, fn + " of '" + a.name + "' into '" + a.name +
+                         "' itself: assign it to another array of the same layout, then copy");
+    for (const auto& key : {"shift", "dim", "boundary"})
+      if (args.count(key) != 0 && !references(args[key]).empty())
+        unsupported(l, fn + "'s " + lower_case(key) + " argument references distributed array '" +
+                           references(args[key])[0] + "'");
+    // Target and source: the same type, bounds, distributions, processors and SHADOW widths.
+    std::string why = misaligned(b, a);
+    if (why.empty() && a.elem != b.elem) why = "its element type differs from that of '" + b.name + "'";
+    if (why.empty() && a.shadow != b.shadow && (a.has_shadow() || b.has_shadow()))
+      why = "its SHADOW widths differ from those of '" + b.name + "'";
+    if (!why.empty() && why.find("DYNAMIC") == std::string::npos)
+      unsupported(l,
+                  fn + " of '" + a.name + "' into '" + b.name + "' needs arrays of the same layout: " + why);
+    const std::string rank = std::to_string(a.bounds.size());
+    std::string dim = "1";
+    if (args.count("dim") != 0) {
+      dim = args["dim"];
+      if (const auto v = integer_literal(dim); v && (*v < 1 || *v > static_cast<long long>(a.bounds.size())))
+        unsupported(l, fn + ": DIM must be in [1, " + rank + "] for the rank-" + rank + " '" + a.name +
+                           "', got " + std::to_string(*v));
+    }
+    const std::string line = std::to_string(l.line);
+    const std::string call_args =
+        a.name + "__h, int(" + args["shift"] + ", c_int64_t), int(" + dim + ", c_int) - 1";
+    if (cshift)
+      return wrap(ind, "call hpf_check(hpf_cshift(" + call_args + ", " + b.name + "__h), 'CSHIFT (line " +
+                           line + ")')");
+    std::string s;
+    std::string boundary = "c_null_ptr"; // EOSHIFT's default boundary: zero
+    if (args.count("boundary") != 0) {
+      s += ind + info(a.elem).tmp + " = " + args["boundary"] + "\n";
+      boundary = std::string("c_loc(") + info(a.elem).tmp + ")";
+    }
+    return s + wrap(ind, "call hpf_check(hpf_eoshift(" + call_args + ", " + boundary + ", " + b.name +
+                             "__h), 'EOSHIFT (line " + line + ")')");
   }
 
   std::string lower_redistribute(const LogicalLine& l, const std::string& ind) {
@@ -1168,6 +1255,7 @@ private:
       const std::string lhs = lower_case(trim(t.substr(0, eq)));
       const std::string rhs = trim(t.substr(eq + 1));
       if (m_arrays.count(lhs) != 0) {
+        if (std::string shift = lower_shift(l, ind, m_arrays.at(lhs), rhs); !shift.empty()) return shift;
         if (!references(rhs).empty())
           unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
         const char* tmp = info(m_arrays.at(lhs).elem).tmp;

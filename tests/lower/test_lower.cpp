@@ -286,6 +286,59 @@ TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
   EXPECT_NO_THROW((void)lower_hpf(program(mixed, "  forall (i = 1:10) s(i) = s(i) + 1\n"), "t.f90"));
 }
 
+const std::string kShiftSpec = "  integer :: k\n  real(8) :: a(20), b(20), c(0:4, 6), d(0:4, 6)\n"
+                               "  real(8) :: e(20), f(21), h(20)\n  integer :: g(20)\n"
+                               "!HPF$ DISTRIBUTE (BLOCK) :: a, b, e, f, g\n"
+                               "!HPF$ DISTRIBUTE (*, BLOCK) :: c, d\n!HPF$ DISTRIBUTE h(CYCLIC(2))\n"
+                               "!HPF$ SHADOW e(1)\n";
+
+TEST(Lower, CshiftAndEoshiftBecomeRuntimeShifts) {
+  const std::string out =
+      lower_hpf(program(kShiftSpec, "  b = CSHIFT(a, 3, 1)\n"
+                                    "  b = cshift(a, shift = -k)\n"
+                                    "  d = CSHIFT(c, 1, DIM=2)\n"
+                                    "  b = EOSHIFT(a, 2)\n"
+                                    "  b = eoshift(a, -1, 2.5d0 * k, 1)\n"
+                                    "  d = EOSHIFT(c, dim = 1, shift = 1, boundary = -1d0)\n"),
+                "t.f90");
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_cshift(a__h, int(3, c_int64_t), int(1, c_int) - 1, b__h), "
+                            "'CSHIFT (line 11)')"))
+      << out;
+  EXPECT_TRUE(contains(out, "hpf_cshift(a__h, int(-k, c_int64_t), int(1, c_int) - 1, b__h)"));
+  EXPECT_TRUE(contains(out, "hpf_cshift(c__h, int(1, c_int64_t), int(2, c_int) - 1, d__h)"));
+  EXPECT_TRUE(contains(out, "hpf_eoshift(a__h, int(2, c_int64_t), int(1, c_int) - 1, c_null_ptr, b__h), "
+                            "'EOSHIFT (line 14)')"));
+  EXPECT_TRUE(contains(out, "  hpf__t_r8 = 2.5d0 * k\n  call hpf_check(hpf_eoshift(a__h, int(-1, c_int64_t), "
+                            "int(1, c_int) - 1, c_loc(hpf__t_r8), b__h)"));
+  EXPECT_TRUE(contains(out, "hpf__t_r8 = -1d0\n  call hpf_check(hpf_eoshift(c__h, int(1, c_int64_t), int(1, "
+                            "c_int) - 1, c_loc(hpf__t_r8), d__h)"));
+}
+
+TEST(Lower, BadShiftsAreRejectedWithLineAndReason) {
+  expect_rejected(program(kShiftSpec, "  a = CSHIFT(a, 1)\n"), {"t.f90:11:", "into 'a' itself"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 2)\n"),
+                  {"t.f90:11:", "DIM must be in [1, 1]", "got 2"});
+  expect_rejected(program(kShiftSpec, "  d = CSHIFT(c, 1, 0)\n"), {"DIM must be in [1, 2]", "got 0"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1) + 1\n"),
+                  {"CSHIFT must be the whole right-hand side"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a)\n"), {"needs its ARRAY and SHIFT"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 1, 1)\n"), {"CSHIFT takes at most 3 arguments"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, boundary = 1)\n"),
+                  {"CSHIFT has no argument 'boundary'"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(array = a, 1)\n"),
+                  {"positional argument after a keyword"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, shift = 1, shift = 2)\n"), {"'shift' given twice"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(k, 1)\n"), {"ARRAY 'k' is not a distributed array"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, sum(b))\n"),
+                  {"shift argument references distributed array 'b'"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(e, 1)\n"), {"SHADOW widths differ"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(f, 1)\n"), {"bounds differ"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(g, 1)\n"), {"element type differs"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(h, 1)\n"), {"not distributed like 'b'"});
+  expect_rejected(program(kShiftSpec, "  b = EOSHIFT(a, 1, b)\n"),
+                  {"boundary argument references distributed array 'b'"});
+}
+
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
 bool all_printable(const std::string& s) {
   for (const char c : s)
