@@ -908,6 +908,7 @@ private:
     std::string expr = rhs;
     std::string body;
     std::set<std::string> used;
+    std::vector<std::pair<std::string, std::string>> dim_range; // the FORALL range of each dimension
     for (std::size_t d = 0; d < subs.size(); ++d) {
       const std::string s = lower_case(subs[d]);
       const auto k = std::find(idx.begin(), idx.end(), s);
@@ -918,10 +919,12 @@ private:
           ind + "  " + v + " = int(hpf__g(" + std::to_string(d + 1) + ")) + (" + a.bounds[d].first + ")\n";
       const auto& [lo, hi] = range[static_cast<std::size_t>(k - idx.begin())];
       body += ind + "  if (" + v + " < (" + lo + ") .or. " + v + " > (" + hi + ")) cycle\n";
+      dim_range.emplace_back(lo, hi);
       expr = replace_word(expr, s, v);
     }
     if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
-    if (a.has_shadow() || !references(rhs).empty()) return lower_stencil(l, ind, a, subs, body, rhs);
+    if (a.has_shadow() || !references(rhs).empty())
+      return lower_stencil(l, ind, a, subs, dim_range, body, rhs);
     std::string s = ind + "! " + trim(t) + "   (line " + std::to_string(l.line) + ", owner computes)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
     s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
@@ -1013,8 +1016,9 @@ private:
   /// each neighbour at its slot (owned, or in the shadow). When `a` itself is read at an offset, its
   /// storage is first copied: a FORALL evaluates every right-hand side before it assigns.
   std::string lower_stencil(const LogicalLine& l, const std::string& ind, const DistArray& a,
-                            const std::vector<std::string>& subs, const std::string& index_body,
-                            const std::string& rhs) const {
+                            const std::vector<std::string>& subs,
+                            const std::vector<std::pair<std::string, std::string>>& dim_range,
+                            const std::string& index_body, const std::string& rhs) const {
     const std::string line = std::to_string(l.line);
     const auto reads = neighbour_reads(l, rhs, subs);
     const std::size_t rank = a.bounds.size();
@@ -1082,10 +1086,37 @@ private:
 
     std::string s = ind + "! " + trim(l.text) + "   (line " + line + ", owner computes" +
                     (updates.empty() ? "" : ", neighbours from the shadow") + ")\n";
+    // A read outside the array is an error of the program (the serial one reads out of bounds too).
+    // The indices read come from the FORALL range and the bounds, which every rank has: every rank
+    // finds the error before any collective and stops (no rank is left waiting in one).
+    std::string nonempty;
+    std::vector<std::pair<std::string, std::string>> visited; // the indices the loop assigns, per dimension
+    for (std::size_t d = 0; d < rank; ++d) {
+      visited.emplace_back("max((" + dim_range[d].first + "), (" + a.bounds[d].first + "))",
+                           "min((" + dim_range[d].second + "), (" + a.bounds[d].second + "))");
+      nonempty += std::string(d == 0 ? "" : " .and. ") + visited[d].first + " <= " + visited[d].second;
+    }
+    std::set<std::pair<std::size_t, long long>> checked;
+    for (const auto& r : reads)
+      for (std::size_t d = 0; d < rank; ++d) {
+        const long long o = r.offset[d];
+        if (o == 0 || !checked.insert({d, o}).second) continue;
+        const std::string at =
+            (o < 0 ? visited[d].first : visited[d].second) + " + (" + std::to_string(o) + ")";
+        s += wrap(ind,
+                  "if (" + nonempty + " .and. " + at +
+                      (o < 0 ? " < (" + a.bounds[d].first : " > (" + a.bounds[d].second) + ")) then",
+                  true);
+        s += wrap(ind + "  ", "if (hpf__rank == 0) write (*, '(a, i0)') 'FORALL (line " + line +
+                                  ") reads outside the array in dimension " + std::to_string(d + 1) +
+                                  " at index ', " + at);
+        s += ind + "  error stop 1\n" + ind + "end if\n";
+      }
     for (const auto& n : updates)
       s += ind + "call hpf_check(hpf_array_update_shadow(" + n + "__h, HPF_BOUNDARY_PLAIN), 'FORALL (line " +
            line + "): SHADOW of " + n + "')\n";
-    if (copy) s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l(1:" + a.name + "__n)\n";
+    if (copy)
+      s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l(1:" + a.name + "__n)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + a.name + "__n - 1\n";
     s += ind + "  hpf__r = hpf__k\n";
     for (std::size_t d = 0; d < rank; ++d) {
@@ -1101,19 +1132,6 @@ private:
     s += ind + "  call hpf_check(hpf_array_global_index(" + a.name + "__h, hpf__k, hpf__g), 'FORALL (line " +
          line + ")')\n";
     s += index_body;
-    // A read outside the array is an error of the program (the serial one reads out of bounds too).
-    std::set<std::pair<std::size_t, long long>> checked;
-    for (const auto& r : reads)
-      for (std::size_t d = 0; d < rank; ++d) {
-        if (r.offset[d] == 0 || !checked.insert({d, r.offset[d]}).second) continue;
-        const std::string v = "hpf__i" + std::to_string(d + 1) + " + (" + std::to_string(r.offset[d]) + ")";
-        s += ind + "  if (" + v + " < (" + a.bounds[d].first + ") .or. " + v + " > (" + a.bounds[d].second +
-             ")) then\n";
-        s += wrap(ind + "    ", "write (*, '(a, i0)') 'FORALL (line " + line +
-                                    ") reads outside the array in dimension " + std::to_string(d + 1) +
-                                    " at index ', " + v);
-        s += ind + "    error stop 1\n" + ind + "  end if\n";
-      }
     s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
     s += ind + "end do\n";
     return s;

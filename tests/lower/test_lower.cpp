@@ -112,6 +112,15 @@ TEST(Lower, TheShippedExampleLowers) {
   ss << in.rdbuf();
   const std::string out = lower_hpf(ss.str(), "heat.f90");
   EXPECT_TRUE(contains(out, "hpf_array_create('counts', HPF_INT64"));
+  // The heat equation: SHADOW, stencil FORALLs (in place through a copy, 2-D with corners), CSHIFT, EOSHIFT.
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('u', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('w', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf_array_update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf__c_r8 = u__l(1:u__n)"));
+  EXPECT_TRUE(contains(out, "hpf_cshift(ring__h, int(-1, c_int64_t), int(1, c_int) - 1, left__h)"));
+  EXPECT_TRUE(
+      contains(out, "hpf_eoshift(ring__h, int(5, c_int64_t), int(1, c_int) - 1, c_loc(hpf__t_r8), edge__h)"));
 }
 
 TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
@@ -203,7 +212,9 @@ TEST(Lower, StencilForallUpdatesTheShadowAndReadsNeighboursFromStorage) {
       contains(out, "call hpf_check(hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN), 'FORALL (line 11)"))
       << out;
   EXPECT_TRUE(contains(out, "v__l(hpf__k + 1) = u__l(1 + hpf__s(1)) + u__l(1 + (hpf__s(1) + 2))"));
-  EXPECT_TRUE(contains(out, "if (hpf__i1 + (-1) < (1) .or. hpf__i1 + (-1) > (100)) then"));
+  EXPECT_TRUE(contains(out, "if (max((2), (1)) <= min((99), (100)) .and. max((2), (1)) + (-1) < (1)) then"));
+  EXPECT_TRUE(
+      contains(out, "if (max((2), (1)) <= min((99), (100)) .and. min((99), (100)) + (1) > (100)) then"));
   EXPECT_TRUE(contains(out, "error stop 1"));
   // 2-D: strides are the storage extents of w (shadows included); x has none.
   EXPECT_TRUE(contains(out, "update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
