@@ -1,6 +1,6 @@
 // Lowering of HPF directives to hpfrt calls (see hpf_lower.hpp for the accepted subset).
 //
-// Two passes over logical lines (continuations joined): the first collects PROCESSORS, DISTRIBUTE,
+// Two passes over logical lines (continuations joined): the first collects PROCESSORS, DISTRIBUTE, SHADOW,
 // DYNAMIC and the declarations of distributed arrays; the second copies the program, rewriting the
 // declarations, inserting the set-up where the specification part ends, rewriting the statements
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
@@ -859,10 +859,13 @@ private:
   }
 
   [[noreturn]] void unsupported(const LogicalLine& l, const std::string& why) const {
-    fail_at(l.line,
-            why + " in '" + shown(trim(l.text)) +
-                "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr without "
-                "distributed arrays>; a = <expr>; x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ REDISTRIBUTE");
+    fail_at(
+        l.line,
+        why + " in '" + shown(trim(l.text)) +
+            "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr reading "
+            "arrays aligned with a at constant offsets, like b(i - 1, ...)>; a = <expr without distributed "
+            "arrays>; b = CSHIFT(a, ...) / EOSHIFT(a, ...); x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ "
+            "REDISTRIBUTE");
   }
 
   std::string lower_forall(const LogicalLine& l, const std::string& ind) const {
