@@ -348,6 +348,10 @@ TEST(Lower, BadShiftsAreRejectedWithLineAndReason) {
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(h, 1)\n"), {"not distributed like 'b'"});
   expect_rejected(program(kShiftSpec, "  b = EOSHIFT(a, 1, b)\n"),
                   {"boundary argument references distributed array 'b'"});
+  // DYNAMIC arrays are shifted (the runtime checks their layouts), but not into another element type.
+  const std::string dyn = kShiftSpec + "!HPF$ DYNAMIC a\n";
+  EXPECT_NO_THROW((void)lower_hpf(program(dyn, "  b = CSHIFT(a, 1)\n"), "t.f90"));
+  expect_rejected(program(dyn, "  g = CSHIFT(a, 1)\n"), {"t.f90:12:", "element type differs"});
 }
 
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
