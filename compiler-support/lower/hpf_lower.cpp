@@ -265,10 +265,18 @@ std::vector<std::size_t> find_word(const std::string& s, const std::string& name
   return at;
 }
 
-std::string replace_word(std::string s, const std::string& name, const std::string& by) {
-  auto at = find_word(s, name);
-  for (auto it = at.rbegin(); it != at.rend(); ++it) s.replace(*it, name.size(), by);
-  return s;
+/// `s` with every whole-word `name` replaced by `by`: built left to right, linear in the length of `s`
+/// (replacing in place from the back moved the tail once per occurrence: quadratic on long lines).
+std::string replace_word(const std::string& s, const std::string& name, const std::string& by) {
+  std::string out;
+  std::size_t done = 0;
+  for (const std::size_t at : find_word(s, name)) {
+    out.append(s, done, at - done);
+    out += by;
+    done = at + name.size();
+  }
+  out.append(s, done, std::string::npos);
+  return out;
 }
 
 /// The text inside the parentheses that open at s[open]; `end` receives the index after ')'.
@@ -952,7 +960,7 @@ private:
   std::vector<NeighbourRead> neighbour_reads(const LogicalLine& l, const std::string& rhs,
                                              const std::vector<std::string>& subs) const {
     std::vector<NeighbourRead> reads;
-    const std::string where = m_file + ":" + std::to_string(l.line) + ": ";
+    const std::string masked = mask_strings(rhs);
     for (const auto& n : m_array_order) {
       for (const std::size_t at : find_word(rhs, n)) {
         Scanner sc(rhs, at + n.size());
@@ -964,7 +972,14 @@ private:
         NeighbourRead r;
         r.begin = at;
         r.array = n;
-        const auto args = split_top(paren_group(rhs, sc.pos(), r.end, where));
+        // The closing parenthesis, found on the masked text computed once (linear in the statement).
+        int depth = 0;
+        for (std::size_t i = sc.pos(); i < masked.size() && r.end == 0; ++i) {
+          if (masked[i] == '(') ++depth;
+          if (masked[i] == ')' && --depth == 0) r.end = i + 1;
+        }
+        if (r.end == 0) fail_at(l.line, "unbalanced parentheses in '" + shown(trim(rhs)) + "'");
+        const auto args = split_top(rhs.substr(sc.pos() + 1, r.end - sc.pos() - 2));
         const std::string ref = shown(rhs.substr(at, r.end - at));
         if (args.size() != subs.size())
           unsupported(l, "'" + ref + "' has " + std::to_string(args.size()) +
@@ -1067,9 +1082,10 @@ private:
         updates.push_back(b.name);
     }
     // The right-hand side with each read replaced by the storage slot it reads.
-    std::string expr = rhs;
+    std::string expr;
+    std::size_t done = 0;
     const std::string copy_name = std::string(info(a.elem).tmp).replace(0, 7, "hpf__c_");
-    for (auto it = reads.rbegin(); it != reads.rend(); ++it) {
+    for (auto it = reads.begin(); it != reads.end(); ++it) {
       const DistArray& b = m_arrays.at(it->array);
       std::string at = "1";
       std::string stride;
@@ -1082,8 +1098,10 @@ private:
         stride += std::string(stride.empty() ? "" : " * ") + b.name + "__e(" + std::to_string(d + 1) + ")";
       }
       const bool from_copy = copy && b.name == a.name;
-      expr.replace(it->begin, it->end - it->begin, (from_copy ? copy_name : b.name + "__l") + "(" + at + ")");
+      expr += rhs.substr(done, it->begin - done) + (from_copy ? copy_name : b.name + "__l") + "(" + at + ")";
+      done = it->end;
     }
+    expr += rhs.substr(done);
     for (std::size_t d = 0; d < rank; ++d)
       expr = replace_word(expr, lower_case(subs[d]), "hpf__i" + std::to_string(d + 1));
 

@@ -399,6 +399,16 @@ TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   const std::string out = lower_hpf(program(kSpec, "  forall (i = 1:100) a(i) = " + rhs + "\n"), "t.f90");
   EXPECT_NE(out.find("do hpf__k = 0_c_int64_t, a__n - 1"), std::string::npos);
 
+  // A stencil FORALL of 600 KB (60000 neighbour reads) is lowered too: each read is scanned once and
+  // the right-hand side is rebuilt left to right (no rescan or in-place replacement per read).
+  std::string reads = "u(i-1)";
+  for (int k = 1; k < 60000; ++k) reads += k % 2 == 0 ? " + u(i-1)" : " - u(i+1)";
+  const std::string big =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) v(i) = " + reads + "\n"), "t.f90");
+  EXPECT_NE(big.find("update_shadow(u__h"), std::string::npos);
+  EXPECT_NE(unwrapped(big).find("u__l(1 + hpf__s(1)) - u__l(1 + (hpf__s(1) + 2)) + u__l(1 + hpf__s(1))"),
+            std::string::npos);
+
   // A statement past the limit is refused with its line.
   const std::string e5 = lowering_error(program(kSpec, "  s = " + std::string(2u << 20, '1') + "\n"));
   EXPECT_NE(e5.find("t.f90:10: statement of"), std::string::npos) << e5.substr(0, 200);
