@@ -1,6 +1,6 @@
 // Lowering of HPF directives to hpfrt calls (see hpf_lower.hpp for the accepted subset).
 //
-// Two passes over logical lines (continuations joined): the first collects PROCESSORS, DISTRIBUTE,
+// Two passes over logical lines (continuations joined): the first collects PROCESSORS, DISTRIBUTE, SHADOW,
 // DYNAMIC and the declarations of distributed arrays; the second copies the program, rewriting the
 // declarations, inserting the set-up where the specification part ends, rewriting the statements
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
@@ -265,10 +265,18 @@ std::vector<std::size_t> find_word(const std::string& s, const std::string& name
   return at;
 }
 
-std::string replace_word(std::string s, const std::string& name, const std::string& by) {
-  auto at = find_word(s, name);
-  for (auto it = at.rbegin(); it != at.rend(); ++it) s.replace(*it, name.size(), by);
-  return s;
+/// `s` with every whole-word `name` replaced by `by`: built left to right, linear in the length of `s`
+/// (replacing in place from the back moved the tail once per occurrence: quadratic on long lines).
+std::string replace_word(const std::string& s, const std::string& name, const std::string& by) {
+  std::string out;
+  std::size_t done = 0;
+  for (const std::size_t at : find_word(s, name)) {
+    out.append(s, done, at - done);
+    out += by;
+    done = at + name.size();
+  }
+  out.append(s, done, std::string::npos);
+  return out;
 }
 
 /// The text inside the parentheses that open at s[open]; `end` receives the index after ')'.
@@ -286,20 +294,21 @@ std::string paren_group(const std::string& s, std::size_t open, std::size_t& end
 }
 
 /// Breaks a generated statement into continuation lines of at most ~100 characters, at commas
-/// outside string literals (free-form Fortran allows 132).
-std::string wrap(const std::string& indent, const std::string& stmt) {
+/// outside string literals (free-form Fortran allows 132); with `at_blanks`, at blanks outside string
+/// literals too (a blank separates tokens in free form, so a line may break there).
+std::string wrap(const std::string& indent, const std::string& stmt, bool at_blanks = false) {
   const std::string m = mask_strings(stmt);
   std::string out;
   std::string cur = indent;
   std::size_t last = 0;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m[i] != ',' && i + 1 != m.size()) continue;
+    if (m[i] != ',' && !(at_blanks && m[i] == ' ') && i + 1 != m.size()) continue;
     std::string piece = stmt.substr(last, i + 1 - last);
     last = i + 1;
     if (cur.size() + piece.size() > 100 && cur.size() > indent.size() + 4) {
-      out += cur + " &\n";
+      out += cur.substr(0, cur.find_last_not_of(' ') + 1) + " &\n";
       cur = indent + "    ";
-      piece = trim(piece);
+      piece = piece.substr(std::min(piece.find_first_not_of(' '), piece.size()));
     }
     cur += piece;
   }
@@ -362,6 +371,20 @@ struct DistArray {
   bool dynamic = false;
   int dist_line = 0;
   int decl_line = 0;
+  std::vector<long long> shadow; // !HPF$ SHADOW widths per dimension (empty: no SHADOW)
+  int shadow_line = 0;
+
+  [[nodiscard]] long long width(std::size_t d) const { return shadow.empty() ? 0 : shadow[d]; }
+  [[nodiscard]] bool has_shadow() const {
+    return std::any_of(shadow.begin(), shadow.end(), [](long long w) { return w > 0; });
+  }
+};
+
+/// A pending !HPF$ SHADOW a(w1, ...): checked against the array once every directive is read.
+struct ShadowSpec {
+  std::string name;
+  std::vector<long long> widths;
+  int line = 0;
 };
 
 struct LogicalLine {
@@ -547,6 +570,8 @@ private:
           m_arrays.emplace(n, a);
           m_array_order.push_back(n);
         }
+      } else if (lb.rfind("shadow", 0) == 0) {
+        m_shadows.push_back(parse_shadow(trim(body.substr(6)), l.line));
       } else if (lb.rfind("dynamic", 0) == 0) {
         std::string list = trim(body.substr(7));
         if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
@@ -555,11 +580,13 @@ private:
         // handled in place by emit()
       } else {
         fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
-                            "' (supported: PROCESSORS, DISTRIBUTE, DYNAMIC, REDISTRIBUTE, INDEPENDENT)");
+                            "' (supported: PROCESSORS, DISTRIBUTE, SHADOW, DYNAMIC, REDISTRIBUTE, "
+                            "INDEPENDENT)");
       }
     }
     if (!seen_program) detail::fail(m_file, ": no PROGRAM statement: only a main program can be lowered");
     for (const auto& n : m_dynamic) array_named(n, 0, "DYNAMIC").dynamic = true;
+    for (const auto& sh : m_shadows) apply_shadow(sh);
     for (auto& [n, a] : m_arrays) {
       if (!a.onto.empty() && m_procs.count(a.onto) == 0)
         fail_at(a.dist_line, "DISTRIBUTE " + n + " ONTO " + a.onto + ": no PROCESSORS " + a.onto);
@@ -571,6 +598,68 @@ private:
       if (m_arrays[n].decl_line == 0)
         fail_at(m_arrays[n].dist_line,
                 "distributed array '" + n + "' has no declaration 'type :: " + n + "(bounds)'");
+  }
+
+  /// Parses the body of "!HPF$ SHADOW a(w1, ...)": each width a non-negative integer literal.
+  ShadowSpec parse_shadow(const std::string& body, int line) const {
+    Scanner sc(body);
+    ShadowSpec sh;
+    sh.line = line;
+    sh.name = lower_case(std::string(sc.name()));
+    sc.skip_space();
+    if (sh.name.empty() || sc.peek() != '(' || body.back() != ')')
+      fail_at(line, "expected 'SHADOW a(w1, ...)' (a distributed array and one width per dimension), got "
+                    "'!HPF$ SHADOW " +
+                        shown(body) + "'");
+    std::size_t end = 0;
+    const std::string group = paren_group(body, sc.pos(), end, m_file + ":" + std::to_string(line) + ": ");
+    if (end != body.size())
+      fail_at(line, "SHADOW " + sh.name + ": unexpected '" + shown(body.substr(end)) + "' after the widths");
+    for (const auto& w : split_top(group)) {
+      const auto v = integer_literal(w);
+      if (mask_strings(w).find(':') != std::string::npos)
+        fail_at(line, "SHADOW " + sh.name + ": width '" + shown(w) +
+                          "' has different low and high widths; hpfrt lower takes one width per dimension "
+                          "(the same on both sides)");
+      if (!v)
+        fail_at(line, "SHADOW " + sh.name + ": width " + std::to_string(sh.widths.size() + 1) + " is '" +
+                          shown(w) + "'; expected a non-negative integer literal");
+      if (*v < 0 || *v > 2147483647)
+        fail_at(line, "SHADOW " + sh.name + ": width " + std::to_string(sh.widths.size() + 1) +
+                          " must be in [0, 2147483647], got " + std::to_string(*v));
+      sh.widths.push_back(*v);
+    }
+    return sh;
+  }
+
+  /// Attaches a SHADOW to its distributed array after checking it against the DISTRIBUTE.
+  void apply_shadow(const ShadowSpec& sh) {
+    auto it = m_arrays.find(sh.name);
+    if (it == m_arrays.end())
+      fail_at(sh.line, "SHADOW " + sh.name + ": '" + sh.name +
+                           "' is not a distributed array (SHADOW needs a DISTRIBUTE of the same array)");
+    DistArray& a = it->second;
+    if (a.shadow_line != 0)
+      fail_at(sh.line, "SHADOW " + sh.name + ": a second SHADOW (the first is at line " +
+                           std::to_string(a.shadow_line) + ")");
+    if (sh.widths.size() != a.dists.size())
+      fail_at(sh.line, "SHADOW " + sh.name + ": " + std::to_string(sh.widths.size()) + " width(s) for " +
+                           std::to_string(a.dists.size()) + " dimension(s) (DISTRIBUTE at line " +
+                           std::to_string(a.dist_line) + ")");
+    check_shadow_dists(a.name, sh.widths, a.dists, sh.line);
+    a.shadow = sh.widths;
+    a.shadow_line = sh.line;
+  }
+
+  /// hpfrt lower reads shadows only along BLOCK and * dimensions (its owner-computes loop finds the
+  /// owned slots of those in closed form), so a width > 0 on a CYCLIC dimension is refused.
+  void check_shadow_dists(const std::string& n, const std::vector<long long>& widths,
+                          const std::vector<std::string>& dists, int line) const {
+    for (std::size_t d = 0; d < widths.size(); ++d)
+      if (widths[d] > 0 && dists[d].rfind("hpf_cyclic", 0) == 0)
+        fail_at(line, n + ": SHADOW width " + std::to_string(widths[d]) + " on dimension " +
+                          std::to_string(d + 1) +
+                          ", which is CYCLIC; hpfrt lower supports shadows on BLOCK and * dimensions only");
   }
 
   void check_grid_rank(const DistArray& a, const std::string& onto, const std::vector<std::string>& dists,
@@ -690,6 +779,7 @@ private:
     s += ind + "call hpf_check(hpf_array_local(" + a.name + "__h, hpf__p, hpf__ext), '" + a.name +
          ": local block')\n";
     s += ind + a.name + "__n = product(hpf__ext(1:" + std::to_string(a.bounds.size()) + "))\n";
+    s += ind + a.name + "__e = hpf__ext\n";
     s += ind + "if (" + a.name + "__n > 0) then\n";
     s += ind + "  call c_f_pointer(hpf__p, " + a.name + "__l, [" + a.name + "__n])\n";
     s += ind + "else\n" + ind + "  nullify (" + a.name + "__l)\n" + ind + "end if\n";
@@ -704,14 +794,18 @@ private:
       const DistArray& a = m_arrays.at(n);
       s += ind + "type(c_ptr) :: " + n + "__h\n";
       s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
-      s += ind + "integer(c_int64_t) :: " + n + "__n\n";
+      s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
     }
     s += ind + "integer(c_int) :: hpf__rank, hpf__size\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
+    s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
       s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
+    for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
+      s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
+           "(:)\n";
     return s;
   }
 
@@ -721,10 +815,17 @@ private:
       ext += std::string(ext.empty() ? "" : ", ") + "int((" + hi + ") - (" + lo + ") + 1, c_int64_t)";
     std::string dists;
     for (const auto& d : a.dists) dists += std::string(dists.empty() ? "" : ", ") + d;
-    std::string s = wrap(ind, "call hpf_check(hpf_array_create('" + a.name + "', " + info(a.elem).hpf_type +
-                                  ", " + std::to_string(a.bounds.size()) + ", [" + ext + "], [" + dists +
-                                  "], " + grid_var(a.onto) + ", " + a.name + "__h), 'DISTRIBUTE " + a.name +
-                                  " (line " + std::to_string(a.dist_line) + ")')");
+    std::string widths;
+    for (const long long w : a.shadow)
+      widths += std::string(widths.empty() ? "" : ", ") + std::to_string(w) + "_c_int64_t";
+    const std::string where =
+        "'DISTRIBUTE " + a.name + " (line " + std::to_string(a.dist_line) + ")" +
+        (a.shadow.empty() ? "" : ", SHADOW (line " + std::to_string(a.shadow_line) + ")") + "'";
+    std::string s =
+        wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
+                      a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
+                      ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
+                      grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
     return s + bind_local(a, ind);
   }
 
@@ -766,10 +867,13 @@ private:
   }
 
   [[noreturn]] void unsupported(const LogicalLine& l, const std::string& why) const {
-    fail_at(l.line,
-            why + " in '" + shown(trim(l.text)) +
-                "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr without "
-                "distributed arrays>; a = <expr>; x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ REDISTRIBUTE");
+    fail_at(
+        l.line,
+        why + " in '" + shown(trim(l.text)) +
+            "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr reading "
+            "arrays aligned with a at constant offsets, like b(i - 1, ...)>; a = <expr without distributed "
+            "arrays>; b = CSHIFT(a, ...) / EOSHIFT(a, ...); x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ "
+            "REDISTRIBUTE");
   }
 
   std::string lower_forall(const LogicalLine& l, const std::string& ind) const {
@@ -808,8 +912,6 @@ private:
     const std::string subscripts = lhs.substr(ls.pos(), lhs.size() - 1 - ls.pos());
     if (m_arrays.count(name) == 0) unsupported(l, "the FORALL must assign an element of a distributed array");
     const DistArray& a = m_arrays.at(name);
-    if (!references(rhs).empty())
-      unsupported(l, "the right-hand side references distributed array '" + references(rhs)[0] + "'");
     const auto subs = split_top(subscripts);
     if (subs.size() != a.bounds.size())
       unsupported(l, "'" + name + "' takes " + std::to_string(a.bounds.size()) + " subscripts");
@@ -817,6 +919,7 @@ private:
     std::string expr = rhs;
     std::string body;
     std::set<std::string> used;
+    std::vector<std::pair<std::string, std::string>> dim_range; // the FORALL range of each dimension
     for (std::size_t d = 0; d < subs.size(); ++d) {
       const std::string s = lower_case(subs[d]);
       const auto k = std::find(idx.begin(), idx.end(), s);
@@ -827,9 +930,12 @@ private:
           ind + "  " + v + " = int(hpf__g(" + std::to_string(d + 1) + ")) + (" + a.bounds[d].first + ")\n";
       const auto& [lo, hi] = range[static_cast<std::size_t>(k - idx.begin())];
       body += ind + "  if (" + v + " < (" + lo + ") .or. " + v + " > (" + hi + ")) cycle\n";
+      dim_range.emplace_back(lo, hi);
       expr = replace_word(expr, s, v);
     }
     if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
+    if (a.has_shadow() || !references(rhs).empty())
+      return lower_stencil(l, ind, a, subs, dim_range, body, rhs);
     std::string s = ind + "! " + trim(t) + "   (line " + std::to_string(l.line) + ", owner computes)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
     s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
@@ -838,6 +944,307 @@ private:
     s += wrap(ind + "  ", name + "__l(hpf__k + 1) = " + expr);
     s += ind + "end do\n";
     return s;
+  }
+
+  /// A reference on a FORALL's right-hand side to a distributed array at constant offsets from the
+  /// FORALL indices that subscript the assigned array: `u(i - 1, j)` at [begin, end) of the text.
+  struct NeighbourRead {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string array;
+    std::vector<long long> offset;
+  };
+
+  /// The distributed-array references of `rhs`, each checked to read at constant offsets along the
+  /// assigned array's subscripts `subs` (the FORALL indices, in the order of its dimensions).
+  std::vector<NeighbourRead> neighbour_reads(const LogicalLine& l, const std::string& rhs,
+                                             const std::vector<std::string>& subs) const {
+    std::vector<NeighbourRead> reads;
+    const std::string masked = mask_strings(rhs);
+    for (const auto& n : m_array_order) {
+      for (const std::size_t at : find_word(rhs, n)) {
+        Scanner sc(rhs, at + n.size());
+        sc.skip_space();
+        if (sc.peek() != '(')
+          unsupported(l, "distributed array '" + n +
+                             "' on the right-hand side of a FORALL must be subscripted " +
+                             "by the FORALL indices plus or minus constants, like '" + n + "(i - 1)'");
+        NeighbourRead r;
+        r.begin = at;
+        r.array = n;
+        // The closing parenthesis, found on the masked text computed once (linear in the statement).
+        int depth = 0;
+        for (std::size_t i = sc.pos(); i < masked.size() && r.end == 0; ++i) {
+          if (masked[i] == '(') ++depth;
+          if (masked[i] == ')' && --depth == 0) r.end = i + 1;
+        }
+        if (r.end == 0) fail_at(l.line, "unbalanced parentheses in '" + shown(trim(rhs)) + "'");
+        const auto args = split_top(rhs.substr(sc.pos() + 1, r.end - sc.pos() - 2));
+        const std::string ref = shown(rhs.substr(at, r.end - at));
+        if (args.size() != subs.size())
+          unsupported(l, "'" + ref + "' has " + std::to_string(args.size()) +
+                             " subscript(s); the assigned array has " + std::to_string(subs.size()));
+        for (std::size_t d = 0; d < args.size(); ++d) {
+          Scanner as(args[d]);
+          as.skip_space();
+          const std::string index = lower_case(std::string(as.name()));
+          as.skip_space();
+          const std::string rest(as.rest());
+          std::optional<long long> off = 0;
+          if (!rest.empty())
+            off = rest.front() == '+' || rest.front() == '-' ? integer_literal(rest) : std::nullopt;
+          if (index != lower_case(subs[d]) || !off.has_value())
+            unsupported(l, "subscript " + std::to_string(d + 1) + " of '" + ref + "' is not '" + subs[d] +
+                               "', '" + subs[d] + " + c' or '" + subs[d] +
+                               " - c' (the FORALL index of the same dimension of the assigned array, c an "
+                               "integer literal)");
+          r.offset.push_back(off.value_or(0));
+        }
+        reads.push_back(r);
+      }
+    }
+    std::sort(reads.begin(), reads.end(),
+              [](const NeighbourRead& x, const NeighbourRead& y) { return x.begin < y.begin; });
+    return reads;
+  }
+
+  /// Why `b` cannot be read element by element alongside `a` in an owner-computes loop over `a`
+  /// ("" when it can: the same bounds, distributions and processors, and no REDISTRIBUTE).
+  static std::string misaligned(const DistArray& a, const DistArray& b) {
+    if (a.name == b.name) return "";
+    auto spaceless = [](const std::string& e) {
+      std::string out;
+      for (const char c : lower_case(e))
+        if (!is_space(c)) out += c;
+      return out;
+    };
+    for (std::size_t d = 0; d < a.bounds.size(); ++d)
+      if (spaceless(a.bounds[d].first) != spaceless(b.bounds[d].first) ||
+          spaceless(a.bounds[d].second) != spaceless(b.bounds[d].second))
+        return "its bounds differ from those of '" + a.name + "' in dimension " + std::to_string(d + 1);
+    if (a.dists != b.dists || a.onto != b.onto)
+      return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + std::to_string(a.dist_line) +
+             " and " + std::to_string(b.dist_line) + ")";
+    if (a.dynamic || b.dynamic) return "'" + (a.dynamic ? a.name : b.name) + "' is DYNAMIC";
+    return "";
+  }
+
+  /// A FORALL that reads distributed arrays (or assigns one with a SHADOW): the shadows it needs are
+  /// updated, then an owner-computes loop over the storage of `a` visits the owned slots only and reads
+  /// each neighbour at its slot (owned, or in the shadow). When `a` itself is read at an offset, its
+  /// storage is first copied: a FORALL evaluates every right-hand side before it assigns.
+  std::string lower_stencil(const LogicalLine& l, const std::string& ind, const DistArray& a,
+                            const std::vector<std::string>& subs,
+                            const std::vector<std::pair<std::string, std::string>>& dim_range,
+                            const std::string& index_body, const std::string& rhs) const {
+    const std::string line = std::to_string(l.line);
+    const auto reads = neighbour_reads(l, rhs, subs);
+    const std::size_t rank = a.bounds.size();
+    std::vector<std::string> updates;
+    bool copy = false;
+    for (const auto& r : reads) {
+      const DistArray& b = m_arrays.at(r.array);
+      const std::string ref = shown(rhs.substr(r.begin, r.end - r.begin));
+      if (const std::string why = misaligned(a, b); !why.empty())
+        unsupported(
+            l, "the FORALL assigns '" + a.name + "' and reads '" + ref +
+                   "', but an owner-computes loop reads only arrays aligned with the one it assigns: " + why);
+      bool moves = false;
+      std::vector<long long> need(rank, 0);
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (r.offset[d] == 0) continue;
+        copy = copy || b.name == a.name;
+        if (b.dists[d] == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
+        if (b.dists[d] != "hpf_block()")
+          unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
+                             ", which is CYCLIC; hpfrt lower reads neighbours along BLOCK and * dimensions");
+        need[d] = r.offset[d] < 0 ? -r.offset[d] : r.offset[d];
+        moves = true;
+      }
+      bool enough = true;
+      std::string widths;
+      for (std::size_t d = 0; d < rank; ++d) {
+        enough = enough && need[d] <= b.width(d);
+        widths += std::string(d == 0 ? "" : ", ") + std::to_string(std::max(need[d], b.width(d)));
+      }
+      if (!enough) {
+        std::string declared = "no SHADOW";
+        if (!b.shadow.empty()) {
+          declared = "SHADOW " + b.name + "(";
+          for (std::size_t d = 0; d < rank; ++d)
+            declared += (d == 0 ? "" : ", ") + std::to_string(b.width(d));
+          declared += ") at line " + std::to_string(b.shadow_line);
+        }
+        unsupported(l, "'" + ref + "' reads past the shadow of '" + b.name + "': it needs !HPF$ SHADOW " +
+                           b.name + "(" + widths + ") (declared: " + declared + ")");
+      }
+      if (moves && std::find(updates.begin(), updates.end(), b.name) == updates.end())
+        updates.push_back(b.name);
+    }
+    // The right-hand side with each read replaced by the storage slot it reads.
+    std::string expr;
+    std::size_t done = 0;
+    const std::string copy_name = std::string(info(a.elem).tmp).replace(0, 7, "hpf__c_");
+    for (auto it = reads.begin(); it != reads.end(); ++it) {
+      const DistArray& b = m_arrays.at(it->array);
+      std::string at = "1";
+      std::string stride;
+      for (std::size_t d = 0; d < rank; ++d) {
+        const long long c = b.width(d) - a.width(d) + it->offset[d];
+        const std::string slot = "hpf__s(" + std::to_string(d + 1) + ")";
+        const std::string term =
+            c == 0 ? slot : "(" + slot + (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c) + ")";
+        at += " + " + term + (stride.empty() ? "" : " * " + stride);
+        stride += std::string(stride.empty() ? "" : " * ") + b.name + "__e(" + std::to_string(d + 1) + ")";
+      }
+      const bool from_copy = copy && b.name == a.name;
+      expr += rhs.substr(done, it->begin - done) + (from_copy ? copy_name : b.name + "__l") + "(" + at + ")";
+      done = it->end;
+    }
+    expr += rhs.substr(done);
+    for (std::size_t d = 0; d < rank; ++d)
+      expr = replace_word(expr, lower_case(subs[d]), "hpf__i" + std::to_string(d + 1));
+
+    std::string s = ind + "! " + trim(l.text) + "   (line " + line + ", owner computes" +
+                    (updates.empty() ? "" : ", neighbours from the shadow") + ")\n";
+    // A read outside the array is an error of the program (the serial one reads out of bounds too).
+    // The indices read come from the FORALL range and the bounds, which every rank has: every rank
+    // finds the error before any collective and stops (no rank is left waiting in one).
+    std::string nonempty;
+    std::vector<std::pair<std::string, std::string>> visited; // the indices the loop assigns, per dimension
+    for (std::size_t d = 0; d < rank; ++d) {
+      visited.emplace_back("max((" + dim_range[d].first + "), (" + a.bounds[d].first + "))",
+                           "min((" + dim_range[d].second + "), (" + a.bounds[d].second + "))");
+      nonempty += std::string(d == 0 ? "" : " .and. ") + visited[d].first + " <= " + visited[d].second;
+    }
+    std::set<std::pair<std::size_t, long long>> checked;
+    for (const auto& r : reads)
+      for (std::size_t d = 0; d < rank; ++d) {
+        const long long o = r.offset[d];
+        if (o == 0 || !checked.insert({d, o}).second) continue;
+        const std::string at =
+            (o < 0 ? visited[d].first : visited[d].second) + " + (" + std::to_string(o) + ")";
+        s += wrap(ind,
+                  "if (" + nonempty + " .and. " + at +
+                      (o < 0 ? " < (" + a.bounds[d].first : " > (" + a.bounds[d].second) + ")) then",
+                  true);
+        s += wrap(ind + "  ", "if (hpf__rank == 0) write (*, '(a, i0)') 'FORALL (line " + line +
+                                  ") reads outside the array in dimension " + std::to_string(d + 1) +
+                                  " at index ', " + at);
+        s += ind + "  error stop 1\n" + ind + "end if\n";
+      }
+    for (const auto& n : updates)
+      s += ind + "call hpf_check(hpf_array_update_shadow(" + n + "__h, HPF_BOUNDARY_PLAIN), 'FORALL (line " +
+           line + "): SHADOW of " + n + "')\n";
+    if (copy)
+      s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l(1:" + a.name + "__n)\n";
+    s += ind + "do hpf__k = 0_c_int64_t, " + a.name + "__n - 1\n";
+    s += ind + "  hpf__r = hpf__k\n";
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::string e = a.name + "__e(" + std::to_string(d + 1) + ")";
+      s += ind + "  hpf__s(" + std::to_string(d + 1) + ") = mod(hpf__r, " + e + ")\n";
+      if (d + 1 < rank) s += ind + "  hpf__r = hpf__r / " + e + "\n";
+    }
+    for (std::size_t d = 0; d < rank; ++d)
+      if (a.width(d) > 0)
+        s += ind + "  if (hpf__s(" + std::to_string(d + 1) + ") < " + std::to_string(a.width(d)) +
+             " .or. hpf__s(" + std::to_string(d + 1) + ") >= " + a.name + "__e(" + std::to_string(d + 1) +
+             ") - " + std::to_string(a.width(d)) + ") cycle   ! a shadow slot\n";
+    s += ind + "  call hpf_check(hpf_array_global_index(" + a.name + "__h, hpf__k, hpf__g), 'FORALL (line " +
+         line + ")')\n";
+    s += index_body;
+    s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
+    s += ind + "end do\n";
+    return s;
+  }
+
+  /// `b = CSHIFT(a, shift [, dim])` or `b = EOSHIFT(a, shift [, boundary] [, dim])` (arguments by
+  /// position or keyword): hpf_cshift / hpf_eoshift into b. Returns "" when `rhs` calls neither.
+  std::string lower_shift(const LogicalLine& l, const std::string& ind, const DistArray& b,
+                          const std::string& rhs) const {
+    Scanner sc(rhs);
+    const bool cshift = sc.word("cshift");
+    if (!cshift && !sc.word("eoshift")) return "";
+    const std::string fn = cshift ? "CSHIFT" : "EOSHIFT";
+    sc.skip_space();
+    if (sc.peek() != '(') return "";
+    std::size_t end = 0;
+    const std::string group = paren_group(rhs, sc.pos(), end, m_file + ":" + std::to_string(l.line) + ": ");
+    if (!trim(rhs.substr(end)).empty())
+      unsupported(l, fn + " must be the whole right-hand side ('" + b.name + " = " + fn + "(...)')");
+    const std::vector<std::string> names =
+        cshift ? std::vector<std::string>{"array", "shift", "dim"}
+               : std::vector<std::string>{"array", "shift", "boundary", "dim"};
+    std::map<std::string, std::string> args;
+    bool keywords = false;
+    const auto list = split_top(group);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      Scanner as(list[k]);
+      const std::string key = lower_case(std::string(as.name()));
+      as.skip_space();
+      std::string name;
+      std::string value = list[k];
+      if (!key.empty() && as.peek() == '=' && as.rest().substr(0, 2) != "==") {
+        as.eat('=');
+        name = key;
+        value = trim(std::string(as.rest()));
+        keywords = true;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+          unsupported(l, fn + " has no argument '" + name + "'");
+      } else {
+        if (keywords) unsupported(l, fn + ": a positional argument after a keyword argument");
+        if (k >= names.size())
+          unsupported(l, fn + " takes at most " + std::to_string(names.size()) + " arguments");
+        name = names[k];
+      }
+      if (value.empty() || !args.emplace(name, value).second)
+        unsupported(l, fn + ": argument '" + name + "' given twice or empty");
+    }
+    if (args.count("array") == 0 || args.count("shift") == 0)
+      unsupported(l, fn + " needs its ARRAY and SHIFT arguments");
+    const std::string src = lower_case(args["array"]);
+    if (m_arrays.count(src) == 0)
+      unsupported(l, fn + "'s ARRAY '" + shown(args["array"]) + "' is not a distributed array");
+    const DistArray& a = m_arrays.at(src);
+    if (a.name == b.name)
+      unsupported(l, fn + " of '" + a.name + "' into '" + a.name +
+                         "' itself: assign it to another array of the same layout, then copy");
+    for (const auto& key : {"shift", "dim", "boundary"})
+      if (args.count(key) != 0 && !references(args[key]).empty())
+        unsupported(l, fn + "'s " + lower_case(key) + " argument references distributed array '" +
+                           references(args[key])[0] + "'");
+    // Target and source: the same type, bounds, distributions, processors and SHADOW widths.
+    std::string why = misaligned(b, a);
+    // DYNAMIC arrays may be shifted: the runtime compares their layouts when it shifts.
+    if (why.find("is DYNAMIC") != std::string::npos) why.clear();
+    if (why.empty() && a.elem != b.elem) why = "its element type differs from that of '" + b.name + "'";
+    if (why.empty() && a.shadow != b.shadow && (a.has_shadow() || b.has_shadow()))
+      why = "its SHADOW widths differ from those of '" + b.name + "'";
+    if (!why.empty())
+      unsupported(l,
+                  fn + " of '" + a.name + "' into '" + b.name + "' needs arrays of the same layout: " + why);
+    const std::string rank = std::to_string(a.bounds.size());
+    std::string dim = "1";
+    if (args.count("dim") != 0) {
+      dim = args["dim"];
+      if (const auto v = integer_literal(dim); v && (*v < 1 || *v > static_cast<long long>(a.bounds.size())))
+        unsupported(l, fn + ": DIM must be in [1, " + rank + "] for the rank-" + rank + " '" + a.name +
+                           "', got " + std::to_string(*v));
+    }
+    const std::string line = std::to_string(l.line);
+    const std::string call_args =
+        a.name + "__h, int(" + args["shift"] + ", c_int64_t), int(" + dim + ", c_int) - 1";
+    if (cshift)
+      return wrap(ind, "call hpf_check(hpf_cshift(" + call_args + ", " + b.name + "__h), 'CSHIFT (line " +
+                           line + ")')");
+    std::string s;
+    std::string boundary = "c_null_ptr"; // EOSHIFT's default boundary: zero
+    if (args.count("boundary") != 0) {
+      s += ind + info(a.elem).tmp + " = " + args["boundary"] + "\n";
+      boundary = std::string("c_loc(") + info(a.elem).tmp + ")";
+    }
+    return s + wrap(ind, "call hpf_check(hpf_eoshift(" + call_args + ", " + boundary + ", " + b.name +
+                             "__h), 'EOSHIFT (line " + line + ")')");
   }
 
   std::string lower_redistribute(const LogicalLine& l, const std::string& ind) {
@@ -856,6 +1263,7 @@ private:
                             std::to_string(a.bounds.size()) + " dimension(s)");
       const std::string target = onto.empty() ? a.onto : onto;
       check_grid_rank(a, target, dists, l.line);
+      if (!a.shadow.empty()) check_shadow_dists("REDISTRIBUTE " + n, a.shadow, dists, l.line);
       std::string dl;
       for (const auto& d : dists) dl += std::string(dl.empty() ? "" : ", ") + d;
       s += wrap(ind, "call hpf_check(hpf_array_redistribute(" + n + "__h, [" + dl + "], " + grid_var(target) +
@@ -888,6 +1296,7 @@ private:
       const std::string lhs = lower_case(trim(t.substr(0, eq)));
       const std::string rhs = trim(t.substr(eq + 1));
       if (m_arrays.count(lhs) != 0) {
+        if (std::string shift = lower_shift(l, ind, m_arrays.at(lhs), rhs); !shift.empty()) return shift;
         if (!references(rhs).empty())
           unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
         const char* tmp = info(m_arrays.at(lhs).elem).tmp;
@@ -1020,6 +1429,7 @@ private:
   std::map<std::string, DistArray> m_arrays;
   std::vector<std::string> m_array_order;
   std::set<std::string> m_dynamic;
+  std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
   bool m_default_grid = false;
 };

@@ -9,17 +9,23 @@
 //   |                                                  | is the number of MPI ranks)                      |
 //   | !HPF$ DISTRIBUTE a(BLOCK|CYCLIC[(r)]|*, ...)     | hpf_array_create + the local block as a pointer  |
 //   |   [ONTO p]; also DISTRIBUTE (...) [ONTO p] :: a,b|                                                  |
+//   | !HPF$ SHADOW a(w1, ...)                          | hpf_array_create_shadow (widths on BLOCK and *)  |
 //   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
 //   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
 //   | !HPF$ INDEPENDENT                                | kept as a comment (an assertion, no code)        |
 //   | FORALL (i = l:u, j = ...) a(i, j) = expr         | owner-computes loop over the local block         |
+//   |   expr reading b(i + c1, j + c2), c literals     | hpf_array_update_shadow of b, then the loop      |
+//   |                                                  | reads b's slots (a copy when b is a)             |
+//   | b = CSHIFT(a, s [, dim]) / EOSHIFT(a, s [, bd]   | hpf_cshift / hpf_eoshift                         |
+//   |   [, dim])                                       |                                                  |
 //   | a = expr                                         | hpf_array_fill                                   |
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
 //
 // Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
 // REAL, INTEGER(4) / INTEGER or INTEGER(8). In a FORALL, the subscripts of the assigned array are the
-// FORALL indices and the right-hand side references no distributed array. Any other use of a
+// FORALL indices, and the right-hand side reads distributed arrays aligned with it only at constant
+// offsets of those indices, within their SHADOW widths (docs/compiler_support.md). Any other use of a
 // distributed array is rejected with an hpf::Error naming the line, so a lowered program never
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once

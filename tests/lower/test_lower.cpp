@@ -23,8 +23,24 @@ const std::string kSpec = "  integer :: i, j\n  real(8) :: s\n  real(8) :: a(100
                           "!HPF$ DISTRIBUTE (BLOCK, *) ONTO p :: b\n"
                           "!HPF$ DYNAMIC a\n";
 
+/// `text` with the continuation breaks of wrapped statements (" &\n" and the indent) joined back.
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 3, " &\n") == 0) {
+      i += 3;
+      while (i < text.size() && text[i] == ' ') ++i;
+      out += ' ';
+      --i;
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 bool contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
+  return unwrapped(text).find(needle) != std::string::npos;
 }
 
 /// Expects lowering to fail with a message containing every needle.
@@ -96,6 +112,15 @@ TEST(Lower, TheShippedExampleLowers) {
   ss << in.rdbuf();
   const std::string out = lower_hpf(ss.str(), "heat.f90");
   EXPECT_TRUE(contains(out, "hpf_array_create('counts', HPF_INT64"));
+  // The heat equation: SHADOW, stencil FORALLs (in place through a copy, 2-D with corners), CSHIFT, EOSHIFT.
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('u', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('w', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf_array_update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf__c_r8 = u__l(1:u__n)"));
+  EXPECT_TRUE(contains(out, "hpf_cshift(ring__h, int(-1, c_int64_t), int(1, c_int) - 1, left__h)"));
+  EXPECT_TRUE(
+      contains(out, "hpf_eoshift(ring__h, int(5, c_int64_t), int(1, c_int) - 1, c_loc(hpf__t_r8), edge__h)"));
 }
 
 TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
@@ -113,8 +138,8 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
                   {"t.f90:10:", "unsupported use of distributed array 'a'"});
   expect_rejected(program(kSpec, "  s = sum(a) + 1\n"), {"t.f90:10:", "'a'"});
   expect_rejected(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
-  expect_rejected(program(kSpec, "  forall (i = 1:100) a(i) = a(i) + 1\n"),
-                  {"right-hand side references distributed array 'a'"});
+  expect_rejected(program(kSpec, "  forall (i = 1:99) a(i) = a(i + 1) + 1\n"),
+                  {"t.f90:10:", "'a(i + 1)' reads a neighbour along dimension 1, which is CYCLIC"});
   expect_rejected(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
   expect_rejected(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
   expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
@@ -127,6 +152,206 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
       {"2 distributed dimension(s) but the processors p have 1"});
   expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(GEN_BLOCK(g))\n", ""),
                   {"GEN_BLOCK", "is not BLOCK"});
+}
+
+const std::string kShadowSpec = "  integer :: i, j\n  real(8) :: u(100), v(100), w(0:9, 8), x(0:9, 8)\n"
+                                "!HPF$ PROCESSORS p(NUMBER_OF_PROCESSORS())\n"
+                                "!HPF$ PROCESSORS q(2, NUMBER_OF_PROCESSORS() / 2)\n"
+                                "!HPF$ DISTRIBUTE (BLOCK) ONTO p :: u, v\n"
+                                "!HPF$ DISTRIBUTE (BLOCK, BLOCK) ONTO q :: w, x\n"
+                                "!HPF$ SHADOW u(1)\n"
+                                "!HPF$ SHADOW w(1, 2)\n";
+
+TEST(Lower, ShadowBecomesCreateShadow) {
+  const std::string out = lower_hpf(program(kShadowSpec, "  u = 0.0d0\n"), "t.f90");
+  EXPECT_TRUE(contains(out, "hpf_array_create_shadow('u', HPF_FLOAT64, 1, [int((100) - (1) + 1, c_int64_t)], "
+                            "[hpf_block()], [1_c_int64_t], p__g, u__h)"))
+      << out;
+  EXPECT_TRUE(contains(out, "[hpf_block(), hpf_block()], [1_c_int64_t, 2_c_int64_t], q__g, w__h)"));
+  EXPECT_TRUE(contains(out, "'DISTRIBUTE u (line 7), SHADOW (line 9)'"));
+  // Arrays without SHADOW keep hpf_array_create.
+  EXPECT_TRUE(contains(out, "hpf_array_create('v', HPF_FLOAT64"));
+  EXPECT_TRUE(contains(out, "hpf_array_create('x', HPF_FLOAT64"));
+  // Width 0 is allowed, and SHADOW may come before the DISTRIBUTE.
+  const std::string zero =
+      lower_hpf(program("  real(8) :: z(10)\n!HPF$ SHADOW z(0)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""), "t.f90");
+  EXPECT_TRUE(contains(zero, "[hpf_block()], [0_c_int64_t], hpf__world_g, z__h)"));
+}
+
+TEST(Lower, BadShadowIsRejectedWithLineAndReason) {
+  const std::string z = "  real(8) :: z(10), y(10, 10), c(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n"
+                        "!HPF$ DISTRIBUTE y(BLOCK, *)\n!HPF$ DISTRIBUTE c(CYCLIC(4))\n!HPF$ DYNAMIC z\n";
+  expect_rejected(program(z + "!HPF$ SHADOW z(-1)\n", ""), {"t.f90:8:", "width 1 must be in [0,", "got -1"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1, 1)\n", ""), {"t.f90:8:", "2 width(s) for 1 dimension(s)"});
+  expect_rejected(program(z + "!HPF$ SHADOW y(1)\n", ""), {"t.f90:8:", "1 width(s) for 2 dimension(s)"});
+  expect_rejected(program(z + "  real(8) :: s(10)\n!HPF$ SHADOW s(1)\n", ""),
+                  {"t.f90:9:", "'s' is not a distributed array"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(k)\n", ""),
+                  {"t.f90:8:", "'k'; expected a non-negative integer"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1:2)\n", ""), {"t.f90:8:", "different low and high widths"});
+  expect_rejected(program(z + "!HPF$ SHADOW z\n", ""), {"t.f90:8:", "expected 'SHADOW a(w1, ...)'"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(1)\n!HPF$ SHADOW z(2)\n", ""),
+                  {"t.f90:9:", "second SHADOW (the first is at line 8)"});
+  expect_rejected(program(z + "!HPF$ SHADOW c(1)\n", ""),
+                  {"t.f90:8:", "dimension 1, which is CYCLIC", "BLOCK and * dimensions only"});
+  EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ SHADOW c(0)\n", ""), "t.f90"));
+  expect_rejected(program(z + "!HPF$ SHADOW z(1)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(2))\n"),
+                  {"t.f90:9:", "REDISTRIBUTE z", "CYCLIC"});
+  expect_rejected(program(z, "  z = 1\n!HPF$ SHADOW z(1)\n"),
+                  {"t.f90:9:", "must be in the specification part"});
+}
+
+TEST(Lower, StencilForallUpdatesTheShadowAndReadsNeighboursFromStorage) {
+  const std::string out =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) v(i) = u(i - 1) + u(i+1)\n"
+                                     "  forall (i = 1:8, j = 2:7) x(i, j) = w(i-1, j + 2) + 2 * w(i, j)\n"
+                                     "  forall (i = 1:100) u(i) = dble(i)\n"),
+                "t.f90");
+  // 1-D: u's shadow is updated, v (no shadow) is assigned, u read at its slots -1 / +1 around v's.
+  EXPECT_TRUE(
+      contains(out, "call hpf_check(hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN), 'FORALL (line 11)"))
+      << out;
+  EXPECT_TRUE(contains(out, "v__l(hpf__k + 1) = u__l(1 + hpf__s(1)) + u__l(1 + (hpf__s(1) + 2))"));
+  EXPECT_TRUE(contains(out, "if (max((2), (1)) <= min((99), (100)) .and. max((2), (1)) + (-1) < (1)) then"));
+  EXPECT_TRUE(
+      contains(out, "if (max((2), (1)) <= min((99), (100)) .and. min((99), (100)) + (1) > (100)) then"));
+  EXPECT_TRUE(contains(out, "error stop 1"));
+  // 2-D: strides are the storage extents of w (shadows included); x has none.
+  EXPECT_TRUE(contains(out, "update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
+  EXPECT_TRUE(contains(out, "hpf__s(2) = mod(hpf__r, x__e(2))"));
+  EXPECT_TRUE(contains(out, "x__l(hpf__k + 1) = w__l(1 + hpf__s(1) + (hpf__s(2) + 4) * w__e(1)) + 2 * "
+                            "w__l(1 + (hpf__s(1) + 1) + (hpf__s(2) + 2) * w__e(1))"));
+  // Assigning an array with a SHADOW: the loop skips the shadow slots and updates nothing.
+  const auto last = out.find("! forall (i = 1:100) u(i) = dble(i)");
+  ASSERT_NE(last, std::string::npos);
+  EXPECT_NE(out.find("if (hpf__s(1) < 1 .or. hpf__s(1) >= u__e(1) - 1) cycle", last), std::string::npos);
+  EXPECT_EQ(out.find("update_shadow", last), std::string::npos);
+  EXPECT_NE(out.find("u__l(hpf__k + 1) = dble(hpf__i1)", last), std::string::npos);
+  // The storage extents are kept with every local block.
+  EXPECT_TRUE(contains(out, "u__e = hpf__ext"));
+}
+
+TEST(Lower, StencilForallIntoItselfReadsACopy) {
+  const std::string out =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) u(i) = u(i-1) + u(i) + u(i + 1)\n"
+                                     "  forall (i = 1:100) u(i) = 2 * u(i)\n"),
+                "t.f90");
+  const auto first = out.find("update_shadow(u__h");
+  const auto copy = out.find("if (u__n > 0) hpf__c_r8 = u__l");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(copy, std::string::npos);
+  EXPECT_LT(first, copy) << "the copy is taken after the shadow update";
+  EXPECT_TRUE(contains(out, "u__l(hpf__k + 1) = hpf__c_r8(1 + (hpf__s(1) - 1)) + hpf__c_r8(1 + hpf__s(1)) + "
+                            "hpf__c_r8(1 + (hpf__s(1) + 1))"));
+  // Reading only its own element needs neither a copy nor a shadow update.
+  const auto second = out.find("! forall (i = 1:100) u(i) = 2 * u(i)");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(out.find("hpf__c_r8 = u__l", second), std::string::npos);
+  EXPECT_EQ(out.find("update_shadow", second), std::string::npos);
+  EXPECT_NE(out.find("u__l(hpf__k + 1) = 2 * u__l(1 + hpf__s(1))", second), std::string::npos);
+}
+
+TEST(Lower, StencilAlongACollapsedDimensionNeedsNoShadow) {
+  const std::string out = lower_hpf(
+      program("  integer :: i, j\n  real(8) :: b(10, 6), c(10, 6)\n!HPF$ DISTRIBUTE (*, BLOCK) :: b, c\n",
+              "  forall (i = 2:10, j = 1:6) c(i, j) = b(i - 1, j)\n"),
+      "t.f90");
+  EXPECT_EQ(out.find("update_shadow"), std::string::npos);
+  EXPECT_TRUE(contains(out, "c__l(hpf__k + 1) = b__l(1 + (hpf__s(1) - 1) + hpf__s(2) * b__e(1))")) << out;
+}
+
+TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
+  const std::string body = "  forall (i = 2:99) v(i) = ";
+  expect_rejected(program(kShadowSpec, body + "u(i - 2)\n"),
+                  {"t.f90:11:", "'u(i - 2)' reads past the shadow of 'u': it needs !HPF$ SHADOW u(2)",
+                   "(declared: SHADOW u(1) at line 9)"});
+  expect_rejected(program(kShadowSpec, body + "v(i - 1)\n"),
+                  {"t.f90:11:", "needs !HPF$ SHADOW v(1) (declared: no SHADOW)"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i + 2, j) + w(i+1, j-1)\n"),
+                  {"t.f90:11:", "'w(i + 2, j)'", "needs !HPF$ SHADOW w(2, 2)"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i, j + 3)\n"),
+                  {"needs !HPF$ SHADOW w(1, 3) (declared: SHADOW w(1, 2) at line 10)"});
+  expect_rejected(program(kShadowSpec, body + "u(2 * i)\n"),
+                  {"t.f90:11:", "subscript 1 of 'u(2 * i)' is not 'i'"});
+  expect_rejected(program(kShadowSpec, body + "u(i * 2)\n"), {"subscript 1 of 'u(i * 2)'"});
+  expect_rejected(program(kShadowSpec, body + "u(k + 1)\n"), {"subscript 1 of 'u(k + 1)'"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(j, i)\n"),
+                  {"subscript 1 of 'w(j, i)' is not 'i'"});
+  expect_rejected(program(kShadowSpec, body + "sum(u)\n"),
+                  {"t.f90:11:", "'u' on the right-hand side of a FORALL must be subscripted"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:5) x(i, j) = u(i)\n"),
+                  {"'u(i)' has 1 subscript(s); the assigned array has 2"});
+  expect_rejected(program(kShadowSpec, "  forall (i = 1:8) u(i) = w(i, 1)\n"),
+                  {"'w(i, 1)' has 2 subscript(s)"});
+  // Arrays the loop cannot read alongside the assigned one.
+  const std::string mixed = "  integer :: i\n  real(8) :: p(10), q(10), r(0:9), s(10)\n"
+                            "!HPF$ DISTRIBUTE (BLOCK) :: p, r\n!HPF$ DISTRIBUTE q(CYCLIC)\n"
+                            "!HPF$ DISTRIBUTE s(BLOCK)\n!HPF$ DYNAMIC s\n";
+  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = q(i)\n"),
+                  {"t.f90:9:", "reads 'q(i)'", "not distributed like 'p'"});
+  expect_rejected(program(mixed, "  forall (i = 1:9) p(i) = r(i)\n"),
+                  {"bounds differ from those of 'p' in dimension 1"});
+  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = s(i)\n"), {"'s' is DYNAMIC"});
+  expect_rejected(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"dimension 1, which is CYCLIC"});
+  // A DYNAMIC array may read itself (its layout is its own whatever REDISTRIBUTE did).
+  EXPECT_NO_THROW((void)lower_hpf(program(mixed, "  forall (i = 1:10) s(i) = s(i) + 1\n"), "t.f90"));
+}
+
+const std::string kShiftSpec = "  integer :: k\n  real(8) :: a(20), b(20), c(0:4, 6), d(0:4, 6)\n"
+                               "  real(8) :: e(20), f(21), h(20)\n  integer :: g(20)\n"
+                               "!HPF$ DISTRIBUTE (BLOCK) :: a, b, e, f, g\n"
+                               "!HPF$ DISTRIBUTE (*, BLOCK) :: c, d\n!HPF$ DISTRIBUTE h(CYCLIC(2))\n"
+                               "!HPF$ SHADOW e(1)\n";
+
+TEST(Lower, CshiftAndEoshiftBecomeRuntimeShifts) {
+  const std::string out =
+      lower_hpf(program(kShiftSpec, "  b = CSHIFT(a, 3, 1)\n"
+                                    "  b = cshift(a, shift = -k)\n"
+                                    "  d = CSHIFT(c, 1, DIM=2)\n"
+                                    "  b = EOSHIFT(a, 2)\n"
+                                    "  b = eoshift(a, -1, 2.5d0 * k, 1)\n"
+                                    "  d = EOSHIFT(c, dim = 1, shift = 1, boundary = -1d0)\n"),
+                "t.f90");
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_cshift(a__h, int(3, c_int64_t), int(1, c_int) - 1, b__h), "
+                            "'CSHIFT (line 11)')"))
+      << out;
+  EXPECT_TRUE(contains(out, "hpf_cshift(a__h, int(-k, c_int64_t), int(1, c_int) - 1, b__h)"));
+  EXPECT_TRUE(contains(out, "hpf_cshift(c__h, int(1, c_int64_t), int(2, c_int) - 1, d__h)"));
+  EXPECT_TRUE(contains(out, "hpf_eoshift(a__h, int(2, c_int64_t), int(1, c_int) - 1, c_null_ptr, b__h), "
+                            "'EOSHIFT (line 14)')"));
+  EXPECT_TRUE(contains(out, "  hpf__t_r8 = 2.5d0 * k\n  call hpf_check(hpf_eoshift(a__h, int(-1, c_int64_t), "
+                            "int(1, c_int) - 1, c_loc(hpf__t_r8), b__h)"));
+  EXPECT_TRUE(contains(out, "hpf__t_r8 = -1d0\n  call hpf_check(hpf_eoshift(c__h, int(1, c_int64_t), int(1, "
+                            "c_int) - 1, c_loc(hpf__t_r8), d__h)"));
+}
+
+TEST(Lower, BadShiftsAreRejectedWithLineAndReason) {
+  expect_rejected(program(kShiftSpec, "  a = CSHIFT(a, 1)\n"), {"t.f90:11:", "into 'a' itself"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 2)\n"),
+                  {"t.f90:11:", "DIM must be in [1, 1]", "got 2"});
+  expect_rejected(program(kShiftSpec, "  d = CSHIFT(c, 1, 0)\n"), {"DIM must be in [1, 2]", "got 0"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1) + 1\n"),
+                  {"CSHIFT must be the whole right-hand side"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a)\n"), {"needs its ARRAY and SHIFT"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 1, 1)\n"), {"CSHIFT takes at most 3 arguments"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, boundary = 1)\n"),
+                  {"CSHIFT has no argument 'boundary'"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(array = a, 1)\n"),
+                  {"positional argument after a keyword"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, shift = 1, shift = 2)\n"), {"'shift' given twice"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(k, 1)\n"), {"ARRAY 'k' is not a distributed array"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, sum(b))\n"),
+                  {"shift argument references distributed array 'b'"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(e, 1)\n"), {"SHADOW widths differ"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(f, 1)\n"), {"bounds differ"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(g, 1)\n"), {"element type differs"});
+  expect_rejected(program(kShiftSpec, "  b = CSHIFT(h, 1)\n"), {"not distributed like 'b'"});
+  expect_rejected(program(kShiftSpec, "  b = EOSHIFT(a, 1, b)\n"),
+                  {"boundary argument references distributed array 'b'"});
+  // DYNAMIC arrays are shifted (the runtime checks their layouts), but not into another element type.
+  const std::string dyn = kShiftSpec + "!HPF$ DYNAMIC a\n";
+  EXPECT_NO_THROW((void)lower_hpf(program(dyn, "  b = CSHIFT(a, 1)\n"), "t.f90"));
+  expect_rejected(program(dyn, "  g = CSHIFT(a, 1)\n"), {"t.f90:12:", "element type differs"});
 }
 
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
@@ -173,6 +398,16 @@ TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   while (rhs.size() < 60000) rhs += " + i";
   const std::string out = lower_hpf(program(kSpec, "  forall (i = 1:100) a(i) = " + rhs + "\n"), "t.f90");
   EXPECT_NE(out.find("do hpf__k = 0_c_int64_t, a__n - 1"), std::string::npos);
+
+  // A stencil FORALL of 600 KB (60000 neighbour reads) is lowered too: each read is scanned once and
+  // the right-hand side is rebuilt left to right (no rescan or in-place replacement per read).
+  std::string reads = "u(i-1)";
+  for (int k = 1; k < 60000; ++k) reads += k % 2 == 0 ? " + u(i-1)" : " - u(i+1)";
+  const std::string big =
+      lower_hpf(program(kShadowSpec, "  forall (i = 2:99) v(i) = " + reads + "\n"), "t.f90");
+  EXPECT_NE(big.find("update_shadow(u__h"), std::string::npos);
+  EXPECT_NE(unwrapped(big).find("u__l(1 + hpf__s(1)) - u__l(1 + (hpf__s(1) + 2)) + u__l(1 + hpf__s(1))"),
+            std::string::npos);
 
   // A statement past the limit is refused with its line.
   const std::string e5 = lowering_error(program(kSpec, "  s = " + std::string(2u << 20, '1') + "\n"));
