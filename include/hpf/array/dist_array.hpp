@@ -24,6 +24,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -120,6 +121,14 @@ public:
   /// be read (not written) before wait_shadow(), e.g. to compute the interior. One shadow update of
   /// an array at a time; updates of several arrays in flight are waited in the same order on every rank.
   void post_shadow(Boundary boundary = Boundary::Plain) {
+    // Every rank must pass the same layout and boundary (issue 15). "Already in flight" is agreed too:
+    // all ranks posted together, so the check below throws on every rank or on none.
+    AgreementWords agree;
+    agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+    agree.add(static_cast<std::int64_t>(boundary), [] { return std::string("boundary"); });
+    agree.add(m_halo_posted ? 1 : 0, [] { return std::string("an update in flight"); });
+    add_layout_words(agree, m_layout, "layout.");
+    agree.check(m_layout.grid().comm().get(), "DistArray::update_shadow");
     detail::require(!m_halo_posted, "DistArray '", m_label,
                     "'::post_shadow: an update is already in flight; expected wait_shadow() first");
     const bool periodic = boundary == Boundary::Periodic;
@@ -147,8 +156,23 @@ public:
   /// extent when `circular` (CSHIFT), and left as it was where g + s e_dim is outside the array
   /// otherwise (EOSHIFT's boundary, written by the caller). The plan (runs cut from the block-cyclic
   /// maps, layout/halo.hpp) is cached with the layout; target's shadow is stale afterwards.
-  void shift_into(DistArray& target, int dim, index_t s, bool circular) const {
+  /// When `boundary` is given, every element of target is set to it first (EOSHIFT's boundary), after
+  /// the checks. Throws hpf::Error on every rank unless every rank passed the same layouts, dim and
+  /// shift (issue 15).
+  void shift_into(DistArray& target, int dim, index_t s, bool circular, const T* boundary = nullptr) const {
     const char* what = circular ? "cshift" : "eoshift";
+    {
+      AgreementWords agree;
+      agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+      agree.add(circular ? 1 : 0, [] { return std::string("circular"); });
+      agree.add(dim, [] { return std::string("dim"); });
+      agree.add(s, [] { return std::string("shift"); });
+      agree.add(&target == this || target.m_view.data() == m_view.data() ? 1 : 0,
+                [] { return std::string("target is the source"); });
+      add_layout_words(agree, m_layout, "source.");
+      add_layout_words(agree, target.m_layout, "target.");
+      agree.check(m_layout.grid().comm().get(), circular ? "hpf::cshift" : "hpf::eoshift");
+    }
     detail::require(dim >= 0 && dim < N, what, "(DistArray '", m_label, "'): dim must be in [0, ", N,
                     "), got ", dim);
     detail::require(&target != this && target.m_view.data() != m_view.data(), what, "(DistArray '", m_label,
@@ -158,6 +182,7 @@ public:
                     Layout<N>::to_string(target.m_layout.extents()), "; expected the source's layout ",
                     m_layout.describe_dists(), " of extents ", Layout<N>::to_string(m_layout.extents()),
                     " (same grid and shadow)");
+    if (boundary != nullptr) target.fill(*boundary);
     const index_t n = m_layout.extent(dim);
     if (n == 0) return;
     // Fortran: CSHIFT shifts modulo n; an EOSHIFT by |s| >= n moves nothing.
