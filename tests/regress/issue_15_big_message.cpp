@@ -58,8 +58,10 @@ index_t wrong_elements(const DistArray<double, 1>& A) {
 
 TEST(Issue15BigMessage, SelfMessageOverIntMaxThroughExchange) {
   static_assert(kBytes > static_cast<std::size_t>(INT32_MAX), "the message must not fit an int count");
+  // On one rank (the 2-rank run sends between ranks below; both at once would double time and memory).
+  if (world_size() > 1) GTEST_SKIP() << "the self-message case runs on one rank";
   HPF_SKIP_UNLESS_MEMORY();
-  // One message of kBytes from every rank to itself, through MPI (no local shortcut in Exchange).
+  // One message of kBytes from the rank to itself, through MPI (no local shortcut in Exchange).
   const int me = world_rank();
   hpf::ExchangePlan plan;
   plan.sends.push_back({me, kBytes, 0});
