@@ -163,6 +163,13 @@ TEST(Issue15, ShadowsAndShiftsRefuseDifferentArguments) {
   EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(A, 2, 0, R); }, kDiffers), 0);
   hpf::forall(R,
               [](const hpf::Index<2>& g, double& x) { EXPECT_EQ(x, double(((g[0] + 2) % 9) * 7 + g[1])); });
+  // Ranks that own nothing (extent 2 on 3 or more ranks) shift along with the others.
+  DistArray<double, 1> Small("Small", Layout<1>({2}, {hpf::Block()}, grid));
+  hpf::forall(Small, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+  DistArray<double, 1> SmallR("SmallR", Small.layout());
+  EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(Small, 1, 0, SmallR); }, "cshift"), 0);
+  hpf::forall(SmallR, [](const hpf::Index<1>& g, double& x) { EXPECT_EQ(x, double((g[0] + 1) % 2)); });
+  EXPECT_EQ(ranks_that_threw([&] { hpf::eoshift(Small, 1, 0, -1.0, SmallR); }, "eoshift"), 0);
   if (n < 2) return;
   // Another boundary on one rank.
   EXPECT_EQ(ranks_that_threw(

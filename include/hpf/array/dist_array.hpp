@@ -167,15 +167,14 @@ public:
       agree.add(circular ? 1 : 0, [] { return std::string("circular"); });
       agree.add(dim, [] { return std::string("dim"); });
       agree.add(s, [] { return std::string("shift"); });
-      agree.add(&target == this || target.m_view.data() == m_view.data() ? 1 : 0,
-                [] { return std::string("target is the source"); });
+      agree.add(same_storage(target) ? 1 : 0, [] { return std::string("target is the source"); });
       add_layout_words(agree, m_layout, "source.");
       add_layout_words(agree, target.m_layout, "target.");
       agree.check(m_layout.grid().comm().get(), circular ? "hpf::cshift" : "hpf::eoshift");
     }
     detail::require(dim >= 0 && dim < N, what, "(DistArray '", m_label, "'): dim must be in [0, ", N,
                     "), got ", dim);
-    detail::require(&target != this && target.m_view.data() != m_view.data(), what, "(DistArray '", m_label,
+    detail::require(!same_storage(target), what, "(DistArray '", m_label,
                     "'): the target must be another array than the source");
     detail::require(target.m_layout == m_layout, what, "(DistArray '", m_label, "'): the target '",
                     target.m_label, "' has layout ", target.m_layout.describe_dists(), " of extents ",
@@ -454,6 +453,12 @@ public:
   [[nodiscard]] std::size_t metadata_bytes() const noexcept { return sizeof(*this) + m_label.capacity(); }
 
 private:
+  /// Whether `other` is this array or shares its storage. Two arrays that both store nothing on this
+  /// rank (it owns no element; their data pointers may both be null) are not the same.
+  [[nodiscard]] bool same_storage(const DistArray& other) const noexcept {
+    return &other == this || (m_view.data() != nullptr && other.m_view.data() == m_view.data());
+  }
+
   /// The messages of a gather (`to_root`) or scatter between `root` and the other blocks: on the root
   /// one per non-empty block that is not its own (their grid positions in `positions`), elsewhere
   /// this rank's block. The root's own block is copied, never sent.
