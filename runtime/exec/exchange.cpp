@@ -33,7 +33,14 @@ ExchangePlan exchange_plan(const Schedule& schedule, int my_sender, int my_recei
   for (std::size_t k = 0; k < steps.size(); ++k) {
     for (const Message& m : steps[k].messages) {
       if (m.len == 0) continue;
-      const std::size_t bytes = static_cast<std::size_t>(m.len) * bytes_per_unit;
+      // Bytes of one message: a size_t product that must not wrap (issue 15: counts past INT_MAX are
+      // split by isend_bytes / irecv_bytes, core/mpi.hpp; a count past SIZE_MAX is an error).
+      std::size_t bytes = 0;
+      detail::require(m.len > 0 &&
+                          !__builtin_mul_overflow(static_cast<std::size_t>(m.len), bytes_per_unit, &bytes),
+                      "exchange_plan: message of step ", k, " from sender ", m.src, " to receiver ", m.dst,
+                      " has ", m.len, " units of ", bytes_per_unit,
+                      " bytes; expected a positive length whose bytes fit in 64 bits");
       if (m.src == my_sender)
         plan.sends.push_back({receiver_ranks[static_cast<std::size_t>(m.dst)], bytes, static_cast<int>(k)});
       if (m.dst == my_receiver)

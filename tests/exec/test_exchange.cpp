@@ -145,4 +145,18 @@ TEST(Exchange, Errors) {
   HPF_EXPECT_ERROR(ok.wait(), "nothing was posted");
 }
 
+// Issue 15: a message's bytes are a size_t product; one that would wrap is an error on every rank (it
+// used to wrap to a small count), and a count past INT_MAX is planned as it is (exec/ splits it).
+TEST(Exchange, PlanRefusesMessageBytesThatWrap) {
+  std::vector<hpf::Step> steps(1);
+  steps[0].messages.push_back({0, 0, hpf::index_t{1} << 62});
+  const Schedule huge(1, 1, std::move(steps));
+  const std::vector<int> ranks{0};
+  HPF_EXPECT_ERROR((void)hpf::exchange_plan(huge, 0, 0, ranks, ranks, 8), "exchange_plan: message of step 0",
+                   "expected a positive length whose bytes fit in 64 bits");
+  const auto plan = hpf::exchange_plan(huge, 0, 0, ranks, ranks, 2);
+  ASSERT_EQ(plan.sends.size(), 1u);
+  EXPECT_EQ(plan.sends[0].bytes, std::size_t{1} << 63);
+}
+
 } // namespace

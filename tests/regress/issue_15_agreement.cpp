@@ -108,6 +108,126 @@ TEST(Issue15, DistArrayCollectivesRefuseDifferentLayoutsAndRoots) {
   }
 }
 
+TEST(Issue15, ReductionsRefuseDifferentArrays) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  DistArray<double, 1> A("A", Layout<1>({25}, {hpf::Cyclic(2)}, grid));
+  hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+  const hpf::TreeReducer reducer(MPI_COMM_WORLD, hpf::ReduceCosts{1.0, 1.0});
+  auto plus = [](double a, double b) { return a + b; };
+  EXPECT_EQ(ranks_that_threw([&] { EXPECT_EQ(hpf::sum(A), 300.0); }, kDiffers), 0);
+  EXPECT_EQ(ranks_that_threw([&] { EXPECT_EQ(hpf::min(A), 0.0); }, kDiffers), 0);
+  EXPECT_EQ(ranks_that_threw([&] { EXPECT_EQ(hpf::max(A), 24.0); }, kDiffers), 0);
+  EXPECT_EQ(ranks_that_threw(
+                [&] {
+                  const auto r = hpf::tree_reduce(reducer, A, plus);
+                  EXPECT_EQ(r.has_value(), me == reducer.root());
+                  EXPECT_EQ(r.value_or(300.0), 300.0);
+                },
+                kDiffers),
+            0);
+  if (n < 2) return;
+  // The issue's case: extents that differ on one rank gave a wrong sum and no error.
+  DistArray<double, 1> B("B", Layout<1>({me == n - 1 ? 13 : 12}, {hpf::Block()}, grid));
+  B.fill(1.0);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::sum(B); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::min(B); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::max(B); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::tree_reduce(reducer, B, plus); }, kDiffers), n);
+  // Another distribution on one rank only.
+  DistArray<double, 1> C("C", Layout<1>({25}, {hpf::Cyclic(me == 0 ? 3 : 2)}, grid));
+  C.fill(1.0);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::sum(C); }, kDiffers), n);
+  // Empty on one rank only: min/max refused empty arrays on that rank alone (and the others hung).
+  DistArray<double, 1> E("E", Layout<1>({me == 0 ? 0 : 5}, {hpf::Block()}, grid));
+  E.fill(1.0);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::min(E); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::max(E); }, kDiffers), n);
+  // A reducer whose root differs between ranks (each rank planned its own).
+  const hpf::TreeReducer other(MPI_COMM_WORLD, hpf::ReduceCosts{1.0, 1.0}, {.root = me == 0 ? 1 : 0});
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::tree_reduce(other, A, plus); }, kDiffers), n);
+  // Nothing is out of step afterwards.
+  EXPECT_EQ(hpf::sum(A), 300.0);
+}
+
+TEST(Issue15, ShadowsAndShiftsRefuseDifferentArguments) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  const Layout<2> L({9, 7}, {hpf::Block(), hpf::Collapsed()}, grid);
+  DistArray<double, 2> A("A", L.with_shadow({1, 0}));
+  hpf::forall(A, [](const hpf::Index<2>& g, double& x) { x = double(g[0] * 7 + g[1]); });
+  DistArray<double, 2> R("R", A.layout());
+  EXPECT_EQ(ranks_that_threw([&] { A.update_shadow(hpf::Boundary::Periodic); }, kDiffers), 0);
+  EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(A, 2, 0, R); }, kDiffers), 0);
+  hpf::forall(R,
+              [](const hpf::Index<2>& g, double& x) { EXPECT_EQ(x, double(((g[0] + 2) % 9) * 7 + g[1])); });
+  // Ranks that own nothing (extent 2 on 3 or more ranks) shift along with the others.
+  DistArray<double, 1> Small("Small", Layout<1>({2}, {hpf::Block()}, grid));
+  hpf::forall(Small, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+  DistArray<double, 1> SmallR("SmallR", Small.layout());
+  EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(Small, 1, 0, SmallR); }, "cshift"), 0);
+  hpf::forall(SmallR, [](const hpf::Index<1>& g, double& x) { EXPECT_EQ(x, double((g[0] + 1) % 2)); });
+  EXPECT_EQ(ranks_that_threw([&] { hpf::eoshift(Small, 1, 0, -1.0, SmallR); }, "eoshift"), 0);
+  if (n < 2) return;
+  // Another boundary on one rank.
+  EXPECT_EQ(ranks_that_threw(
+                [&] { A.update_shadow(me == 0 ? hpf::Boundary::Plain : hpf::Boundary::Periodic); }, kDiffers),
+            n);
+  // Another SHADOW width on one rank.
+  DistArray<double, 2> S("S", L.with_shadow({me == n - 1 ? 0 : 1, 0}));
+  EXPECT_EQ(ranks_that_threw([&] { S.update_shadow(); }, kDiffers), n);
+  // Shifts: another shift, another dim, a dim out of range on one rank only, another target layout.
+  EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(A, me == 0 ? 1 : 2, 0, R); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { hpf::cshift(A, 1, me == 0 ? 1 : 0, R); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { hpf::eoshift(A, 1, me == 0 ? 5 : 0, -1.0, R); }, kDiffers), n);
+  DistArray<double, 2> T("T", me == 0 ? L : L.with_shadow({1, 0}));
+  EXPECT_EQ(ranks_that_threw([&] { hpf::eoshift(A, 1, 0, -1.0, T); }, kDiffers), n);
+  // Nothing is out of step afterwards: a shift and a shadow update give the right values.
+  hpf::cshift(A, 3, 0, R);
+  hpf::forall(R,
+              [](const hpf::Index<2>& g, double& x) { EXPECT_EQ(x, double(((g[0] + 3) % 9) * 7 + g[1])); });
+  A.update_shadow(hpf::Boundary::Periodic);
+}
+
+TEST(Issue15, AssignAndTransposeRefuseDifferentArguments) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  const Layout<2> LA({6, 5}, {hpf::Cyclic(2), hpf::Collapsed()}, grid);
+  const Layout<2> LT({5, 6}, {hpf::Block(), hpf::Collapsed()}, grid);
+  DistArray<double, 2> A("A", LA);
+  hpf::forall(A, [](const hpf::Index<2>& g, double& x) { x = double(g[0] * 10 + g[1]); });
+  DistArray<double, 2> B("B", LA);
+  const hpf::Section<2> all = hpf::whole_section<2>({6, 5});
+  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, all, A, all); }, kDiffers), 0);
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::transpose(A, LT); }, kDiffers), 0);
+  if (n < 2) return;
+  // Another section on one rank (valid everywhere, but a different assignment).
+  hpf::Section<2> half = all;
+  if (me == n - 1) half[0] = {0, 4, 2};
+  hpf::Section<2> dst_half = all;
+  if (me == n - 1) dst_half[0] = {1, 5, 2};
+  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, dst_half, A, half); }, kDiffers), n);
+  // A section invalid on one rank only: its check threw there alone before.
+  hpf::Section<2> bad = all;
+  if (me == 0) bad[1] = {0, 5, 1};
+  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, all, A, bad); }, kDiffers), n);
+  // Another permutation on one rank.
+  DistArray<double, 2> Q("Q", Layout<2>({6, 6}, {hpf::Block(), hpf::Collapsed()}, grid));
+  DistArray<double, 2> P("P", Layout<2>({6, 6}, {hpf::Block(), hpf::Collapsed()}, grid));
+  const hpf::Section<2> sq = hpf::whole_section<2>({6, 6});
+  const hpf::Permutation<2> perm = me == 0 ? hpf::Permutation<2>{0, 1} : hpf::Permutation<2>{1, 0};
+  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(Q, sq, P, sq, perm); }, kDiffers), n);
+  // A transpose target of other extents on one rank (its extent check threw there alone before).
+  const Layout<2> wrong = me == 0 ? Layout<2>({6, 5}, {hpf::Block(), hpf::Collapsed()}, grid) : LT;
+  EXPECT_EQ(ranks_that_threw([&] { (void)hpf::transpose(A, wrong); }, kDiffers), n);
+  // Nothing is out of step afterwards.
+  auto C = hpf::transpose(A, LT);
+  hpf::forall(C, [](const hpf::Index<2>& g, double& x) { EXPECT_EQ(x, double(g[1] * 10 + g[0])); });
+}
+
 TEST(Issue15, LayoutsAtTheEdgesOf64Bits) {
   const int n = world_size();
   const auto grid = ProcessGrid::world({n});

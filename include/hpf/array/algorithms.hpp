@@ -3,7 +3,9 @@
 
 #include <hpf/array/dist_array.hpp>
 
+#include <cstdint>
 #include <limits>
+#include <string>
 
 namespace hpf {
 
@@ -60,9 +62,29 @@ template <class T, int N, class F> void forall(DistArray<T, N>& A, F f) {
 
 namespace detail {
 
+/// Collective over A's grid's parent communicator: throws the same hpf::Error on every rank unless
+/// every rank passed an array of the same layout (extents, distributions, grid, shadow) and element
+/// size. Ranks whose extents differed used to reduce different arrays into a wrong result with no
+/// error (issue 15, finding 4). One small allreduce in release builds.
+template <class T, int N> void check_same_array(const DistArray<T, N>& A, const char* what) {
+  AgreementWords w;
+  w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+  add_layout_words(w, A.layout(), "layout.");
+  w.check(A.layout().grid().comm().get(), what);
+}
+
+template <class T, int N> void require_nonempty(const DistArray<T, N>& A, const char* what) {
+  require(A.layout().global_size() > 0, what, "(DistArray '", A.label(), "'): the array is empty (extents ",
+          Layout<N>::to_string(A.layout().extents()), "); expected at least one element");
+}
+
+/// The reductions' common part: agreement first (so that the empty-array check below, and the
+/// allreduce, are reached by every rank alike), then the local fold and one MPI_Allreduce.
 template <class T, int N, class Reducer, class Op>
-T reduce(const DistArray<T, N>& A, T identity, Op op, MPI_Op mpi_op) {
+T reduce(const DistArray<T, N>& A, const char* what, bool need_elements, T identity, Op op, MPI_Op mpi_op) {
   static_assert(has_mpi_type_v<T>, "hpf reductions need an arithmetic element type");
+  check_same_array(A, what);
+  if (need_elements) require_nonempty(A, what);
   const auto& view = A.local_view();
   const T* const data = view.data();
   T local = identity;
@@ -81,33 +103,27 @@ T reduce(const DistArray<T, N>& A, T identity, Op op, MPI_Op mpi_op) {
   return global;
 }
 
-template <class T, int N> void require_nonempty(const DistArray<T, N>& A, const char* what) {
-  require(A.layout().global_size() > 0, what, "(DistArray '", A.label(), "'): the array is empty (extents ",
-          Layout<N>::to_string(A.layout().extents()), "); expected at least one element");
-}
-
 } // namespace detail
 
-/// Collective over the grid's parent communicator: the sum of all elements, on every rank.
+/// Collective over the grid's parent communicator: the sum of all elements, on every rank. Throws
+/// hpf::Error on every rank unless every rank passed an array of the same layout.
 template <class T, int N> T sum(const DistArray<T, N>& A) {
   return detail::reduce<T, N, Kokkos::Sum<T>>(
-      A, T(0), [](T a, T b) { return a + b; }, MPI_SUM);
+      A, "hpf::sum", false, T(0), [](T a, T b) { return a + b; }, MPI_SUM);
 }
 
 /// Collective over the grid's parent communicator: the smallest element, on every rank.
-/// Throws hpf::Error on every rank for an empty array.
+/// Throws hpf::Error on every rank for an empty array, or unless every rank passed the same layout.
 template <class T, int N> T min(const DistArray<T, N>& A) {
-  detail::require_nonempty(A, "hpf::min");
   return detail::reduce<T, N, Kokkos::Min<T>>(
-      A, std::numeric_limits<T>::max(), [](T a, T b) { return b < a ? b : a; }, MPI_MIN);
+      A, "hpf::min", true, std::numeric_limits<T>::max(), [](T a, T b) { return b < a ? b : a; }, MPI_MIN);
 }
 
 /// Collective over the grid's parent communicator: the largest element, on every rank.
-/// Throws hpf::Error on every rank for an empty array.
+/// Throws hpf::Error on every rank for an empty array, or unless every rank passed the same layout.
 template <class T, int N> T max(const DistArray<T, N>& A) {
-  detail::require_nonempty(A, "hpf::max");
   return detail::reduce<T, N, Kokkos::Max<T>>(
-      A, std::numeric_limits<T>::lowest(), [](T a, T b) { return a < b ? b : a; }, MPI_MAX);
+      A, "hpf::max", true, std::numeric_limits<T>::lowest(), [](T a, T b) { return a < b ? b : a; }, MPI_MAX);
 }
 
 } // namespace hpf

@@ -25,6 +25,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -121,6 +122,14 @@ public:
   /// be read (not written) before wait_shadow(), e.g. to compute the interior. One shadow update of
   /// an array at a time; updates of several arrays in flight are waited in the same order on every rank.
   void post_shadow(Boundary boundary = Boundary::Plain) {
+    // Every rank must pass the same layout and boundary (issue 15). "Already in flight" is agreed too:
+    // all ranks posted together, so the check below throws on every rank or on none.
+    AgreementWords agree;
+    agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+    agree.add(static_cast<std::int64_t>(boundary), [] { return std::string("boundary"); });
+    agree.add(m_halo_posted ? 1 : 0, [] { return std::string("an update in flight"); });
+    add_layout_words(agree, m_layout, "layout.");
+    agree.check(m_layout.grid().comm().get(), "DistArray::update_shadow");
     detail::require(!m_halo_posted, "DistArray '", m_label,
                     "'::post_shadow: an update is already in flight; expected wait_shadow() first");
     const bool periodic = boundary == Boundary::Periodic;
@@ -148,17 +157,32 @@ public:
   /// extent when `circular` (CSHIFT), and left as it was where g + s e_dim is outside the array
   /// otherwise (EOSHIFT's boundary, written by the caller). The plan (runs cut from the block-cyclic
   /// maps, layout/halo.hpp) is cached with the layout; target's shadow is stale afterwards.
-  void shift_into(DistArray& target, int dim, index_t s, bool circular) const {
+  /// When `boundary` is given, every element of target is set to it first (EOSHIFT's boundary), after
+  /// the checks. Throws hpf::Error on every rank unless every rank passed the same layouts, dim and
+  /// shift (issue 15).
+  void shift_into(DistArray& target, int dim, index_t s, bool circular, const T* boundary = nullptr) const {
     const char* what = circular ? "cshift" : "eoshift";
+    {
+      AgreementWords agree;
+      agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+      agree.add(circular ? 1 : 0, [] { return std::string("circular"); });
+      agree.add(dim, [] { return std::string("dim"); });
+      agree.add(s, [] { return std::string("shift"); });
+      agree.add(same_storage(target) ? 1 : 0, [] { return std::string("target is the source"); });
+      add_layout_words(agree, m_layout, "source.");
+      add_layout_words(agree, target.m_layout, "target.");
+      agree.check(m_layout.grid().comm().get(), circular ? "hpf::cshift" : "hpf::eoshift");
+    }
     detail::require(dim >= 0 && dim < N, what, "(DistArray '", m_label, "'): dim must be in [0, ", N,
                     "), got ", dim);
-    detail::require(&target != this && target.m_view.data() != m_view.data(), what, "(DistArray '", m_label,
+    detail::require(!same_storage(target), what, "(DistArray '", m_label,
                     "'): the target must be another array than the source");
     detail::require(target.m_layout == m_layout, what, "(DistArray '", m_label, "'): the target '",
                     target.m_label, "' has layout ", target.m_layout.describe_dists(), " of extents ",
                     Layout<N>::to_string(target.m_layout.extents()), "; expected the source's layout ",
                     m_layout.describe_dists(), " of extents ", Layout<N>::to_string(m_layout.extents()),
                     " (same grid and shadow)");
+    if (boundary != nullptr) target.fill(*boundary);
     const index_t n = m_layout.extent(dim);
     if (n == 0) return;
     // Fortran: CSHIFT shifts modulo n; an EOSHIFT by |s| >= n moves nothing.
@@ -430,6 +454,12 @@ public:
   [[nodiscard]] std::size_t metadata_bytes() const noexcept { return sizeof(*this) + m_label.capacity(); }
 
 private:
+  /// Whether `other` is this array or shares its storage. Two arrays that both store nothing on this
+  /// rank (it owns no element; their data pointers may both be null) are not the same.
+  [[nodiscard]] bool same_storage(const DistArray& other) const noexcept {
+    return &other == this || (m_view.data() != nullptr && other.m_view.data() == m_view.data());
+  }
+
   /// The messages of a gather (`to_root`) or scatter between `root` and the other blocks: on the root
   /// one per non-empty block that is not its own (their grid positions in `positions`), elsewhere
   /// this rank's block. The root's own block is copied, never sent.

@@ -11,8 +11,10 @@
 #include <hpf/section/plan.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hpf {
@@ -73,6 +75,45 @@ cached_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>&
   return plan;
 }
 
+namespace detail {
+
+/// Appends a section: per dimension its triplet's lo, hi and stride.
+template <int N> void add_section_words(AgreementWords& out, const Section<N>& s, const char* prefix) {
+  for (int d = 0; d < N; ++d) {
+    const Triplet& t = s[static_cast<std::size_t>(d)];
+    auto dim = [&] { return std::string(prefix) + "[" + std::to_string(d) + "]"; };
+    out.add(t.lo, [&] { return dim() + ".lo"; });
+    out.add(t.hi, [&] { return dim() + ".hi"; });
+    out.add(t.stride, [&] { return dim() + ".stride"; });
+  }
+}
+
+/// Collective over the parent communicator of dst's grid: throws the same hpf::Error on every rank
+/// unless every rank passed the same layouts, sections, permutation and options to assign/transpose
+/// (issue 15). Runs before planning, whose argument checks then throw on every rank or on none.
+template <class T, int N> void check_same_assignment(const Layout<N>& dst, const Section<N>& sb,
+                                                     const Layout<N>& src, const Section<N>& sa,
+                                                     const std::optional<Permutation<N>>& perm,
+                                                     const SectionOptions& opt, const char* what) {
+  AgreementWords w;
+  w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+  add_layout_words(w, dst, "target.");
+  add_section_words<N>(w, sb, "target section");
+  add_layout_words(w, src, "source.");
+  add_section_words<N>(w, sa, "source section");
+  w.add(perm ? 1 : 0, [] { return std::string("has a permutation"); });
+  if (perm) {
+    for (int d = 0; d < N; ++d)
+      w.add((*perm)[static_cast<std::size_t>(d)], [&] { return "perm[" + std::to_string(d) + "]"; });
+  }
+  w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
+  w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
+  w.add(opt.tag, [] { return std::string("options.tag"); });
+  w.check(dst.grid().comm().get(), what);
+}
+
+} // namespace detail
+
 /// Drops every cached section plan (e.g. before freeing the communicators their grids use).
 inline void clear_section_plan_cache() {
   for (auto clear : detail::section_cache_clearers()) clear();
@@ -82,9 +123,11 @@ inline void clear_section_plan_cache() {
 /// grid): B(sb) = A(sa), HPF array-section assignment. Dimensions of extent 1 may be dropped on either
 /// side (Fortran's rank reduction). A and B may be the same array, with overlapping sections: the
 /// result is as if A(sa) were read completely first. Throws hpf::Error on every rank, with B
-/// unchanged, for a stride of 0, a triplet outside its extent or section extents that disagree.
+/// unchanged, for a stride of 0, a triplet outside its extent, section extents that disagree, or
+/// arguments that differ between ranks.
 template <class T, int N>
 void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, const Section<N>& sa) {
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, {}, "hpf::assign");
   cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa)->execute(B, A);
 }
 
@@ -93,6 +136,7 @@ void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, 
 /// a permutation of 0..N-1.
 template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
                                       const Section<N>& sa, const Permutation<N>& perm) {
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, {}, "hpf::assign");
   cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm)->execute(B, A);
 }
 
@@ -101,6 +145,9 @@ template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, 
 /// Throws hpf::Error on every rank when layout's extent d differs from A's extent perm[d].
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N>& perm) {
+  const Section<N> sc = whole_section<N>(layout.extents());
+  const Section<N> sa = whole_section<N>(A.layout().extents());
+  detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, {}, "hpf::transpose");
   detail::check_permutation<N>(perm, "transpose");
   for (int d = 0; d < N; ++d)
     detail::require(layout.extent(d) == A.layout().extent(perm[static_cast<std::size_t>(d)]),
@@ -110,7 +157,7 @@ transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N
                     Layout<N>::to_string(layout.extents()), ", A's ",
                     Layout<N>::to_string(A.layout().extents()), ")");
   DistArray<T, N> C(A.label() + "^T", layout);
-  assign(C, whole_section<N>(layout.extents()), A, whole_section<N>(A.layout().extents()), perm);
+  cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm)->execute(C, A); // arguments agreed above
   return C;
 }
 

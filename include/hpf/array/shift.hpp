@@ -14,7 +14,8 @@
 namespace hpf {
 
 /// Collective over the grid's parent communicator: CSHIFT of A by `shift` along `dim` into `R` (same
-/// layout as A, another array). Throws hpf::Error on every rank for dim outside [0, N) or another layout.
+/// layout as A, another array). Throws hpf::Error on every rank for dim outside [0, N), another layout,
+/// or arguments that differ between ranks.
 template <class T, int N> void cshift(const DistArray<T, N>& A, index_t shift, int dim, DistArray<T, N>& R) {
   A.shift_into(R, dim, shift, true);
 }
@@ -29,13 +30,11 @@ template <class T, int N>
 }
 
 /// Collective over the grid's parent communicator: EOSHIFT of A by `shift` along `dim` into `R` (same
-/// layout, another array); the elements shifted in from outside the array are `boundary`.
+/// layout, another array); the elements shifted in from outside the array are `boundary`. Throws
+/// hpf::Error on every rank for dim outside [0, N), another layout, or arguments that differ between ranks.
 template <class T, int N>
 void eoshift(const DistArray<T, N>& A, index_t shift, int dim, const T& boundary, DistArray<T, N>& R) {
-  detail::require(dim >= 0 && dim < N, "eoshift(DistArray '", A.label(), "'): dim must be in [0, ", N,
-                  "), got ", dim);
-  R.fill(boundary);
-  A.shift_into(R, dim, shift, false);
+  A.shift_into(R, dim, shift, false, &boundary); // checks (on every rank alike), then fills R
 }
 
 /// Collective over the grid's parent communicator: EOSHIFT of A, a new array in A's layout labelled

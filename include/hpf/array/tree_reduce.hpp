@@ -5,7 +5,10 @@
 #include <hpf/array/dist_array.hpp>
 #include <hpf/reduce/tree_reducer.hpp>
 
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace hpf {
 
@@ -13,13 +16,26 @@ namespace hpf {
 /// order): every rank folds its local elements in local storage order with op(left, right), then the
 /// ranks' contributions are reduced along the reducer's tree in rank order (ranks that own nothing,
 /// or are outside the grid, contribute nothing). The result is on reducer.root(); std::nullopt
-/// elsewhere and for an empty array. For a BLOCK distribution on a 1-D grid over the whole
+/// elsewhere and for an empty array. Throws hpf::Error on every rank unless every rank passed the same
+/// layout and reducer. For a BLOCK distribution on a 1-D grid over the whole
 /// communicator this is the left-to-right fold of the array in global order, for any associative op.
 template <class T, int N, class Op>
 std::optional<T> tree_reduce(const TreeReducer& reducer, const DistArray<T, N>& A, Op op) {
   const Comm& comm = A.layout().grid().comm();
   int cmp = MPI_UNEQUAL;
   HPF_MPI_CHECK(MPI_Comm_compare(comm.get(), reducer.comm().get(), &cmp));
+  // Every rank must pass the same layout and the same reducer (its tree and root) (issue 15). The
+  // local comparison's result is agreed too, so that the check below throws on every rank or none.
+  AgreementWords agree;
+  agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+  agree.add(cmp, [] { return std::string("MPI_Comm_compare(grid, reducer)"); });
+  agree.add(reducer.root(), [] { return std::string("reducer.root"); });
+  agree.add(reducer.size(), [] { return std::string("reducer.size"); });
+  const std::vector<int>& parent = reducer.tree().parent;
+  for (std::size_t i = 0; i < parent.size(); ++i)
+    agree.add(parent[i], [&] { return "reducer.parent[" + std::to_string(i) + "]"; });
+  add_layout_words(agree, A.layout(), "layout.");
+  agree.check(comm.get(), "hpf::tree_reduce");
   detail::require(
       cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "tree_reduce(DistArray '", A.label(),
       "'): the reducer's communicator is not the grid's parent communicator (MPI_Comm_compare gave ", cmp,
