@@ -223,6 +223,17 @@ TEST(Shadow, BadInput) {
   DistArray<double, 1> B("B", L);
   HPF_EXPECT_ERROR(hpf::cshift(A, 1, 0, B), "the target 'B' has layout", "expected the source's layout");
   HPF_EXPECT_ERROR(hpf::cshift(A, 1, 0, A), "the target must be another array");
+  // A refused EOSHIFT writes nothing: neither a target of another layout nor the source itself.
+  B.fill(7.0);
+  A.fill(3.0);
+  HPF_EXPECT_ERROR(hpf::eoshift(A, 1, 0, -1.0, B), "the target 'B' has layout");
+  HPF_EXPECT_ERROR(hpf::eoshift(A, 1, 0, -1.0, A), "the target must be another array");
+  for (index_t l = 0; l < B.local_size(); ++l) EXPECT_EQ(B.local_data()[l], 7.0);
+  for (index_t l = 0; l < L.extent(0); ++l) {
+    if (A.owns({l})) {
+      EXPECT_EQ(A[{l}], 3.0);
+    }
+  }
   HPF_EXPECT_ERROR(A.wait_shadow(), "no update in flight");
   // Irregular gathers address the owned block contiguously: arrays with shadows are refused.
   const std::vector<index_t> idx{0, 9};
