@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Prints docs/results/stencil.csv as the markdown table of docs/shadow.md, and the ranges the README
-quotes (so that every number in the docs comes from the CSV)."""
+"""Prints docs/results/stencil.csv as the markdown table of docs/shadow.md, with the claim annotations
+scripts/check-claims reads after it, and the ranges the README quotes (so that every number in the
+docs comes from the CSV)."""
 import csv
 import sys
 
@@ -14,12 +15,18 @@ for r in rows:
 methods = ["hpfrt", "hpfrt-split", "hand-mpi", "petsc-dmda", "hpfrt-periodic", "ga-ghosts", "memcpy"]
 print("| ranks (grid), width | " + " | ".join(methods) + " |")
 print("|---|" + "---|" * len(methods))
+where = {}  # cell text -> the (method, ranks, width) cells that show it
 for k in cases:
     cells = []
     for m in methods:
         r = [x for x in rows if (x["ranks"], x["grid"], x["width"]) == k and x["method"] == m][0]
-        cells.append("%.0f µs (%.2f×)" % (float(r["seconds"]) * 1e6, float(r["vs_hand_mpi"])))
+        text = "%.0f µs (%.2f×)" % (float(r["seconds"]) * 1e6, float(r["vs_hand_mpi"]))
+        cells.append(text)
+        where.setdefault(text, []).append('("%s", %s, %s)' % (m, k[0], k[2]))
     print("| %s (%s), w=%s | " % k + " | ".join(cells) + " |")
+for text, keys in where.items():
+    print('<!-- claim "%s" in %s: each vs_hand_mpi where (method, ranks, width) in [%s] -->'
+          % (text, path, ", ".join(keys)))
 print()
 for m in methods:
     v = [float(x["vs_hand_mpi"]) for x in rows if x["method"] == m]
