@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # REDISTRIBUTE CYCLIC(r) -> CYCLIC(s) of M doubles on N simulated ranks under SimGrid SMPI (issue 11):
 # builds smpi_driver.cpp and the Kokkos-free sources it needs (core/, layout/, schedule/, exec/,
-# redist/) with smpicxx into build-smpi/redistribute/ (once; rebuilt when a source or header is newer),
+# redist/) with smpicxx (through ccache if present) into build-smpi/redistribute/ (or $HPF_SMPI_BUILD/redistribute/) (once; rebuilt when a source or header is newer),
 # takes the platform bench/platforms/<platform>_<N>.xml (generated there by make_platforms.py for
 # other N), runs the hpfrt strategies in one smpirun and SMPI's own MPI_Alltoallv once per algorithm
 # (pair, ring, bruck, and ompi, the selector of Open MPI's tuned component), and prints CSV rows
@@ -34,18 +34,20 @@ done
 case "$platform" in cluster|torus|mesh) ;; *) echo "--platform: expected cluster, torus or mesh, got '$platform'; $usage" >&2; exit 2 ;; esac
 [ -n "$shared" ] || { if [ "$ranks" -ge 256 ]; then shared=1; else shared=0; fi; }
 
-out="$HPF_ROOT/build-smpi/redistribute"
+out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/redistribute"  # HPF_SMPI_BUILD: CTest's build tree
 mkdir -p "$out"
 srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime/core/text.cpp runtime/layout/distribution.cpp runtime/layout/process_grid.cpp
       runtime/schedule/schedule.cpp runtime/schedule/matching.cpp runtime/schedule/strategy.cpp
       runtime/schedule/all_to_many.cpp runtime/schedule/routing.cpp runtime/exec/exchange.cpp
       runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/redist/pattern.cpp runtime/redist/plan.cpp
       runtime/redist/runs.cpp bench/redistribute/smpi_driver.cpp)
+cc=(smpicxx)
+if command -v ccache > /dev/null; then cc=(ccache smpicxx); fi
 objs=()
 for src in "${srcs[@]}"; do
   o="$out/$(basename "${src%.cpp}").o"
   if [ ! -f "$o" ] || [ "$HPF_ROOT/$src" -nt "$o" ] || [ -n "$(find "$HPF_ROOT/include/hpf" "$HPF_ROOT/bench/common" -newer "$o" -name '*.hpp' | head -1)" ]; then
-    smpicxx -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
+    "${cc[@]}" -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
       -I"$HPF_ROOT/include" -c "$HPF_ROOT/$src" -o "$o"
   fi
   objs+=("$o")
