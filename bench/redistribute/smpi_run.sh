@@ -69,18 +69,19 @@ for i in $(seq 0 $((ranks - 1))); do echo "node-$i"; done > "$hosts"
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
      --cfg=network/crosstraffic:0 --cfg=smpi/test:0 --cfg=smpi/iprobe:0 --cfg=contexts/stack-size:1024
      --log=root.thres:critical)
-results="$out/results_${platform}_${ranks}_$$.txt"
+results="$out/results_${platform}_${ranks}_$$.txt"  # per invocation: runs may go on side by side
+log="$out/smpirun_${platform}_${ranks}_$$"
 : > "$results"
 sim() { # label-of-wall-time args...
   local t0 t1
   t0=$(date +%s.%N)
   smpirun -np "$ranks" -platform "$xml" -hostfile "$hosts" "${cfg[@]}" "$@" \
     "$exe" --M "$M" --r "$r" --s "$s" --repeats "$repeats" --shared "$shared" ${methods_args[@]+"${methods_args[@]}"} \
-    > "$out/last.out" 2> "$out/last.err" || { cat "$out/last.out" "$out/last.err" >&2; echo "smpirun failed" >&2; exit 1; }
+    > "$log.out" 2> "$log.err" || { cat "$log.out" "$log.err" >&2; echo "smpirun failed" >&2; exit 1; }
   t1=$(date +%s.%N)
   local wall
   wall=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
-  grep '^RESULT,' "$out/last.out" | sed "s/\$/,$wall/" >> "$results"
+  grep -a '^RESULT,' "$log.out" | sed "s/\$/,$wall/" >> "$results"
 }
 # The caterpillar's plan holds P^2 messages on every rank (16 GB for 1024 simulated ranks): above
 # 256 ranks only caterpillar-steps runs (the same messages in the same steps, see smpi_driver.cpp).
@@ -91,7 +92,7 @@ for alg in pair ring bruck ompi; do
   methods_args=(--methods alltoallv --label "alltoallv_$alg")
   sim --cfg=smpi/alltoallv:"$alg"
 done
-rm -f "$out/last.out" "$out/last.err"
+rm -f "$log.out" "$log.err"
 
 python3 - "$results" "$platform" "$ranks" "$M" "$r" "$s" "$csv" <<'PY'
 import os, sys
