@@ -11,7 +11,8 @@
 // are timed: barrier, MPI_Wtime, execute, MPI_Wtime, and the slowest rank's time (MPI_Allreduce MAX).
 // Under SMPI with smpi/simulate-computation:no, MPI_Wtime is the simulated clock and packing and
 // unpacking cost nothing: the figure is the communication time, as in the seed (which packs before
-// starting its timer). The simulation is deterministic, so the repeats agree; the median is printed.
+// starting its timer). The simulation is deterministic; the median of the repeats is printed (an
+// alltoallv executor's first execution also agrees on its counts, which the median leaves out).
 // Strategy alltoallv runs one MPI_Alltoallv, whose algorithm SMPI takes from --cfg=smpi/alltoallv:X;
 // --label names the row (e.g. alltoallv_pair).
 //

@@ -10,7 +10,8 @@
 # (ratio_to_caterpillar: to caterpillar, or above 256 ranks to caterpillar-steps; steps and total cost, in elements, of the step strategies' schedules, empty for the others; messages without the locally
 # kept part; wall_seconds is the real time of the smpirun that produced the row). Every method's result
 # is checked element by element before it is timed (see smpi_driver.cpp). The simulation is
-# deterministic: the median of --repeats executions equals each of them.
+# deterministic; repeats of the hpfrt methods give the same time, while an alltoallv row's first
+# execution also agrees on the counts (one MPI_Allreduce), so medians of >= 3 repeats leave it out.
 #
 #   bench/redistribute/smpi_run.sh --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S]
 #                                  [--repeats K] [--csv file (rows appended)] [--shared 0|1]
