@@ -9,12 +9,30 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
 fi
 cmake --build "$build" --target bench_stencil -j "$HPF_JOBS" > /dev/null
+standalone="$build/bench/stencil/bench_stencil_petsc_standalone"
+if grep -q HPF_PETSC_FOUND:INTERNAL=1 "$build/CMakeCache.txt"; then
+  cmake --build "$build" --target bench_stencil_petsc_standalone -j "$HPF_JOBS" > /dev/null
+fi
 cd "$HPF_ROOT"
 rm -f docs/results/stencil.csv
+# The petsc-dmda rows are cross-checked against a minimal standalone PETSc program run right after
+# each bench job (docs/results/stencil_petsc_standalone.csv: its median and the ratio to the row).
+check=docs/results/stencil_petsc_standalone.csv
+rm -f "$check"
+[ -x "$standalone" ] && echo "ranks,width,standalone_seconds,bench_seconds,bench_over_standalone" > "$check"
 for np in 2 4; do
   mpirun --oversubscribe --bind-to none -np "$np" "$build/bench/stencil/bench_stencil" \
     --n 4096 --widths 1,2 --repeats 31 --csv docs/results/stencil.csv
+  if [ -x "$standalone" ]; then
+    p1=1; f=1; while [ $((f * f)) -le "$np" ]; do [ $((np % f)) -eq 0 ] && p1=$f; f=$((f + 1)); done
+    for w in 1 2; do
+      row=$(mpirun --oversubscribe --bind-to none -np "$np" "$standalone" 4096 "$w" 31 $((np / p1)) "$p1")
+      bench=$(awk -F, -v np="$np" -v w="$w" '$1 == "petsc-dmda" && $2 == np && $5 == w { print $6 }' docs/results/stencil.csv)
+      echo "$row" | awk -F, -v b="$bench" '{ printf "%s,%s,%s,%s,%.4f\n", $1, $2, $3, b, b / $3 }' >> "$check"
+    done
+  fi
 done
+[ -f "$check" ] && cat "$check"
 gnuplot <<'GP'
 set terminal pngcairo size 1000,520 noenhanced
 set output 'docs/results/stencil.png'
