@@ -442,30 +442,57 @@ hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, i
   });
 }
 
+} // extern "C"
+
+namespace {
+/// The owned local index of storage slot `local_offset` of A, or nullopt for a shadow slot. Throws
+/// hpf::Error (naming `what`) for an offset outside the storage.
+template <class Array> std::optional<hpf::Index<ArrayTraits<Array>::rank>>
+owned_local(const Array& A, int64_t local_offset, const char* what) {
+  constexpr int N = ArrayTraits<Array>::rank;
+  const auto size = static_cast<int64_t>(A.local_view().size());
+  hpf::detail::require(local_offset >= 0 && local_offset < size, what, ": local_offset must be in [0, ", size,
+                       "), got ", local_offset);
+  hpf::Index<N> l{};
+  int64_t rest = local_offset;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+    const auto slot = static_cast<hpf::index_t>(rest % static_cast<int64_t>(A.local_view().extent(d)));
+    rest /= static_cast<int64_t>(A.local_view().extent(d));
+    const int dd = static_cast<int>(d);
+    l[d] = hpf::halo_local(A.layout().map(dd), A.layout().shadow(dd), A.my_dim_coords()[d], slot);
+    if (l[d] < 0) return std::nullopt;
+  }
+  return l;
+}
+} // namespace
+
+extern "C" {
+
 hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index) {
   return guarded([&] {
     require_handle(index, "hpf_array_global_index: index");
     visit(array, "hpf_array_global_index: array", [&](auto& A) {
-      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      constexpr int N = ArrayTraits<std::decay_t<decltype(A)>>::rank;
       // Offsets are into the local storage (the owned block when there is no shadow).
-      const auto size = static_cast<int64_t>(A.local_view().size());
-      hpf::detail::require(local_offset >= 0 && local_offset < size,
-                           "hpf_array_global_index: local_offset must be in [0, ", size, "), got ",
-                           local_offset);
-      const int pos = A.layout().grid().my_position();
-      hpf::Index<Tr::rank> l{};
-      int64_t rest = local_offset;
-      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) {
-        const auto slot = static_cast<hpf::index_t>(rest % static_cast<int64_t>(A.local_view().extent(d)));
-        rest /= static_cast<int64_t>(A.local_view().extent(d));
-        const int dd = static_cast<int>(d);
-        l[d] = hpf::halo_local(A.layout().map(dd), A.layout().shadow(dd), A.my_dim_coords()[d], slot);
-        hpf::detail::require(l[d] >= 0, "hpf_array_global_index: local_offset ", local_offset,
-                             " is a shadow slot (dimension ", d, ", slot ", slot,
-                             "); expected the offset of an owned element");
-      }
-      const auto g = A.layout().global_index(pos, l);
-      for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) index[d] = g[d];
+      const auto l = owned_local(A, local_offset, "hpf_array_global_index");
+      hpf::detail::require(l.has_value(), "hpf_array_global_index: local_offset ", local_offset,
+                           " is a shadow slot; expected the offset of an owned element (see hpf_array_slot)");
+      const auto g = A.layout().global_index(A.layout().grid().my_position(), *l);
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) index[d] = g[d];
+    });
+  });
+}
+
+hpf_status hpf_array_slot(hpf_array array, int64_t local_offset, int* owned, int64_t* index) {
+  return guarded([&] {
+    require_handle(owned, "hpf_array_slot: owned");
+    visit(array, "hpf_array_slot: array", [&](auto& A) {
+      constexpr int N = ArrayTraits<std::decay_t<decltype(A)>>::rank;
+      const auto l = owned_local(A, local_offset, "hpf_array_slot");
+      *owned = l.has_value() ? 1 : 0;
+      if (!l || index == nullptr) return;
+      const auto g = A.layout().global_index(A.layout().grid().my_position(), *l);
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) index[d] = g[d];
     });
   });
 }
@@ -582,7 +609,8 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
     visit(array, what, [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
       // The array keeps its SHADOW widths across REDISTRIBUTE.
-      auto target = make_layout<Tr::rank>(A.layout().extents().data(), dists, g).with_shadow(A.layout().shadow());
+      auto target =
+          make_layout<Tr::rank>(A.layout().extents().data(), dists, g).with_shadow(A.layout().shadow());
       hpf::AgreementWords w;
       w.add(strategy, [] { return std::string("strategy"); });
       hpf::add_layout_words(w, target, "target.");

@@ -30,7 +30,7 @@ module hpfrt
   public :: hpf_last_error, hpf_init, hpf_finalize, hpf_world
   public :: hpf_grid_create_f, hpf_grid_create_world, hpf_grid_free, hpf_grid_my_position
   public :: hpf_array_create, hpf_array_free, hpf_array_local, hpf_array_locate, hpf_array_fill, &
-            hpf_array_global_index, hpf_array_redistribute
+            hpf_array_global_index, hpf_array_slot, hpf_array_redistribute
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_check, hpf_error_message, hpf_local_real64
 
@@ -130,6 +130,15 @@ module hpfrt
       integer(c_int64_t), intent(out) :: index(*)
       integer(c_int) :: status
     end function hpf_array_global_index
+
+    function hpf_array_slot(array, local_offset, owned, index) bind(c, name="hpf_array_slot") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int64_t), value :: local_offset
+      integer(c_int), intent(out) :: owned
+      integer(c_int64_t), intent(out) :: index(*)
+      integer(c_int) :: status
+    end function hpf_array_slot
 
     function hpf_array_fill(array, value) bind(c, name="hpf_array_fill") result(status)
       import :: c_int, c_ptr

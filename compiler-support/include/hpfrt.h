@@ -95,6 +95,11 @@ hpf_status hpf_array_locate(hpf_array array, const int64_t* index, int* owned, i
 /* The global index (rank entries) of the local element at `local_offset` (0 <= offset < local
  * size, Fortran order within the local block): the owner-computes loop of a compiler. */
 hpf_status hpf_array_global_index(hpf_array array, int64_t local_offset, int64_t* index);
+/* Whether the local storage slot at `local_offset` (0 <= offset < storage size, Fortran order) holds
+ * an owned element (*owned = 1, its global index in `index` when not NULL) or is a shadow slot
+ * (*owned = 0): the owner-computes loop over the storage of an array with SHADOW widths, any
+ * distribution. */
+hpf_status hpf_array_slot(hpf_array array, int64_t local_offset, int* owned, int64_t* index);
 
 /* Not collective: every local element := *value (of the array's type). */
 hpf_status hpf_array_fill(hpf_array array, const void* value);

@@ -651,15 +651,22 @@ private:
     a.shadow_line = sh.line;
   }
 
-  /// hpfrt lower reads shadows only along BLOCK and * dimensions (its owner-computes loop finds the
-  /// owned slots of those in closed form), so a width > 0 on a CYCLIC dimension is refused.
+  /// A SHADOW width on a CYCLIC(r) dimension pads each block of r: the runtime needs r >= the width.
+  /// Checked here when r is a literal (otherwise hpf_array_create_shadow refuses it at run time).
   void check_shadow_dists(const std::string& n, const std::vector<long long>& widths,
                           const std::vector<std::string>& dists, int line) const {
-    for (std::size_t d = 0; d < widths.size(); ++d)
-      if (widths[d] > 0 && dists[d].rfind("hpf_cyclic", 0) == 0)
+    for (std::size_t d = 0; d < widths.size(); ++d) {
+      if (widths[d] == 0 || dists[d].rfind("hpf_cyclic(", 0) != 0) continue;
+      std::string r = trim(dists[d].substr(11, dists[d].size() - 12)); // hpf_cyclic(int(r)) or (1)
+      if (r.rfind("int(", 0) == 0 && r.back() == ')') r = trim(r.substr(4, r.size() - 5));
+      if (r.empty() || r.size() > 18 ||
+          !std::all_of(r.begin(), r.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        continue;
+      if (std::stoll(r) < widths[d])
         fail_at(line, n + ": SHADOW width " + std::to_string(widths[d]) + " on dimension " +
-                          std::to_string(d + 1) +
-                          ", which is CYCLIC; hpfrt lower supports shadows on BLOCK and * dimensions only");
+                          std::to_string(d + 1) + ", which is CYCLIC(" + r +
+                          "); expected a width of at most the block size " + r);
+    }
   }
 
   void check_grid_rank(const DistArray& a, const std::string& onto, const std::vector<std::string>& dists,
@@ -796,7 +803,7 @@ private:
       s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
       s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
     }
-    s += ind + "integer(c_int) :: hpf__rank, hpf__size\n";
+    s += ind + "integer(c_int) :: hpf__rank, hpf__size, hpf__own\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
     s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
@@ -1055,9 +1062,13 @@ private:
         if (r.offset[d] == 0) continue;
         copy = copy || b.name == a.name;
         if (b.dists[d] == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
-        if (b.dists[d] != "hpf_block()")
+        // Along CYCLIC(r) every local block has its own shadow, so a neighbour sits at the reading
+        // slot plus the offset only when both arrays pad their blocks alike.
+        if (b.dists[d] != "hpf_block()" && b.width(d) != a.width(d))
           unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
-                             ", which is CYCLIC; hpfrt lower reads neighbours along BLOCK and * dimensions");
+                             ", which is CYCLIC, of an array whose SHADOW width there (" +
+                             std::to_string(b.width(d)) + ") differs from that of '" + a.name + "' (" +
+                             std::to_string(a.width(d)) + "); expected equal widths along CYCLIC dimensions");
         need[d] = r.offset[d] < 0 ? -r.offset[d] : r.offset[d];
         moves = true;
       }
@@ -1145,13 +1156,10 @@ private:
       s += ind + "  hpf__s(" + std::to_string(d + 1) + ") = mod(hpf__r, " + e + ")\n";
       if (d + 1 < rank) s += ind + "  hpf__r = hpf__r / " + e + "\n";
     }
-    for (std::size_t d = 0; d < rank; ++d)
-      if (a.width(d) > 0)
-        s += ind + "  if (hpf__s(" + std::to_string(d + 1) + ") < " + std::to_string(a.width(d)) +
-             " .or. hpf__s(" + std::to_string(d + 1) + ") >= " + a.name + "__e(" + std::to_string(d + 1) +
-             ") - " + std::to_string(a.width(d)) + ") cycle   ! a shadow slot\n";
-    s += ind + "  call hpf_check(hpf_array_global_index(" + a.name + "__h, hpf__k, hpf__g), 'FORALL (line " +
-         line + ")')\n";
+    // The runtime tells owned slots from shadow slots (BLOCK, * and each block of a CYCLIC dimension).
+    s += ind + "  call hpf_check(hpf_array_slot(" + a.name +
+         "__h, hpf__k, hpf__own, hpf__g), 'FORALL (line " + line + ")')\n";
+    s += ind + "  if (hpf__own == 0) cycle   ! a shadow slot\n";
     s += index_body;
     s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
     s += ind + "end do\n";

@@ -9,7 +9,7 @@
 //   |                                                  | is the number of MPI ranks)                      |
 //   | !HPF$ DISTRIBUTE a(BLOCK|CYCLIC[(r)]|*, ...)     | hpf_array_create + the local block as a pointer  |
 //   |   [ONTO p]; also DISTRIBUTE (...) [ONTO p] :: a,b|                                                  |
-//   | !HPF$ SHADOW a(w1, ...)                          | hpf_array_create_shadow (widths on BLOCK and *)  |
+//   | !HPF$ SHADOW a(w1, ...)                          | hpf_array_create_shadow (any distribution)       |
 //   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
 //   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
 //   | !HPF$ INDEPENDENT                                | kept as a comment (an assertion, no code)        |

@@ -72,6 +72,21 @@ TEST(CApiShadow, UpdateShadowAndReadTheStorage) {
       EXPECT_EQ(back[0], i);
       EXPECT_EQ(back[1], j);
     }
+  // hpf_array_slot tells owned slots from shadow slots across the whole storage: as many owned slots
+  // as owned elements, each mapping back to the element whose value it holds.
+  int64_t owned_slots = 0;
+  for (int64_t off = 0; off < sext[0] * sext[1]; ++off) {
+    int owned = -1;
+    int64_t g[2] = {-1, -1};
+    HPF_C_OK(hpf_array_slot(A.a, off, &owned, g));
+    if (owned == 0) continue;
+    ASSERT_EQ(owned, 1);
+    ++owned_slots;
+    EXPECT_EQ(x[off], value(g[0], g[1])) << "slot " << off;
+  }
+  EXPECT_EQ(owned_slots, owned_count);
+  int dummy = 0;
+  EXPECT_EQ(hpf_array_slot(A.a, sext[0] * sext[1], &dummy, nullptr), HPF_ERR_ARG);
   HPF_C_OK(hpf_array_update_shadow(A.a, HPF_BOUNDARY_PERIODIC));
   if (owned_count > 0) {
     // The owned block starts at slot (1, 2); slot (0, 0) holds the element one up and two left,

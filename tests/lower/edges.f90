@@ -1,7 +1,8 @@
 ! Edge cases of the stencil lowering, compared with the serial program (directives are comments):
 ! a zero-extent array with a SHADOW, a SHADOW wider than the blocks at 7 ranks (the shadow reaches
 ! past the neighbour), a width on a * dimension, reads along a * dimension, an EOSHIFT by more than
-! the extent, and integer arrays (exact in any order).
+! the extent, integer arrays (exact in any order), and a stencil along a CYCLIC(3) dimension whose
+! blocks each have their own shadow (19 elements: a partial last block on most rank counts).
 program edges
   implicit none
   integer, parameter :: n = 0, m = 3, k = 9
@@ -10,11 +11,15 @@ program edges
   real(8) :: s
   integer :: t
   integer :: i, j
+  integer :: c(19), e(19)
 !HPF$ PROCESSORS g(NUMBER_OF_PROCESSORS())
 !HPF$ DISTRIBUTE (BLOCK) ONTO g :: u, v
 !HPF$ DISTRIBUTE (*, BLOCK) ONTO g :: p, q, r
 !HPF$ SHADOW u(2)
 !HPF$ SHADOW p(1, 3)
+!HPF$ DISTRIBUTE (CYCLIC(3)) ONTO g :: c, e
+!HPF$ SHADOW c(2)
+!HPF$ SHADOW e(2)
   u = 1.0d0
   forall (i = 3:n - 2) v(i) = u(i - 2) + u(i + 2)
   s = sum(v)
@@ -41,4 +46,13 @@ program edges
   forall (i = 1:m, j = 1:k) q(i, j) = q(i, j) * j
   t = sum(q)
   print *, 'cshift: ', t
+  forall (i = 1:19) c(i) = i * i
+  forall (i = 3:17) e(i) = c(i - 2) + 3 * c(i + 1) - c(i + 2)
+  forall (i = 1:2) e(i) = 0
+  forall (i = 18:19) e(i) = 0
+  t = sum(e)
+  print *, 'cyclic stencil: ', t
+  forall (i = 2:18) c(i) = c(i - 1) + c(i + 1)
+  t = sum(c)
+  print *, 'cyclic in place: ', t
 end program edges

@@ -139,7 +139,7 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_rejected(program(kSpec, "  s = sum(a) + 1\n"), {"t.f90:10:", "'a'"});
   expect_rejected(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
   expect_rejected(program(kSpec, "  forall (i = 1:99) a(i) = a(i + 1) + 1\n"),
-                  {"t.f90:10:", "'a(i + 1)' reads a neighbour along dimension 1, which is CYCLIC"});
+                  {"t.f90:10:", "'a(i + 1)' reads past the shadow of 'a': it needs !HPF$ SHADOW a(1)"});
   expect_rejected(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
   expect_rejected(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
   expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
@@ -192,11 +192,15 @@ TEST(Lower, BadShadowIsRejectedWithLineAndReason) {
   expect_rejected(program(z + "!HPF$ SHADOW z\n", ""), {"t.f90:8:", "expected 'SHADOW a(w1, ...)'"});
   expect_rejected(program(z + "!HPF$ SHADOW z(1)\n!HPF$ SHADOW z(2)\n", ""),
                   {"t.f90:9:", "second SHADOW (the first is at line 8)"});
-  expect_rejected(program(z + "!HPF$ SHADOW c(1)\n", ""),
-                  {"t.f90:8:", "dimension 1, which is CYCLIC", "BLOCK and * dimensions only"});
+  expect_rejected(
+      program(z + "!HPF$ SHADOW c(5)\n", ""),
+      {"t.f90:8:", "dimension 1, which is CYCLIC(4); expected a width of at most the block size 4"});
+  EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ SHADOW c(4)\n", ""), "t.f90"));
   EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ SHADOW c(0)\n", ""), "t.f90"));
-  expect_rejected(program(z + "!HPF$ SHADOW z(1)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(2))\n"),
-                  {"t.f90:9:", "REDISTRIBUTE z", "CYCLIC"});
+  expect_rejected(program(z + "!HPF$ SHADOW z(3)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(2))\n"),
+                  {"t.f90:9:", "CYCLIC(2); expected a width of at most the block size 2"});
+  EXPECT_NO_THROW(
+      (void)lower_hpf(program(z + "!HPF$ SHADOW z(2)\n", "!HPF$ REDISTRIBUTE z(CYCLIC(2))\n"), "t.f90"));
   expect_rejected(program(z, "  z = 1\n!HPF$ SHADOW z(1)\n"),
                   {"t.f90:9:", "must be in the specification part"});
 }
@@ -224,7 +228,9 @@ TEST(Lower, StencilForallUpdatesTheShadowAndReadsNeighboursFromStorage) {
   // Assigning an array with a SHADOW: the loop skips the shadow slots and updates nothing.
   const auto last = out.find("! forall (i = 1:100) u(i) = dble(i)");
   ASSERT_NE(last, std::string::npos);
-  EXPECT_NE(out.find("if (hpf__s(1) < 1 .or. hpf__s(1) >= u__e(1) - 1) cycle", last), std::string::npos);
+  EXPECT_NE(out.find("call hpf_check(hpf_array_slot(u__h, hpf__k, hpf__own, hpf__g)", last),
+            std::string::npos);
+  EXPECT_NE(out.find("if (hpf__own == 0) cycle", last), std::string::npos);
   EXPECT_EQ(out.find("update_shadow", last), std::string::npos);
   EXPECT_NE(out.find("u__l(hpf__k + 1) = dble(hpf__i1)", last), std::string::npos);
   // The storage extents are kept with every local block.
@@ -292,7 +298,7 @@ TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
   expect_rejected(program(mixed, "  forall (i = 1:9) p(i) = r(i)\n"),
                   {"bounds differ from those of 'p' in dimension 1"});
   expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = s(i)\n"), {"'s' is DYNAMIC"});
-  expect_rejected(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"dimension 1, which is CYCLIC"});
+  expect_rejected(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"it needs !HPF$ SHADOW q(1)"});
   // A DYNAMIC array may read itself (its layout is its own whatever REDISTRIBUTE did).
   EXPECT_NO_THROW((void)lower_hpf(program(mixed, "  forall (i = 1:10) s(i) = s(i) + 1\n"), "t.f90"));
 }
