@@ -21,7 +21,14 @@ void agree_on_error(MPI_Comm comm, const std::string& local_problem) {
   // Messages are short; a count past INT_MAX would be a bug, not an input.
   require(len <= static_cast<unsigned long long>(INT_MAX), "agree_on_error: message of ", len, " bytes");
   HPF_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, first, comm));
-  if (me == first) fail(text);
+  if (me == first) {
+    // The problem is usually an hpf::Error of this rank, whose message already names the rank.
+    const std::string suffix = rank_suffix();
+    if (!suffix.empty() && text.size() >= suffix.size() &&
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0)
+      throw Error(text);
+    fail(text);
+  }
   fail(text, " [reported by rank ", first, "]");
 }
 
