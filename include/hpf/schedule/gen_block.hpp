@@ -14,7 +14,7 @@
 // Minimising it is a max-colouring problem (NP-hard on interval graphs in general); we use a greedy
 // that keeps O((P + Q) log Δ): stars in list order, each star's uncoloured messages by decreasing
 // length onto the free colours by decreasing current step maximum, so long messages share steps with
-// long ones; done in index order and in reverse order, the cheaper of the two is kept.
+// long ones; done in index order, in reverse order and heaviest component first, the cheapest kept.
 // tests/schedule/test_gen_block.cpp measures it against brute force over every Δ-colouring of thousands of
 // small random instances (docs/distributions.md gives the figures).
 #pragma once
