@@ -44,6 +44,10 @@ std::vector<Message> gen_block_messages(const std::vector<index_t>& src_offsets,
   return out;
 }
 
+bool gen_block_prefers_matchings(const CommMatrix& grid) {
+  return static_cast<double>(grid.entries().size()) * grid.max_degree() <= gen_block_matching_budget;
+}
+
 CommMatrix gen_block_pattern(const std::vector<index_t>& src_offsets,
                              const std::vector<index_t>& dst_offsets) {
   CommMatrix m(static_cast<int>(src_offsets.size()) - 1, static_cast<int>(dst_offsets.size()) - 1);

@@ -5,7 +5,8 @@
 // is CYCLIC(n) on one process): its communication grid comes from the closed forms of seed 004 and its
 // schedule from the chosen Strategy. A GEN_BLOCK or INDIRECT dimension has its grid read off the runs
 // (redist/runs.hpp); GEN_BLOCK -> GEN_BLOCK under Strategy::Auto is scheduled by the O(P + Q)
-// interval-graph colouring of schedule/gen_block.hpp (reported as KoenigStepwise: max-degree steps). A
+// interval-graph colouring of schedule/gen_block.hpp (reported as KoenigStepwise: max-degree steps), or
+// on small grids by König's stepwise matchings when their TC is lower. A
 // message of the N-d problem is the tuple of one message per dimension, and the product of the 1-D schedules
 // is a schedule of the N-d problem (DESIGN.md): the N-d step (k_0, ..., k_{N-1}) holds the products of the
 // messages of steps k_d, and every grid position still sends and receives at most once per step. Data moves
@@ -160,6 +161,12 @@ public:
         // The interval-graph colouring: max-degree steps (a König schedule) in O(P + Q).
         dp.strategy = Strategy::KoenigStepwise;
         dp.schedule = gen_block_schedule(dp.src.irregular->offset, dp.dst.irregular->offset);
+        // On small grids one maximum-weight matching per step is cheap and often lowers TC: keep the
+        // cheaper of the two (both take max-degree steps).
+        if (gen_block_prefers_matchings(dp.grid)) {
+          Schedule k = koenig_stepwise_schedule(dp.grid);
+          if (k.total_cost() < dp.schedule.total_cost()) dp.schedule = std::move(k);
+        }
       } else if (opt.strategy == Strategy::Auto) {
         AutoChoice c = auto_choice(dp.grid, sod);
         dp.strategy = c.strategy;

@@ -37,6 +37,12 @@ namespace hpf {
 [[nodiscard]] CommMatrix gen_block_pattern(const std::vector<index_t>& src_offsets,
                                            const std::vector<index_t>& dst_offsets);
 
+/// True when a GEN_BLOCK grid is small enough (messages times max degree at most
+/// gen_block_matching_budget) that König's stepwise matchings (schedule/strategy.hpp) cost little
+/// next to the interval colouring: RedistributionPlan then keeps the cheaper TC of the two.
+inline constexpr double gen_block_matching_budget = 2e4;
+[[nodiscard]] bool gen_block_prefers_matchings(const CommMatrix& grid);
+
 /// A contention-free schedule of exactly max-degree steps (none empty), with the greedy total-cost
 /// rule above. Deterministic: the same offsets give the same schedule on every rank.
 [[nodiscard]] Schedule gen_block_schedule(const std::vector<index_t>& src_offsets,
