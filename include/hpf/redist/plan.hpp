@@ -3,14 +3,14 @@
 //
 // Each dimension is an independent 1-D problem CYCLIC(r) on P -> CYCLIC(s) on Q (a collapsed dimension
 // is CYCLIC(n) on one process): its communication grid comes from the closed forms of seed 004 and its
-// schedule from the chosen Strategy. A GEN_BLOCK or INDIRECT dimension has its grid read off the runs
-// (redist/runs.hpp); GEN_BLOCK -> GEN_BLOCK under Strategy::Auto is scheduled by the O(P + Q)
-// interval-graph colouring of schedule/gen_block.hpp (reported as KoenigStepwise: max-degree steps), or
-// on small grids by König's stepwise matchings when their TC is lower. A
-// message of the N-d problem is the tuple of one message per dimension, and the product of the 1-D schedules
-// is a schedule of the N-d problem (DESIGN.md): the N-d step (k_0, ..., k_{N-1}) holds the products of the
-// messages of steps k_d, and every grid position still sends and receives at most once per step. Data moves
-// by runs of the fastest dimension.
+// schedule from the chosen Strategy. A message of the N-d problem is the tuple of one message per
+// dimension, and the product of the 1-D schedules is a schedule of the N-d problem (DESIGN.md): the
+// N-d step (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position
+// still sends and receives at most once per step. Data moves by runs of the fastest dimension.
+// A GEN_BLOCK or INDIRECT dimension has its grid read off the runs (redist/runs.hpp); GEN_BLOCK ->
+// GEN_BLOCK under Strategy::Auto is scheduled by the O(P + Q) interval-graph colouring of
+// schedule/gen_block.hpp, or on small grids by König's stepwise matchings when their TC is lower
+// (reported as KoenigStepwise either way: both take max-degree steps).
 //
 // Plans are computed locally on every rank from the two layouts (no handshake, STYLE.md), and their
 // constructor never calls MPI: the cost model of Strategy::Auto is an input (RedistOptions). A plan is
