@@ -11,15 +11,13 @@ namespace {
 /// Cuts the blocks of process `me` in map `mine` at the block boundaries of map `other`; calls
 /// emit(other_owner, global_start, len) per piece in increasing global order.
 template <class Emit> void cut_blocks(const CyclicMap& mine, const CyclicMap& other, int me, Emit&& emit) {
-  const index_t cycle = static_cast<index_t>(mine.P) * mine.r;
-  for (index_t start = static_cast<index_t>(me) * mine.r; start < mine.n; start += cycle) {
-    const index_t end = std::min(start + mine.r, mine.n);
+  mine.for_each_block(me, [&](index_t start, index_t end, index_t) {
     for (index_t a = start; a < end;) {
-      const index_t b = std::min(end, (a / other.r + 1) * other.r); // next boundary of `other`
+      const index_t b = std::min(end, other.block_end(a)); // next boundary of `other`
       emit(other.owner(a), a, b - a);
       a = b;
     }
-  }
+  });
 }
 
 void check_same_extent(const CyclicMap& src, const CyclicMap& dst) {
@@ -53,6 +51,7 @@ namespace {
 /// Length of one slice L = lcm(P r, Q s), or -1 when L >= n (or would overflow): then the whole
 /// extent is one slice.
 index_t slice_length(const CyclicMap& src, const CyclicMap& dst) {
+  if (!src.regular() || !dst.regular()) return -1; // GEN_BLOCK, INDIRECT: no period
   const index_t a = static_cast<index_t>(src.P) * src.r;
   const index_t b = static_cast<index_t>(dst.P) * dst.r;
   const index_t g = std::gcd(a, b);
@@ -61,60 +60,101 @@ index_t slice_length(const CyclicMap& src, const CyclicMap& dst) {
   return L >= src.n ? -1 : L;
 }
 
+/// Strided pieces of the CYCLIC blocks of process `me` in `mine` inside the interval [c, cend) that
+/// process p of the other map owns contiguously: my blocks follow each other every P r there (mine
+/// local step r, other local step P r). emit as in cut_strided.
+template <class Emit>
+void strided_inside(const CyclicMap& mine, int me, index_t c, index_t cend, int p, Emit&& emit) {
+  const index_t mr = mine.r;
+  const index_t cyc_m = static_cast<index_t>(mine.P) * mr;
+  const index_t off = static_cast<index_t>(me) * mr;
+  // First block k of mine that ends after c: off + k cyc_m + mr > c.
+  const index_t k0 = c - off - mr < 0 ? 0 : (c - off - mr) / cyc_m + 1;
+  index_t bs = off + k0 * cyc_m;
+  if (bs < c) { // a block of mine that started before c
+    const index_t e = std::min(bs + mr, cend);
+    emit(p, c, e - c, index_t{1}, index_t{0}, index_t{0});
+    bs += cyc_m;
+  }
+  if (bs < cend && cend - bs >= mr) {
+    const index_t cnt = (cend - mr - bs) / cyc_m + 1;
+    emit(p, bs, mr, cnt, mr, cyc_m);
+    bs += cnt * cyc_m;
+  }
+  if (bs < cend) emit(p, bs, cend - bs, index_t{1}, index_t{0}, index_t{0});
+}
+
+/// Strided pieces of my contiguous block [start, end) cut at the blocks of the CYCLIC map `other`:
+/// inside it, the whole blocks of other owner j follow each other every Q s (mine local step Q s,
+/// other local step s). emit as in cut_strided.
+template <class Emit> void strided_across(const CyclicMap& other, index_t start, index_t end, Emit&& emit) {
+  const index_t orr = other.r;
+  const index_t cyc_o = static_cast<index_t>(other.P) * orr;
+  index_t a = start;
+  if (a % orr != 0) {
+    const index_t b = std::min(end, (a / orr + 1) * orr);
+    emit(other.owner(a), a, b - a, index_t{1}, index_t{0}, index_t{0});
+    a = b;
+  }
+  const index_t m = (end - a) / orr; // whole blocks of other inside
+  const index_t groups = std::min<index_t>(m, other.P);
+  for (index_t j = 0; j < groups; ++j) {
+    const index_t g0 = a + j * orr;
+    emit(other.owner(g0), g0, orr, (m - j + other.P - 1) / other.P, cyc_o, orr);
+  }
+  a += m * orr;
+  if (a < end) emit(other.owner(a), a, end - a, index_t{1}, index_t{0}, index_t{0});
+}
+
 /// Cuts the blocks of process `me` in map `mine` at the block boundaries of map `other`, as strided
 /// runs: emit(other_owner, global_start, len, count, mine_step, other_step) for pieces
 /// global_start + t * (global step), t < count, each of len elements; mine_step / other_step are the
 /// local steps between successive pieces. Per other owner, pieces come in increasing global order.
-/// Cost O(number of emitted runs): it walks the blocks of the side that has fewer of them.
+/// Cost O(number of emitted runs): it walks the blocks of the side that has fewer of them. With a
+/// GEN_BLOCK or INDIRECT side there is no period: GEN_BLOCK blocks hold CYCLIC blocks as strided runs
+/// (no per-element work), INDIRECT is cut run by run of equal owners (its table is per element).
 template <class Emit> void cut_strided(const CyclicMap& mine, const CyclicMap& other, int me, Emit&& emit) {
   const index_t n = mine.n;
-  const index_t mr = mine.r;
-  const index_t orr = other.r;
-  const index_t cyc_m = static_cast<index_t>(mine.P) * mr;
-  const index_t cyc_o = static_cast<index_t>(other.P) * orr;
-  const index_t off = static_cast<index_t>(me) * mr;
-  if (orr > cyc_m) {
-    // Other's blocks are longer than a whole cycle of mine: inside each, my blocks follow each other
-    // every cyc_m (mine local step mr, other local step cyc_m). Walk other's blocks.
-    for (index_t c = 0; c < n; c += orr) {
-      const index_t cend = std::min(c + orr, n);
-      const int p = other.owner(c);
-      // First block k of mine that ends after c: off + k cyc_m + mr > c.
-      const index_t k0 = c - off - mr < 0 ? 0 : (c - off - mr) / cyc_m + 1;
-      index_t bs = off + k0 * cyc_m;
-      if (bs < c) { // a block of mine that started in the previous block of other
-        const index_t e = std::min(bs + mr, cend);
-        emit(p, c, e - c, index_t{1}, index_t{0}, index_t{0});
-        bs += cyc_m;
-      }
-      if (bs < cend && cend - bs >= mr) {
-        const index_t cnt = (cend - mr - bs) / cyc_m + 1;
-        emit(p, bs, mr, cnt, mr, cyc_m);
-        bs += cnt * cyc_m;
-      }
-      if (bs < cend) emit(p, bs, cend - bs, index_t{1}, index_t{0}, index_t{0});
+  if (mine.regular() && other.is_gen_block()) {
+    const auto& off = other.irregular->offset;
+    for (int q = 0; q < other.P; ++q) {
+      const auto uq = static_cast<std::size_t>(q);
+      if (off[uq] < off[uq + 1]) strided_inside(mine, me, off[uq], off[uq + 1], q, emit);
     }
     return;
   }
-  // Walk my blocks; inside one, the full blocks of other owner j follow each other every cyc_o
-  // (mine local step cyc_o, other local step orr).
-  for (index_t start = off; start < n; start += cyc_m) {
-    const index_t end = std::min(start + mr, n);
-    index_t a = start;
-    if (a % orr != 0) {
-      const index_t b = std::min(end, (a / orr + 1) * orr);
-      emit(other.owner(a), a, b - a, index_t{1}, index_t{0}, index_t{0});
-      a = b;
-    }
-    const index_t m = (end - a) / orr; // whole blocks of other inside
-    const index_t groups = std::min<index_t>(m, other.P);
-    for (index_t j = 0; j < groups; ++j) {
-      const index_t g0 = a + j * orr;
-      emit(other.owner(g0), g0, orr, (m - j + other.P - 1) / other.P, cyc_o, orr);
-    }
-    a += m * orr;
-    if (a < end) emit(other.owner(a), a, end - a, index_t{1}, index_t{0}, index_t{0});
+  if (!mine.regular()) {
+    mine.for_each_block(me, [&](index_t start, index_t end, index_t) {
+      if (other.regular()) {
+        strided_across(other, start, end, emit);
+        return;
+      }
+      for (index_t a = start; a < end;) {
+        const index_t b = std::min(end, other.block_end(a));
+        emit(other.owner(a), a, b - a, index_t{1}, index_t{0}, index_t{0});
+        a = b;
+      }
+    });
+    return;
   }
+  if (!other.regular()) { // mine CYCLIC, other INDIRECT
+    cut_blocks(mine, other, me,
+               [&](int q, index_t g, index_t len) { emit(q, g, len, index_t{1}, index_t{0}, index_t{0}); });
+    return;
+  }
+  const index_t mr = mine.r;
+  const index_t orr = other.r;
+  const index_t cyc_m = static_cast<index_t>(mine.P) * mr;
+  if (orr > cyc_m) {
+    // Other's blocks are longer than a whole cycle of mine: inside each, my blocks follow each other
+    // every cyc_m. Walk other's blocks.
+    for (index_t c = 0; c < n; c += orr)
+      strided_inside(mine, me, c, std::min(c + orr, n), other.owner(c), emit);
+    return;
+  }
+  // Walk my blocks; inside one, the full blocks of other owner j follow each other every cyc_o.
+  for (index_t start = static_cast<index_t>(me) * mr; start < n; start += cyc_m)
+    strided_across(other, start, std::min(start + mr, n), emit);
 }
 
 /// Strided runs sent by p (per target process) or received by q (per source process).
@@ -185,6 +225,16 @@ std::vector<PeriodicRuns> periodic_runs_from(const CyclicMap& src, const CyclicM
 std::vector<PeriodicRuns> periodic_runs_to(const CyclicMap& src, const CyclicMap& dst, int q) {
   return periodic(src, dst, q, src.P,
                   [](const CyclicMap& a, const CyclicMap& b, int me) { return strided_to(a, b, me); });
+}
+
+CommMatrix runs_pattern(const CyclicMap& src, const CyclicMap& dst) {
+  check_same_extent(src, dst);
+  CommMatrix grid(src.P, dst.P);
+  for (int p = 0; p < src.P; ++p)
+    cut_strided(src, dst, p, [&](int q, index_t, index_t len, index_t cnt, index_t, index_t) {
+      grid.add(p, q, len * cnt);
+    });
+  return grid;
 }
 
 void PeriodicRuns::tabulate() {

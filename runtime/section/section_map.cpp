@@ -69,6 +69,10 @@ struct PairSplit {
 PairSplit pair_split(const SectionDim& dim) {
   PairSplit s;
   const index_t n = dim.count();
+  if (!dim.src.regular() || !dim.dst.regular()) { // GEN_BLOCK, INDIRECT: no period, all tail
+    s.L = n;
+    return s;
+  }
   s.src = owner_period(dim.src, dim.ts);
   s.dst = owner_period(dim.dst, dim.td);
   const wide L = static_cast<wide>(s.src.T / std::gcd(s.src.T, s.dst.T)) * s.dst.T;
@@ -155,6 +159,17 @@ void for_each_block_visit(const CyclicMap& m, const Triplet& t, int p, index_t j
 /// in increasing j; q is the other side's owner of the piece.
 template <class Fn> void for_each_piece(const CyclicMap& mine, const Triplet& tm, const CyclicMap& other,
                                         const Triplet& to, int me, index_t j0, index_t j1, Fn&& fn) {
+  if (!mine.regular() || !other.regular()) {
+    // GEN_BLOCK or INDIRECT: the generic enumeration, one owner lookup per element (append() merges
+    // the pieces that continue each other into runs).
+    for (index_t j = j0; j < j1; ++j) {
+      const index_t i1 = tm.at(j);
+      if (mine.owner(i1) != me) continue;
+      const index_t i2 = to.at(j);
+      fn(other.owner(i2), mine.local(i1), other.local(i2), index_t{1}, tm.stride, to.stride);
+    }
+    return;
+  }
   const index_t s2 = to.stride;
   const index_t k2 = other.r;
   for_each_block_visit(mine, tm, me, j0, j1, [&](index_t ja, index_t cnt, index_t local0) {
@@ -213,6 +228,8 @@ std::vector<SectionRuns> runs_of(const CyclicMap& mine, const Triplet& tm, const
 LocalSequence local_sequence(const CyclicMap& m, const Triplet& t, int p) {
   detail::require(t.stride != 0, "local_sequence: triplet ", t.to_string(), ": stride must be != 0, got 0");
   detail::require(p >= 0 && p < m.P, "local_sequence: process must be in [0, ", m.P, "), got ", p);
+  detail::require(m.regular(), "local_sequence: the map must be CYCLIC, BLOCK or `*` (closed form); got a ",
+                  m.is_gen_block() ? "GEN_BLOCK" : "INDIRECT", " map");
   LocalSequence seq;
   seq.count = t.extent();
   const OwnerPeriod op = owner_period(m, t);
@@ -257,6 +274,24 @@ CommMatrix section_grid(const SectionDim& dim) {
   check_section_dim(dim);
   const PairSplit split = pair_split(dim);
   CommMatrix grid(dim.src.P, dim.dst.P);
+  if (!dim.src.regular() || !dim.dst.regular()) { // one pass over the elements (no closed form)
+    int lp = -1;
+    int lq = -1;
+    index_t run = 0; // consecutive elements of one pair, added at once
+    for (index_t j = 0; j < dim.count(); ++j) {
+      const int p = dim.src.owner(dim.ts.at(j));
+      const int q = dim.dst.owner(dim.td.at(j));
+      if (p != lp || q != lq) {
+        if (run > 0) grid.add(lp, lq, run);
+        lp = p;
+        lq = q;
+        run = 0;
+      }
+      ++run;
+    }
+    if (run > 0) grid.add(lp, lq, run);
+    return grid;
+  }
   std::vector<index_t> per(static_cast<std::size_t>(dim.dst.P));
   for (int p = 0; p < dim.src.P; ++p) {
     std::fill(per.begin(), per.end(), 0);

@@ -43,8 +43,8 @@ inline void add_grid_words(AgreementWords& out, const ProcessGrid& g, const std:
     out.add(g.ranks()[p], [&] { return prefix + "grid.ranks[" + std::to_string(p) + "]"; });
 }
 
-/// Appends a layout: extents, per dimension the distribution's kind, block size and SHADOW width, and
-/// the grid.
+/// Appends a layout: extents, per dimension the distribution's kind, block size, table hash (GEN_BLOCK,
+/// INDIRECT) and SHADOW width, and the grid.
 template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, const std::string& prefix) {
   out.add(N, [&] { return prefix + "rank"; });
   for (int d = 0; d < N; ++d) {
@@ -52,6 +52,9 @@ template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, 
     out.add(L.extent(d), [&] { return prefix + "extents" + dim(); });
     out.add(static_cast<std::int64_t>(L.dist(d).kind()), [&] { return prefix + "dists" + dim() + ".kind"; });
     out.add(L.dist(d).block(), [&] { return prefix + "dists" + dim() + ".block"; });
+    // GEN_BLOCK sizes / INDIRECT owners: a hash of the table (the same table gives the same word).
+    out.add(static_cast<std::int64_t>(L.dist(d).table_hash()),
+            [&] { return prefix + "dists" + dim() + ".table_hash"; });
     out.add(L.shadow(d), [&] { return prefix + "shadow" + dim(); });
   }
   add_grid_words(out, L.grid(), prefix);

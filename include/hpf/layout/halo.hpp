@@ -47,7 +47,7 @@ struct HaloPiece {
 }
 
 /// Storage extent along a dimension of map m and shadow width w on the process at coordinate p.
-[[nodiscard]] constexpr index_t halo_extent(const CyclicMap& m, index_t w, int p) noexcept {
+[[nodiscard]] inline index_t halo_extent(const CyclicMap& m, index_t w, int p) noexcept {
   const index_t e = m.local_extent(p);
   if (e == 0) return 0;
   const index_t nb = (e + m.r - 1) / m.r;
@@ -56,7 +56,7 @@ struct HaloPiece {
 
 /// Inverse of halo_slot on the process at coordinate p: the local index stored at `slot`, or -1 when
 /// the slot is a shadow slot (or past the storage).
-[[nodiscard]] constexpr index_t halo_local(const CyclicMap& m, index_t w, int p, index_t slot) noexcept {
+[[nodiscard]] inline index_t halo_local(const CyclicMap& m, index_t w, int p, index_t slot) noexcept {
   const index_t b = slot / (m.r + 2 * w);
   const index_t x = slot % (m.r + 2 * w) - w;
   const index_t l = b * m.r + x;
@@ -85,9 +85,9 @@ inline void halo_split(const CyclicMap& m, index_t w_src, index_t lo, index_t hi
     }
     if (!periodic && x >= n) return;
     const index_t g = periodic ? detail::floor_mod(x, n) : x;
-    // The segment ends at the end of g's block, at the end of the extent, or at hi.
-    const index_t block_end = (g / m.r + 1) * m.r;
-    const index_t len = std::min({hi - x, block_end - g, n - g});
+    // The segment ends at the end of g's block (CYCLIC, GEN_BLOCK) or run of one owner (INDIRECT), at
+    // the end of the extent, or at hi.
+    const index_t len = std::min(hi - x, m.block_end(g) - g);
     out.push_back({dst + (x - lo), halo_slot(m, w_src, m.local(g)), len, m.owner(g)});
     x += len;
   }

@@ -9,7 +9,7 @@
 //
 //   | query                         | meaning                                                       |
 //   |-------------------------------|---------------------------------------------------------------|
-//   | map(d)                        | CyclicMap {n, P, r} of dimension d (P = 1 when collapsed)     |
+//   | map(d)                        | CyclicMap {n, P, r, tables} of dimension d (P = 1 if collapsed)|
 //   | owner_coords(g)               | grid coordinates of the owner of g                            |
 //   | owner(g)                      | grid position of the owner of g                               |
 //   | local_index(g)                | l on the owner: l[d] = map(d).local(g[d])                     |
@@ -78,8 +78,9 @@ public:
   /// HPF 2.0 SHADOW: the same layout with `widths[d]` extra slots on both sides of each local block
   /// along dimension d (see layout/halo.hpp for the storage). Throws hpf::Error for a width < 0, or a
   /// width larger than r on a CYCLIC(r) dimension (its blocks' shadows would reach past the next
-  /// block of the same process). On BLOCK and `*` dimensions any width is allowed: a shadow wider
-  /// than a neighbour's block reaches past it to the next owner. Not collective.
+  /// block of the same process), or a width > 0 on an INDIRECT dimension. On BLOCK, GEN_BLOCK and `*`
+  /// dimensions any width is allowed: a shadow wider than a neighbour's block (or a zero-size
+  /// GEN_BLOCK block) reaches past it to the next owner. Not collective.
   [[nodiscard]] Layout with_shadow(const Index<N>& widths) const {
     Layout out = *this;
     for (int d = 0; d < N; ++d) {
@@ -89,6 +90,11 @@ public:
                       "Layout::with_shadow: width[", d, "] = ", w, " is larger than the block size of ",
                       m_dists[u(d)].to_string(), "; expected a width <= ", m_dists[u(d)].block(),
                       " on a CYCLIC dimension (use BLOCK for wider shadows)");
+      // An INDIRECT dimension has no blocks to pad: each element would need its own shadow.
+      detail::require(m_dists[u(d)].kind() != Distribution::Kind::Indirect || w == 0,
+                      "Layout::with_shadow: width[", d, "] = ", w,
+                      " on an INDIRECT dimension; expected 0"
+                      " (INDIRECT dimensions have no shadow; GEN_BLOCK, BLOCK and `*` take any width)");
     }
     out.m_shadow = widths;
     out.m_cache = std::make_shared<Cache>();

@@ -7,6 +7,10 @@
 // dimension, and the product of the 1-D schedules is a schedule of the N-d problem (DESIGN.md): the
 // N-d step (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position
 // still sends and receives at most once per step. Data moves by runs of the fastest dimension.
+// A GEN_BLOCK or INDIRECT dimension has its grid read off the runs (redist/runs.hpp); GEN_BLOCK ->
+// GEN_BLOCK under Strategy::Auto is scheduled by the O(P + Q) interval-graph colouring of
+// schedule/gen_block.hpp, or on small grids by König's stepwise matchings when their TC is lower
+// (reported as KoenigStepwise either way: both take max-degree steps).
 //
 // Plans are computed locally on every rank from the two layouts (no handshake, STYLE.md), and their
 // constructor never calls MPI: the cost model of Strategy::Auto is an input (RedistOptions). A plan is
@@ -24,6 +28,7 @@
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/runs.hpp>
+#include <hpf/schedule/gen_block.hpp>
 #include <hpf/schedule/strategy.hpp>
 
 #include <algorithm>
@@ -140,11 +145,29 @@ public:
       auto& dp = m_dims[static_cast<std::size_t>(d)];
       dp.src = src.map(d);
       dp.dst = dst.map(d);
-      dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
       ScheduleOptions sod = so;
-      sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
+      const bool regular = dp.src.regular() && dp.dst.regular();
+      const bool gen_blocks = dp.src.is_gen_block() && dp.dst.is_gen_block();
+      if (regular) {
+        dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
+        sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
+      } else if (gen_blocks) { // O(P + Q) intervals (schedule/gen_block.hpp)
+        dp.grid = gen_block_pattern(dp.src.irregular->offset, dp.dst.irregular->offset);
+      } else { // GEN_BLOCK or INDIRECT against anything: the grid read off the runs
+        dp.grid = runs_pattern(dp.src, dp.dst);
+      }
       // Auto is resolved here so that the plan can say what it runs (per dimension).
-      if (opt.strategy == Strategy::Auto) {
+      if (gen_blocks && opt.strategy == Strategy::Auto) {
+        // The interval-graph colouring: max-degree steps (a König schedule) in O(P + Q).
+        dp.strategy = Strategy::KoenigStepwise;
+        dp.schedule = gen_block_schedule(dp.src.irregular->offset, dp.dst.irregular->offset);
+        // On small grids one maximum-weight matching per step is cheap and often lowers TC: keep the
+        // cheaper of the two (both take max-degree steps).
+        if (gen_block_prefers_matchings(dp.grid)) {
+          Schedule k = koenig_stepwise_schedule(dp.grid);
+          if (k.total_cost() < dp.schedule.total_cost()) dp.schedule = std::move(k);
+        }
+      } else if (opt.strategy == Strategy::Auto) {
         AutoChoice c = auto_choice(dp.grid, sod);
         dp.strategy = c.strategy;
         dp.schedule = std::move(c.schedule);
@@ -409,8 +432,9 @@ private:
     for (const auto& dp : m_dims) {
       const CyclicMap& a = dp.src;
       const CyclicMap& b = dp.dst;
-      const bool same =
-          a.n == 0 || std::min(a.r, b.r) >= a.n || (a.P == 1 && b.P == 1) || (a.P == b.P && a.r == b.r);
+      const bool same = a.regular() && b.regular() ? a.n == 0 || std::min(a.r, b.r) >= a.n ||
+                                                         (a.P == 1 && b.P == 1) || (a.P == b.P && a.r == b.r)
+                                                   : a.n == 0 || (a.P == 1 && b.P == 1) || a == b;
       if (!same) return false;
     }
     const ProcessGrid& sg = m_src.grid();

@@ -6,10 +6,13 @@
 // process q: the intersection of a source block of r and a target block of s, contiguous in both
 // local memories. The sender finds its runs by cutting its own blocks at target block boundaries,
 // the receiver by cutting its blocks at source boundaries; both obtain the same intervals in the
-// same (global) order, so a message needs no header.
+// same (global) order, so a message needs no header. GEN_BLOCK and INDIRECT maps (layout/cyclic_map.hpp)
+// have no period: their runs span the whole extent once (GEN_BLOCK blocks hold CYCLIC blocks as
+// strided runs; INDIRECT is cut at every change of owner).
 #pragma once
 
 #include <hpf/layout/cyclic_map.hpp>
+#include <hpf/schedule/schedule.hpp>
 
 #include <cstring>
 #include <vector>
@@ -163,5 +166,11 @@ struct PeriodicRuns {
 std::vector<PeriodicRuns> periodic_runs_from(const CyclicMap& src, const CyclicMap& dst, int p);
 /// periodic_runs_to(src, dst, q)[p]: the runs target process q receives from source process p.
 std::vector<PeriodicRuns> periodic_runs_to(const CyclicMap& src, const CyclicMap& dst, int q);
+
+/// The 1-D communication grid (elements from source process p to target process q) read off the runs:
+/// for GEN_BLOCK and INDIRECT maps, which have no closed form (redist/pattern.hpp's
+/// block_cyclic_pattern is the closed form of two CYCLIC maps). O(number of strided runs of all
+/// sources): O(P + Q) for GEN_BLOCK -> GEN_BLOCK, O(n) when a side is INDIRECT.
+CommMatrix runs_pattern(const CyclicMap& src, const CyclicMap& dst);
 
 } // namespace hpf

@@ -19,6 +19,10 @@
 // walk. Both list a pair's elements in increasing j, so a message needs no header. Planning costs one
 // step per block visit and per crossing in one period, never one per element: a unit-stride section
 // on BLOCK or collapsed maps is a few runs however long it is.
+//
+// GEN_BLOCK and INDIRECT maps (layout/cyclic_map.hpp) have no owner period: a dimension with one of
+// them is enumerated element by element (one owner lookup per section element), its runs merged
+// where they continue each other; the whole section is the `tail` of SectionRuns.
 #pragma once
 
 #include <hpf/layout/cyclic_map.hpp>
