@@ -266,28 +266,56 @@ hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& r
 } // namespace
 
 namespace {
-/// Runs shift(A, T) on the source and the target of a shift, which must hold the same type and rank.
-/// Collective over the source's communicator: the local checks and the shift's arguments are agreed
-/// first, so a bad call fails on every rank.
+/// Runs f(A, B) on two arrays that must hold the same type and rank (`first` is the one whose
+/// communicator the call is collective over). The handles, the kinds and the caller's own local
+/// `checks` are agreed first, so a bad call fails on every rank before any communication.
+template <class Checks, class F> void visit_same(hpf_array first, const char* first_name, hpf_array second,
+                                                 const char* second_name, const char* what, Checks&& checks,
+                                                 F&& f) {
+  const std::string a_what = std::string(what) + ": " + first_name;
+  const std::string b_what = std::string(what) + ": " + second_name;
+  const MPI_Comm comm = comm_of(first, a_what.c_str());
+  hpf_array_s* b = nullptr;
+  agreed(comm, [&] {
+    b = &arrays().get(second, b_what.c_str());
+    hpf::detail::require(b->array.index() == arrays().get(first, a_what.c_str()).array.index(), what,
+                         ": the ", second_name, "'s element type or rank differs from the ", first_name,
+                         "'s; expected an array of the same type and rank");
+    checks();
+  });
+  visit(first, a_what.c_str(), [&](auto& A) {
+    using Array = std::decay_t<decltype(A)>;
+    f(A, std::get<Array>(b->array)); // same alternative: checked above
+  });
+}
+
+/// Runs shift(A, T) on the source and the target of a shift (same type and rank); the shift's
+/// arguments are agreed too.
 template <class F>
 void visit_pair(hpf_array source, hpf_array target, const char* what, int64_t shift_by, int dim, F&& shift) {
-  const std::string src = std::string(what) + ": source";
-  const MPI_Comm comm = comm_of(source, src.c_str());
-  hpf_array_s* t = nullptr;
-  agreed(comm, [&] {
-    t = &arrays().get(target, (std::string(what) + ": target").c_str());
-    hpf::detail::require(t->array.index() == arrays().get(source, src.c_str()).array.index(), what,
-                         ": the target's element type or rank differs from the source's; expected an array "
-                         "of the same type, rank and layout");
-  });
-  hpf::AgreementWords w;
-  w.add(shift_by, [] { return std::string("shift"); });
-  w.add(dim, [] { return std::string("dim"); });
-  w.check(comm, what);
-  visit(source, src.c_str(), [&](const auto& A) {
-    using Array = std::decay_t<decltype(A)>;
-    shift(A, std::get<Array>(t->array)); // same alternative: checked above
-  });
+  visit_same(
+      source, "source", target, "target", what, [] {},
+      [&](const auto& A, auto& T) {
+        hpf::AgreementWords w;
+        w.add(shift_by, [] { return std::string("shift"); });
+        w.add(dim, [] { return std::string("dim"); });
+        w.check(A.layout().grid().comm().get(), what);
+        shift(A, T);
+      });
+}
+
+template <int N> hpf::Section<N> to_section(const hpf_triplet* t) {
+  hpf::Section<N> s{};
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+    s[d] = hpf::Triplet{t[d].lo, t[d].hi, t[d].stride};
+  return s;
+}
+
+template <int N> hpf::Permutation<N> to_permutation(const int32_t* perm) {
+  hpf::Permutation<N> p{};
+  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+    p[d] = perm != nullptr ? static_cast<int>(perm[d]) : N - 1 - static_cast<int>(d);
+  return p;
 }
 } // namespace
 
@@ -690,6 +718,41 @@ hpf_status hpf_eoshift(hpf_array source, int64_t shift, int dim, const void* bou
       if (boundary != nullptr) std::memcpy(&b, boundary, sizeof b);
       hpf::eoshift(A, shift, dim, b, T);
     });
+  });
+}
+
+hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
+                                    const hpf_triplet* src_section, const int32_t* perm) {
+  return guarded([&] {
+    const char* what = "hpf_array_assign_section";
+    visit_same(
+        dst, "dst", src, "src", what,
+        [&] {
+          require_handle(dst_section, "hpf_array_assign_section: dst_section");
+          require_handle(src_section, "hpf_array_assign_section: src_section");
+        },
+        [&](auto& B, const auto& A) {
+          constexpr int N = ArrayTraits<std::decay_t<decltype(B)>>::rank;
+          // hpf::assign agrees on the sections and the permutation, then checks them on every rank.
+          if (perm == nullptr) {
+            hpf::assign(B, to_section<N>(dst_section), A, to_section<N>(src_section));
+          } else {
+            hpf::assign(B, to_section<N>(dst_section), A, to_section<N>(src_section),
+                        to_permutation<N>(perm));
+          }
+        });
+  });
+}
+
+hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target) {
+  return guarded([&] {
+    visit_same(
+        source, "source", target, "target", "hpf_array_transpose", [] {},
+        [&](const auto& A, auto& T) {
+          constexpr int N = ArrayTraits<std::decay_t<decltype(A)>>::rank;
+          hpf::assign(T, hpf::whole_section<N>(T.layout().extents()), A,
+                      hpf::whole_section<N>(A.layout().extents()), to_permutation<N>(perm));
+        });
   });
 }
 

@@ -243,6 +243,30 @@ module hpfrt
     end function hpf_eoshift
   end interface
 
+  ! Array sections and transposes (issue 13): see hpfrt.h. Triplets are 0-based and inclusive; perm
+  ! is c_null_ptr or c_loc of an integer(c_int32_t), target :: perm(rank) array.
+  type, bind(c), public :: hpf_triplet
+    integer(c_int64_t) :: lo
+    integer(c_int64_t) :: hi
+    integer(c_int64_t) :: stride
+  end type hpf_triplet
+  public :: hpf_array_assign_section, hpf_array_transpose
+  interface
+    function hpf_array_assign_section(dst, dst_section, src, src_section, perm) &
+        bind(c, name="hpf_array_assign_section") result(status)
+      import :: c_int, c_ptr, hpf_triplet
+      type(c_ptr), value :: dst, src, perm
+      type(hpf_triplet), intent(in) :: dst_section(*), src_section(*)
+      integer(c_int) :: status
+    end function hpf_array_assign_section
+
+    function hpf_array_transpose(source, perm, target) bind(c, name="hpf_array_transpose") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: source, perm, target
+      integer(c_int) :: status
+    end function hpf_array_transpose
+  end interface
+
   interface hpf_local_real64
     module procedure hpf_local_real64_1d, hpf_local_real64_2d
   end interface hpf_local_real64

@@ -148,6 +148,30 @@ hpf_status hpf_cshift(hpf_array source, int64_t shift, int dim, hpf_array target
  * inside the array, *boundary (of the array's type; zero when NULL) elsewhere. */
 hpf_status hpf_eoshift(hpf_array source, int64_t shift, int dim, const void* boundary, hpf_array target);
 
+/* ---- Array sections and transposes (issue 13) ----
+ * A section is one triplet per dimension: 0-based, inclusive lo and hi, stride != 0 (a negative stride
+ * walks from lo down to hi, as Fortran's a(hi:lo:-s) read backwards). A triplet with lo == hi has
+ * extent 1; the extents of the two sections must agree dimension by dimension (after `perm`). */
+typedef struct hpf_triplet {
+  int64_t lo;
+  int64_t hi;
+  int64_t stride;
+} hpf_triplet;
+
+/* Collective over the parent communicator of both arrays' grids (every rank calls, with the same
+ * arguments): dst(dst_section) = src(src_section), HPF array-section assignment between any two
+ * distributions. `perm` is NULL (dimension d of dst takes dimension d of src) or `rank` entries
+ * (dst's dimension d takes src's dimension perm[d]). dst and src have the same type and rank and may
+ * be the same array with overlapping sections: the result is as if src(src_section) were read
+ * completely first. Plans are cached. On bad input every rank fails and dst is unchanged. */
+hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
+                                    const hpf_triplet* src_section, const int32_t* perm);
+/* Collective: target := source with its dimensions permuted, target(i) = source(j) with
+ * j[perm[d]] = i[d]; perm NULL reverses the dimensions (TRANSPOSE for rank 2). `target` is another
+ * array of the same type and rank, with any distribution, whose extent d is the source's extent
+ * perm[d]. */
+hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target);
+
 #ifdef __cplusplus
 }
 #endif

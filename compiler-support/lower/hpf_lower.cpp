@@ -235,8 +235,8 @@ std::string strip_comment(const std::string& s) {
   return bang == std::string::npos ? s : s.substr(0, bang);
 }
 
-/// Splits at commas outside parentheses and strings.
-std::vector<std::string> split_top(const std::string& s) {
+/// Splits at `sep` outside parentheses, brackets and strings.
+std::vector<std::string> split_at(const std::string& s, char sep) {
   const std::string m = mask_strings(s);
   std::vector<std::string> out;
   int depth = 0;
@@ -244,7 +244,7 @@ std::vector<std::string> split_top(const std::string& s) {
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (m[i] == '(' || m[i] == '[') ++depth;
     if (m[i] == ')' || m[i] == ']') --depth;
-    if (m[i] == ',' && depth == 0) {
+    if (m[i] == sep && depth == 0) {
       out.push_back(trim(s.substr(start, i - start)));
       start = i + 1;
     }
@@ -252,6 +252,11 @@ std::vector<std::string> split_top(const std::string& s) {
   out.push_back(trim(s.substr(start)));
   return out;
 }
+
+/// Splits at commas outside parentheses and strings.
+std::vector<std::string> split_top(const std::string& s) { return split_at(s, ','); }
+/// Splits a subscript at its colons: "1:n:2" -> {"1", "n", "2"}.
+std::vector<std::string> split_colons(const std::string& s) { return split_at(s, ':'); }
 
 /// Positions where `name` (lower case) occurs as a whole word in `s` outside strings.
 std::vector<std::size_t> find_word(const std::string& s, const std::string& name) {
@@ -879,7 +884,8 @@ private:
         why + " in '" + shown(trim(l.text)) +
             "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr reading "
             "arrays aligned with a at constant offsets, like b(i - 1, ...)>; a = <expr without distributed "
-            "arrays>; b = CSHIFT(a, ...) / EOSHIFT(a, ...); x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ "
+            "arrays>; b(l:h:s, ...) = a(l:h:s, ...); b = TRANSPOSE(a); b = CSHIFT(a, ...) / EOSHIFT(a, ...); "
+            "x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ "
             "REDISTRIBUTE");
   }
 
@@ -1255,6 +1261,110 @@ private:
                              "__h), 'EOSHIFT (line " + line + ")')");
   }
 
+  /// A reference `name` or `name(subscripts)` that is all of `text`, to a distributed array: the
+  /// array and its subscripts (empty: the whole array). nullopt when `text` is something else.
+  std::optional<std::pair<const DistArray*, std::vector<std::string>>>
+  array_reference(const LogicalLine& l, const std::string& text) const {
+    Scanner sc(text);
+    sc.skip_space();
+    const std::string n = lower_case(std::string(sc.name()));
+    if (n.empty() || m_arrays.count(n) == 0) return std::nullopt;
+    sc.skip_space();
+    std::vector<std::string> subs;
+    if (sc.peek() == '(') {
+      std::size_t end = 0;
+      const std::string group =
+          paren_group(text, sc.pos(), end, m_file + ":" + std::to_string(l.line) + ": ");
+      if (!trim(text.substr(end)).empty()) return std::nullopt;
+      subs = split_top(group);
+    } else if (!sc.done()) {
+      return std::nullopt;
+    }
+    return std::make_pair(&m_arrays.at(n), subs);
+  }
+
+  /// The hpf_triplet constructors of a section of `a` (0-based: the declared lower bounds are
+  /// subtracted). Subscripts: e (one element), l:h[:s] with l, h or both omitted, or ':'.
+  std::string triplets(const LogicalLine& l, const DistArray& a, const std::vector<std::string>& subs) const {
+    const std::size_t rank = a.bounds.size();
+    if (!subs.empty() && subs.size() != rank)
+      unsupported(l, "'" + a.name + "' has rank " + std::to_string(rank) + " but " +
+                         std::to_string(subs.size()) + " subscripts");
+    auto i64 = [](const std::string& e) { return "int(" + e + ", c_int64_t)"; };
+    std::string out;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const auto& [lb, ub] = a.bounds[d];
+      const std::string sub = subs.empty() ? ":" : subs[d];
+      if (sub.empty()) unsupported(l, "an empty subscript of '" + a.name + "'");
+      if (!references(sub).empty())
+        unsupported(l, "a subscript of '" + a.name + "' references distributed array '" + references(sub)[0] +
+                           "'");
+      const auto parts = split_colons(sub);
+      std::string lo, hi, stride = "1";
+      if (parts.size() == 1) {
+        lo = hi = "(" + parts[0] + ") - (" + lb + ")";
+      } else if (parts.size() <= 3) {
+        if (parts.size() == 3 && !parts[2].empty()) stride = parts[2];
+        if (const auto v = integer_literal(stride); v && *v == 0)
+          unsupported(l, "a section of '" + a.name + "' with stride 0");
+        // Fortran's defaults, whatever the stride's sign: the declared lower and upper bounds (so
+        // a(::-1) is empty, as in the serial program).
+        const std::string first = parts[0].empty() ? lb : parts[0];
+        const std::string last = parts[1].empty() ? ub : parts[1];
+        lo = "(" + first + ") - (" + lb + ")";
+        hi = "(" + last + ") - (" + lb + ")";
+      } else {
+        unsupported(l, "subscript '" + shown(sub) + "' of '" + a.name + "' is not a triplet l:h:s");
+      }
+      out += std::string(out.empty() ? "" : ", ") + "hpf_triplet(" + i64(lo) + ", " + i64(hi) + ", " +
+             i64(stride) + ")";
+    }
+    return "[" + out + "]";
+  }
+
+  /// `b(sb) = a(sa)` and `b = a` between distributed arrays (any distributions: hpf_array_assign_section),
+  /// and `b = TRANSPOSE(a)` (hpf_array_transpose). Returns "" when the statement is neither.
+  std::string lower_section_assign(const LogicalLine& l, const std::string& ind, const std::string& lhs,
+                                   const std::string& rhs) const {
+    const auto dst = array_reference(l, lhs);
+    if (!dst) return "";
+    const DistArray& b = *dst->first;
+    const std::string line = std::to_string(l.line);
+    Scanner tr(rhs);
+    if (tr.word("transpose") && (tr.skip_space(), tr.peek() == '(')) {
+      std::size_t end = 0;
+      const std::string group = paren_group(rhs, tr.pos(), end, m_file + ":" + line + ": ");
+      const auto src = array_reference(l, group);
+      if (!trim(rhs.substr(end)).empty() || !src || !src->second.empty())
+        unsupported(l, "TRANSPOSE takes a whole distributed array and must be the whole right-hand side");
+      const DistArray& a = *src->first;
+      if (!dst->second.empty()) unsupported(l, "TRANSPOSE into a section of '" + b.name + "'");
+      if (a.bounds.size() != 2 || b.bounds.size() != 2 || a.elem != b.elem)
+        unsupported(l, "TRANSPOSE needs two rank-2 arrays of the same type ('" + a.name + "', '" + b.name +
+                           "')");
+      if (a.name == b.name) unsupported(l, "TRANSPOSE of '" + a.name + "' into itself");
+      return wrap(ind, "call hpf_check(hpf_array_transpose(" + a.name + "__h, c_null_ptr, " + b.name +
+                           "__h), 'TRANSPOSE (line " + line + ")')");
+    }
+    const auto src = array_reference(l, rhs);
+    if (!src) return "";
+    const DistArray& a = *src->first;
+    // One element on the right and more on the left is a broadcast of a scalar, not a section.
+    auto scalar = [](const std::vector<std::string>& subs) {
+      return !subs.empty() && std::none_of(subs.begin(), subs.end(),
+                                           [](const std::string& x) { return split_colons(x).size() > 1; });
+    };
+    if (scalar(src->second) && !scalar(dst->second)) return "";
+    if (dst->second.empty() && src->second.empty() && a.name == b.name)
+      return ind + "! " + trim(l.text) + "\n";
+    if (a.elem != b.elem || a.bounds.size() != b.bounds.size())
+      unsupported(l, "a section assignment needs arrays of the same type and rank ('" + b.name + "', '" +
+                         a.name + "')");
+    return wrap(ind, "call hpf_check(hpf_array_assign_section(" + b.name + "__h, " +
+                         triplets(l, b, dst->second) + ", " + a.name + "__h, " + triplets(l, a, src->second) +
+                         ", c_null_ptr), 'section assignment (line " + line + ")')");
+  }
+
   std::string lower_redistribute(const LogicalLine& l, const std::string& ind) {
     std::vector<std::string> names;
     std::vector<std::string> dists;
@@ -1303,6 +1413,8 @@ private:
         (eq == 0 || std::string("<>/=").find(t[eq - 1]) == std::string::npos)) {
       const std::string lhs = lower_case(trim(t.substr(0, eq)));
       const std::string rhs = trim(t.substr(eq + 1));
+      if (std::string sec = lower_section_assign(l, ind, trim(t.substr(0, eq)), rhs); !sec.empty())
+        return sec;
       if (m_arrays.count(lhs) != 0) {
         if (std::string shift = lower_shift(l, ind, m_arrays.at(lhs), rhs); !shift.empty()) return shift;
         if (!references(rhs).empty())

@@ -18,6 +18,9 @@
 //   |                                                  | reads b's slots (a copy when b is a)             |
 //   | b = CSHIFT(a, s [, dim]) / EOSHIFT(a, s [, bd]   | hpf_cshift / hpf_eoshift                         |
 //   |   [, dim])                                       |                                                  |
+//   | b(l:h:s, k, ...) = a(l:h:s, ...), b = a          | hpf_array_assign_section (any two distributions, |
+//   |   (triplets with omitted bounds, scalars)        | overlapping sections of one array allowed)       |
+//   | b = TRANSPOSE(a)                                 | hpf_array_transpose                              |
 //   | a = expr                                         | hpf_array_fill                                   |
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |

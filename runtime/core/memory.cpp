@@ -1,10 +1,25 @@
 #include <hpf/core/memory.hpp>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define HPF_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define HPF_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define HPF_POISON(p, n) ((void)(p), (void)(n))
+#define HPF_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
 namespace hpf::detail {
@@ -24,10 +39,122 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 #endif
 }
 
+namespace {
+
+constexpr std::size_t default_pool_mib = 256;
+
+/// Capacity of a pooled block: whole huge pages (never overflows: bytes came from a live allocation
+/// or a request that operator new would refuse anyway).
+std::size_t capacity_of(std::size_t bytes) noexcept {
+  const std::size_t pages = bytes / huge_page_bytes + (bytes % huge_page_bytes != 0 ? 1 : 0);
+  return pages > SIZE_MAX / huge_page_bytes ? bytes : pages * huge_page_bytes;
+}
+
+std::size_t limit_from_environment() noexcept {
+  const char* v = std::getenv("HPF_BUFFER_POOL_MIB");
+  if (v == nullptr || *v == '\0') return default_pool_mib << 20;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mib = std::strtoull(v, &end, 10);
+  // An unreadable value keeps the default: a tuning knob must not stop a program.
+  if (errno != 0 || end == v || *end != '\0' || mib > (SIZE_MAX >> 20)) return default_pool_mib << 20;
+  return static_cast<std::size_t>(mib) << 20;
+}
+
+/// Released large blocks by capacity. Never destroyed: executors held by static caches may free
+/// their buffers during static destruction, after a static pool would be gone.
+class Pool {
+public:
+  void* take(std::size_t capacity) noexcept {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_blocks.find(capacity);
+    if (it == m_blocks.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    m_bytes -= capacity;
+    --m_count;
+    ++m_reuses;
+    HPF_UNPOISON(p, capacity);
+    return p;
+  }
+  /// Keeps p when the bound allows; false when the caller must free it.
+  bool give(void* p, std::size_t capacity) noexcept {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    if (capacity > m_limit || m_bytes > m_limit - capacity) return false;
+    try {
+      m_blocks[capacity].push_back(p);
+    } catch (...) { // no memory for the bookkeeping: free the block instead
+      return false;
+    }
+    HPF_POISON(p, capacity);
+    m_bytes += capacity;
+    ++m_count;
+    return true;
+  }
+  void set_limit(std::size_t bytes) noexcept {
+    std::vector<std::pair<void*, std::size_t>> drop;
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_limit = bytes;
+      for (auto& [capacity, blocks] : m_blocks)
+        while (m_bytes > m_limit && !blocks.empty()) {
+          try {
+            drop.emplace_back(blocks.back(), capacity);
+          } catch (...) {
+            return; // no memory to list the blocks: keep them; the next call frees them
+          }
+          blocks.pop_back();
+          m_bytes -= capacity;
+          --m_count;
+        }
+    }
+    for (auto [p, capacity] : drop) {
+      HPF_UNPOISON(p, capacity);
+      ::operator delete (p, std::align_val_t{huge_page_bytes});
+    }
+  }
+  void release() noexcept {
+    const std::size_t keep = limit();
+    set_limit(0);
+    set_limit(keep);
+  }
+  std::size_t limit() noexcept {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return m_limit;
+  }
+  BufferPoolStats stats() noexcept {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return {m_count, m_bytes, m_reuses};
+  }
+
+private:
+  std::mutex m_mutex;
+  std::unordered_map<std::size_t, std::vector<void*>> m_blocks;
+  std::size_t m_bytes = 0;
+  std::size_t m_count = 0;
+  std::size_t m_reuses = 0;
+  std::size_t m_limit = limit_from_environment();
+};
+
+Pool& pool() noexcept {
+  static Pool* const instance = new Pool; // NOLINT(cppcoreguidelines-owning-memory): see Pool
+  return *instance;
+}
+
+} // namespace
+
 void* allocate_large(std::size_t bytes) {
   if (bytes < huge_page_bytes) return ::operator new(bytes);
-  void* p = ::operator new (bytes, std::align_val_t{huge_page_bytes});
-  advise_huge_pages(p, bytes);
+  const std::size_t capacity = capacity_of(bytes);
+  if (void* p = pool().take(capacity)) return p;
+  void* p = nullptr;
+  try {
+    p = ::operator new (capacity, std::align_val_t{huge_page_bytes});
+  } catch (const std::bad_alloc&) {
+    release_buffer_pool(); // what the pool holds may be what is missing
+    p = ::operator new (capacity, std::align_val_t{huge_page_bytes});
+  }
+  advise_huge_pages(p, capacity);
   return p;
 }
 
@@ -35,9 +162,15 @@ void free_large(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
   if (bytes < huge_page_bytes) {
     ::operator delete(p);
-  } else {
-    ::operator delete (p, std::align_val_t{huge_page_bytes});
+    return;
   }
+  const std::size_t capacity = capacity_of(bytes);
+  if (!pool().give(p, capacity)) ::operator delete (p, std::align_val_t{huge_page_bytes});
 }
+
+BufferPoolStats buffer_pool_stats() noexcept { return pool().stats(); }
+std::size_t buffer_pool_limit() noexcept { return pool().limit(); }
+void set_buffer_pool_limit(std::size_t bytes) noexcept { pool().set_limit(bytes); }
+void release_buffer_pool() noexcept { pool().release(); }
 
 } // namespace hpf::detail

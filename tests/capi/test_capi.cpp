@@ -1,9 +1,7 @@
 // The C ABI (compiler-support/include/hpfrt.h) on 1..7 ranks: arrays of every element type and rank,
 // local blocks against the C++ layout, reductions, gather/scatter round trips, and every error path
 // returning a status with a message instead of throwing.
-#include "hpf_test.hpp"
-
-#include <hpfrt.h>
+#include "capi_test.hpp"
 
 #include <cstdint>
 #include <numeric>
@@ -12,20 +10,10 @@
 
 namespace {
 
+using hpf::test::ArrayGuard;
+using hpf::test::GridGuard;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-/// Asserts success, printing the ABI's message otherwise.
-#define HPF_C_OK(call) ASSERT_EQ((call), HPF_OK) << #call << ": " << hpf_last_error()
-
-struct GridGuard {
-  hpf_grid g = nullptr;
-  ~GridGuard() { hpf_grid_free(&g); }
-};
-struct ArrayGuard {
-  hpf_array a = nullptr;
-  ~ArrayGuard() { hpf_array_free(&a); }
-};
 
 TEST(CApi, TwoDimensionalDoubleRoundTrip) {
   const int n = world_size();

@@ -1,9 +1,7 @@
 // The C ABI's SHADOW and shift entry points (issue 12) on 1..7 ranks: a 2-D BLOCK x BLOCK array with
 // shadows filled through hpf_array_update_shadow and read at the offsets hpf_array_local and
 // hpf_array_locate describe; hpf_cshift / hpf_eoshift against a serial shift; every error a status.
-#include "hpf_test.hpp"
-
-#include <hpfrt.h>
+#include "capi_test.hpp"
 
 #include <cstdint>
 #include <numeric>
@@ -12,19 +10,10 @@
 
 namespace {
 
+using hpf::test::ArrayGuard;
+using hpf::test::GridGuard;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-#define HPF_C_OK(call) ASSERT_EQ((call), HPF_OK) << #call << ": " << hpf_last_error()
-
-struct GridGuard {
-  hpf_grid g = nullptr;
-  ~GridGuard() { hpf_grid_free(&g); }
-};
-struct ArrayGuard {
-  hpf_array a = nullptr;
-  ~ArrayGuard() { hpf_array_free(&a); }
-};
 
 double value(int64_t i, int64_t j) { return static_cast<double>(i + 100 * j) + 0.25; }
 

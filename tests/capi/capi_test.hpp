@@ -1,0 +1,29 @@
+// Shared by the C ABI tests: success assertions that print the ABI's message, and guards that free
+// grids and arrays at scope exit.
+#pragma once
+
+#include "hpf_test.hpp"
+
+#include <hpfrt.h>
+
+namespace hpf::test {
+
+/// Asserts success, printing the ABI's message otherwise.
+#define HPF_C_OK(call) ASSERT_EQ((call), HPF_OK) << #call << ": " << hpf_last_error()
+
+struct GridGuard {
+  hpf_grid g = nullptr;
+  GridGuard() = default;
+  GridGuard(const GridGuard&) = delete;
+  GridGuard& operator=(const GridGuard&) = delete;
+  ~GridGuard() { hpf_grid_free(&g); }
+};
+struct ArrayGuard {
+  hpf_array a = nullptr;
+  ArrayGuard() = default;
+  ArrayGuard(const ArrayGuard&) = delete;
+  ArrayGuard& operator=(const ArrayGuard&) = delete;
+  ~ArrayGuard() { hpf_array_free(&a); }
+};
+
+} // namespace hpf::test
