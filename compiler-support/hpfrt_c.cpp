@@ -160,7 +160,9 @@ private:
   std::vector<std::size_t> m_free;
 };
 
-hpf::Distribution to_dist(const hpf_dist& d, int dim) {
+/// Dimension `dim`'s distribution. `axis_extent` is the number of processes along the grid axis the
+/// dimension would run along (0 when the grid has no such axis), `extent` the dimension's extent.
+hpf::Distribution to_dist(const hpf_dist& d, int dim, int axis_extent, int64_t extent) {
   switch (d.kind) {
   case HPF_DIST_BLOCK:
     return hpf::Block();
@@ -168,10 +170,27 @@ hpf::Distribution to_dist(const hpf_dist& d, int dim) {
     return hpf::Cyclic(d.block);
   case HPF_DIST_COLLAPSED:
     return hpf::Collapsed();
+  case HPF_DIST_GEN_BLOCK: {
+    hpf::detail::require(d.map != nullptr, "dists[", dim, "].map: GEN_BLOCK needs its sizes, got NULL");
+    hpf::detail::require(axis_extent > 0, "dists[", dim,
+                         "]: GEN_BLOCK on a dimension with no grid axis left to run along; expected one grid "
+                         "dimension per distributed array dimension");
+    const auto* sizes = static_cast<const int64_t*>(d.map);
+    return hpf::GenBlock(std::vector<hpf::index_t>(sizes, sizes + axis_extent));
+  }
+  case HPF_DIST_INDIRECT: {
+    hpf::detail::require(extent >= 0, "extents[", dim, "] = ", extent, ": expected >= 0");
+    hpf::detail::require(d.map != nullptr || extent == 0, "dists[", dim,
+                         "].map: INDIRECT needs its owners (one per index), got NULL");
+    if (extent == 0) return hpf::Indirect({});
+    const auto* owners = static_cast<const int32_t*>(d.map);
+    return hpf::Indirect(std::vector<int>(owners, owners + extent));
+  }
   default:
-    hpf::detail::fail(
-        "dists[", dim,
-        "].kind: expected HPF_DIST_BLOCK (0), HPF_DIST_CYCLIC (1) or HPF_DIST_COLLAPSED (2), got ", d.kind);
+    hpf::detail::fail("dists[", dim,
+                      "].kind: expected HPF_DIST_BLOCK (0), HPF_DIST_CYCLIC (1), HPF_DIST_COLLAPSED (2), "
+                      "HPF_DIST_GEN_BLOCK (3) or HPF_DIST_INDIRECT (4), got ",
+                      d.kind);
   }
 }
 
@@ -179,9 +198,12 @@ template <int N>
 hpf::Layout<N> make_layout(const int64_t* extents, const hpf_dist* dists, const hpf::ProcessGrid& grid) {
   hpf::Index<N> ext{};
   std::array<hpf::Distribution, N> ds;
+  int axis = 0; // the k-th distributed dimension runs along grid axis k
   for (int d = 0; d < N; ++d) {
     ext[static_cast<std::size_t>(d)] = extents[d];
-    ds[static_cast<std::size_t>(d)] = to_dist(dists[d], d);
+    const int axis_extent = axis < grid.ndims() ? grid.extent(axis) : 0;
+    ds[static_cast<std::size_t>(d)] = to_dist(dists[d], d, axis_extent, extents[d]);
+    if (dists[d].kind != HPF_DIST_COLLAPSED) ++axis;
   }
   return hpf::Layout<N>(ext, ds, grid);
 }

@@ -3,6 +3,8 @@
 ! Every C entry point is bound 1:1 (same names, same status codes, ISO_C_BINDING). On top, a few
 ! conveniences for hand-written Fortran and for code lowered from !HPF$ directives:
 !   hpf_block(), hpf_cyclic(r), hpf_collapsed()  -> distributions (type(hpf_dist))
+!   hpf_gen_block(sizes), hpf_indirect(owners)   -> HPF 2.0's GEN_BLOCK and INDIRECT (the table is
+!                                                  referenced, not copied: see hpf_gen_block)
 !   hpf_check(status, what)                      -> stops with hpf_last_error() on failure
 !   hpf_error_message()                          -> the last error as a Fortran string
 !   hpf_local_real64(a, x1) / (a, x2)            -> the local block as a Fortran pointer
@@ -15,16 +17,18 @@ module hpfrt
 
   integer(c_int), parameter, public :: HPF_OK = 0, HPF_ERR_ARG = 1, HPF_ERR_RUNTIME = 2
   integer(c_int), parameter, public :: HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3
-  integer(c_int32_t), parameter, public :: HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2
+  integer(c_int32_t), parameter, public :: HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2, &
+                                           HPF_DIST_GEN_BLOCK = 3, HPF_DIST_INDIRECT = 4
   integer(c_int), parameter, public :: HPF_STRATEGY_AUTO = 0, HPF_STRATEGY_CATERPILLAR = 1, &
                                        HPF_STRATEGY_CLASS = 2, HPF_STRATEGY_KOENIG_STEPWISE = 3, &
                                        HPF_STRATEGY_KOENIG_GREEDY = 4, HPF_STRATEGY_ALL_AT_ONCE = 5, &
                                        HPF_STRATEGY_ALLTOALLV = 6
 
-  ! The C struct hpf_dist { int32_t kind; int64_t block; } (same layout under bind(c)).
+  ! The C struct hpf_dist { int32_t kind; int64_t block; const void* map; } (same layout under bind(c)).
   type, bind(c), public :: hpf_dist
     integer(c_int32_t) :: kind
     integer(c_int64_t) :: block
+    type(c_ptr) :: map
   end type hpf_dist
 
   public :: hpf_last_error, hpf_init, hpf_finalize, hpf_world
@@ -32,7 +36,7 @@ module hpfrt
   public :: hpf_array_create, hpf_array_free, hpf_array_local, hpf_array_locate, hpf_array_fill, &
             hpf_array_global_index, hpf_array_slot, hpf_array_redistribute
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
-  public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_check, hpf_error_message, hpf_local_real64
+  public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
 
   interface
     function hpf_last_error() bind(c, name="hpf_last_error") result(msg)
@@ -279,21 +283,37 @@ contains
   !> HPF's BLOCK.
   pure function hpf_block() result(d)
     type(hpf_dist) :: d
-    d = hpf_dist(HPF_DIST_BLOCK, 0_c_int64_t)
+    d = hpf_dist(HPF_DIST_BLOCK, 0_c_int64_t, c_null_ptr)
   end function hpf_block
 
   !> HPF's CYCLIC(r).
   pure function hpf_cyclic(r) result(d)
     integer, intent(in) :: r
     type(hpf_dist) :: d
-    d = hpf_dist(HPF_DIST_CYCLIC, int(r, c_int64_t))
+    d = hpf_dist(HPF_DIST_CYCLIC, int(r, c_int64_t), c_null_ptr)
   end function hpf_cyclic
 
   !> HPF's `*` (the dimension is not distributed).
   pure function hpf_collapsed() result(d)
     type(hpf_dist) :: d
-    d = hpf_dist(HPF_DIST_COLLAPSED, 0_c_int64_t)
+    d = hpf_dist(HPF_DIST_COLLAPSED, 0_c_int64_t, c_null_ptr)
   end function hpf_collapsed
+
+  !> HPF 2.0's GEN_BLOCK(sizes): one block size per process along the dimension's grid axis. The
+  !> result points at `sizes`, which must be a TARGET that lives until the call taking it returns.
+  function hpf_gen_block(sizes) result(d)
+    integer(c_int64_t), intent(in), target, contiguous :: sizes(:)
+    type(hpf_dist) :: d
+    d = hpf_dist(HPF_DIST_GEN_BLOCK, 0_c_int64_t, c_loc(sizes))
+  end function hpf_gen_block
+
+  !> HPF 2.0's INDIRECT(owners): the grid coordinate (0-based) of every index of the dimension. The
+  !> result points at `owners`, which must be a TARGET that lives until the call taking it returns.
+  function hpf_indirect(owners) result(d)
+    integer(c_int32_t), intent(in), target, contiguous :: owners(:)
+    type(hpf_dist) :: d
+    d = hpf_dist(HPF_DIST_INDIRECT, 0_c_int64_t, c_loc(owners))
+  end function hpf_indirect
 
   !> hpf_array_create with a Fortran string label.
   function hpf_array_create(label, type, rank, extents, dists, grid, array) result(status)

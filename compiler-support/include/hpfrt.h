@@ -32,11 +32,23 @@ typedef enum hpf_status {
  * (and rejected with HPF_ERR_ARG unless it is one of these). */
 typedef enum hpf_type { HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3 } hpf_type;
 
-/* Per-dimension distribution: HPF's BLOCK, CYCLIC(block) and `*`. */
-typedef enum hpf_dist_kind { HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2 } hpf_dist_kind;
+/* Per-dimension distribution: HPF's BLOCK, CYCLIC(block) and `*`, and HPF 2.0's GEN_BLOCK and
+ * INDIRECT (issue 13). `map` points at the caller's table, read during the call only:
+ *   GEN_BLOCK: int64_t sizes[grid extent along the dimension's grid axis] (>= 0, summing to the extent);
+ *   INDIRECT:  int32_t owners[extent of the dimension] (grid coordinates along the axis, 0-based).
+ * The table must be the same on every rank. `{HPF_DIST_BLOCK, 0}` and the like (map omitted, so NULL)
+ * stay valid. */
+typedef enum hpf_dist_kind {
+  HPF_DIST_BLOCK = 0,
+  HPF_DIST_CYCLIC = 1,
+  HPF_DIST_COLLAPSED = 2,
+  HPF_DIST_GEN_BLOCK = 3,
+  HPF_DIST_INDIRECT = 4
+} hpf_dist_kind;
 typedef struct hpf_dist {
-  int32_t kind;  /* an hpf_dist_kind */
-  int64_t block; /* CYCLIC's block size (>= 1); ignored for BLOCK and `*` */
+  int32_t kind;    /* an hpf_dist_kind */
+  int64_t block;   /* CYCLIC's block size (>= 1); ignored otherwise */
+  const void* map; /* GEN_BLOCK's sizes or INDIRECT's owners (see above); ignored otherwise */
 } hpf_dist;
 
 /* Redistribution strategies (see the README): AUTO picks by the alpha-beta cost model. */

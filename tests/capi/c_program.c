@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   hpf_grid grid = NULL;
   CHECK(hpf_grid_create(MPI_COMM_WORLD, 0, NULL, 1, &size, &grid));
   const int64_t n = 100;
-  const hpf_dist cyclic3 = {HPF_DIST_CYCLIC, 3};
+  const hpf_dist cyclic3 = {HPF_DIST_CYCLIC, 3, NULL};
   hpf_array x = NULL;
   CHECK(hpf_array_create("x", HPF_FLOAT64, 1, &n, &cyclic3, grid, &x));
 

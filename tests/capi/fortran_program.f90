@@ -1,6 +1,6 @@
 ! A Fortran program over the hpfrt module: A(0:99) CYCLIC(3) over all ranks and a 2-D
 ! B(0:8, 0:4) CYCLIC(2) x * ; local blocks written through Fortran pointers by global index,
-! checked through sums and a gather on rank 0.
+! checked through sums and a gather on rank 0. A also moves to GEN_BLOCK and INDIRECT.
 program fortran_program
   use, intrinsic :: iso_c_binding
   use hpfrt
@@ -10,6 +10,8 @@ program fortran_program
   integer(c_int64_t) :: i, j, off
   real(c_double), pointer :: x(:), y(:, :)
   real(c_double), target :: total, bsum, gathered(0:99)
+  integer(c_int64_t), allocatable, target :: sizes(:)
+  integer(c_int32_t), target :: owners(0:99)
   logical :: ok
 
   call hpf_check(hpf_init(c_null_ptr, c_null_ptr), 'hpf_init')
@@ -34,6 +36,21 @@ program fortran_program
   call hpf_check(hpf_array_redistribute(a, [hpf_cyclic(5)], grid, HPF_STRATEGY_AUTO), 'redistribute A')
   gathered = 0
   call hpf_check(hpf_array_gather(a, 0, c_loc(gathered)), 'gather A after REDISTRIBUTE')
+  if (me == 0) ok = ok .and. all(nint(gathered) == [(i + 1, i = 0, 99)])
+
+  ! GEN_BLOCK: rank p holds 2 p + 1 elements (the last rank the rest); then INDIRECT: owner mod(i * 7, P).
+  allocate(sizes(0:wsize - 1))
+  do i = 0, wsize - 1
+    sizes(i) = min(2 * i + 1, 100 - min(100_c_int64_t, i * i))
+  end do
+  sizes(wsize - 1) = 100 - (sum(sizes) - sizes(wsize - 1))
+  call hpf_check(hpf_array_redistribute(a, [hpf_gen_block(sizes)], grid, HPF_STRATEGY_AUTO), 'GEN_BLOCK A')
+  call hpf_local_real64(a, x)
+  ok = ok .and. size(x, kind=c_int64_t) == sizes(me)
+  owners = [(int(mod(i * 7, int(wsize, c_int64_t)), c_int32_t), i = 0, 99)]
+  call hpf_check(hpf_array_redistribute(a, [hpf_indirect(owners)], grid, HPF_STRATEGY_AUTO), 'INDIRECT A')
+  gathered = 0
+  call hpf_check(hpf_array_gather(a, 0, c_loc(gathered)), 'gather A after GEN_BLOCK and INDIRECT')
   if (me == 0) ok = ok .and. all(nint(gathered) == [(i + 1, i = 0, 99)])
 
   call hpf_check(hpf_array_create('B', HPF_FLOAT64, 2, [9_c_int64_t, 5_c_int64_t], [hpf_cyclic(2), hpf_collapsed()], &

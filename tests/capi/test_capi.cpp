@@ -31,7 +31,7 @@ TEST(CApi, TwoDimensionalDoubleRoundTrip) {
 
   // 13 x 5, CYCLIC(2) x * : extents that are no multiple of anything.
   const int64_t ext[2] = {13, 5};
-  const hpf_dist dists[2] = {{HPF_DIST_CYCLIC, 2}, {HPF_DIST_COLLAPSED, 0}};
+  const hpf_dist dists[2] = {{HPF_DIST_CYCLIC, 2, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
   ArrayGuard A;
   HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 2, ext, dists, grid.g, &A.a));
 
@@ -100,14 +100,14 @@ TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
   HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, static_cast<int>(half.size()), half.data(), 1, sub_shape, &sub.g));
 
   const int64_t ext[2] = {23, 3};
-  const hpf_dist from[2] = {{HPF_DIST_CYCLIC, 3}, {HPF_DIST_COLLAPSED, 0}};
+  const hpf_dist from[2] = {{HPF_DIST_CYCLIC, 3, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
   ArrayGuard A;
   HPF_C_OK(hpf_array_create("R", HPF_INT64, 2, ext, from, all.g, &A.a));
   std::vector<int64_t> global(23 * 3);
   std::iota(global.begin(), global.end(), int64_t{100});
   HPF_C_OK(hpf_array_scatter(A.a, 0, global.data(), world_rank() == 0 ? 69 : 0));
 
-  const hpf_dist to[2] = {{HPF_DIST_CYCLIC, 5}, {HPF_DIST_COLLAPSED, 0}};
+  const hpf_dist to[2] = {{HPF_DIST_CYCLIC, 5, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
   for (const hpf_strategy s :
        {HPF_STRATEGY_AUTO, HPF_STRATEGY_CATERPILLAR, HPF_STRATEGY_KOENIG_STEPWISE, HPF_STRATEGY_ALLTOALLV}) {
     HPF_C_OK(hpf_array_redistribute(A.a, to, sub.g, s));
@@ -119,7 +119,7 @@ TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
     HPF_C_OK(hpf_array_redistribute(A.a, from, all.g, s));
   }
   // Bad input leaves the array as it was.
-  const hpf_dist bad[2] = {{HPF_DIST_CYCLIC, 0}, {HPF_DIST_COLLAPSED, 0}};
+  const hpf_dist bad[2] = {{HPF_DIST_CYCLIC, 0, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
   EXPECT_EQ(hpf_array_redistribute(A.a, bad, all.g, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
   EXPECT_EQ(hpf_array_redistribute(A.a, to, all.g, 42), HPF_ERR_ARG);
   EXPECT_NE(std::string(hpf_last_error()).find("got 42"), std::string::npos) << hpf_last_error();
@@ -136,7 +136,7 @@ template <class T> void fill_and_sum(hpf_type type, int rank) {
   HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, rank, shape.data(), &grid.g));
   std::vector<int64_t> ext(static_cast<std::size_t>(rank), 3);
   ext[0] = 7;
-  std::vector<hpf_dist> dists(static_cast<std::size_t>(rank), hpf_dist{HPF_DIST_BLOCK, 0});
+  std::vector<hpf_dist> dists(static_cast<std::size_t>(rank), hpf_dist{HPF_DIST_BLOCK, 0, nullptr});
   ArrayGuard A;
   HPF_C_OK(hpf_array_create("F", type, rank, ext.data(), dists.data(), grid.g, &A.a));
   const T one = 2;
@@ -169,7 +169,7 @@ TEST(CApi, GridOnASubsetAndRanksOutsideIt) {
   HPF_C_OK(hpf_grid_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), static_cast<int>(ranks.size()), ranks.data(), 1,
                              shape, &grid.g));
   const int64_t ext[1] = {10};
-  const hpf_dist dist[1] = {{HPF_DIST_CYCLIC, 3}};
+  const hpf_dist dist[1] = {{HPF_DIST_CYCLIC, 3, nullptr}};
   ArrayGuard A;
   HPF_C_OK(hpf_array_create("S", HPF_INT64, 1, ext, dist, grid.g, &A.a));
   const int64_t v = 5;
@@ -209,9 +209,9 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   EXPECT_EQ(g2, nullptr);
 
   const int64_t ext[1] = {10};
-  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0}};
-  const hpf_dist badkind[1] = {{7, 1}};
-  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0, nullptr}};
+  const hpf_dist badkind[1] = {{7, 1, nullptr}};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0, nullptr}};
   const int64_t negative[1] = {-4};
   hpf_array a = nullptr;
   HPF_C_FAILS(hpf_array_create("X", HPF_FLOAT64, 1, ext, cyc0, grid.g, &a), HPF_ERR_ARG, "got 0");
@@ -262,7 +262,7 @@ TEST(CApi, Issue15FreedMadeUpAndMistypedHandlesAreArgumentErrors) {
   GridGuard grid;
   HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
   const int64_t ext[1] = {10};
-  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0, nullptr}};
   hpf_array a = nullptr;
   HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 1, ext, block, grid.g, &a));
   const hpf_array stale = a;
@@ -337,7 +337,7 @@ TEST(CApi, Issue15ArgumentErrorsOnSomeRanksFailOnEveryRank) {
   GridGuard grid;
   HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
   const int64_t ext[1] = {10};
-  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0}};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0, nullptr}};
   ArrayGuard A;
   HPF_C_OK(hpf_array_create("A", HPF_FLOAT64, 1, ext, block, grid.g, &A.a));
   const double one = 1.0;
@@ -348,10 +348,10 @@ TEST(CApi, Issue15ArgumentErrorsOnSomeRanksFailOnEveryRank) {
   HPF_C_FAILS_EVERYWHERE(hpf_array_gather(A.a, last, nullptr), "out (on the root)");
   double r = 0;
   HPF_C_FAILS_EVERYWHERE(hpf_array_sum(A.a, me == last ? nullptr : &r), "handle is NULL");
-  const hpf_dist cyc3[1] = {{HPF_DIST_CYCLIC, 3}};
+  const hpf_dist cyc3[1] = {{HPF_DIST_CYCLIC, 3, nullptr}};
   HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, cyc3, grid.g, me == last ? 42 : HPF_STRATEGY_AUTO),
                          "got 42");
-  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0}};
+  const hpf_dist cyc0[1] = {{HPF_DIST_CYCLIC, 0, nullptr}};
   HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, me == last ? cyc0 : cyc3, grid.g, HPF_STRATEGY_AUTO),
                          "got 0");
   hpf_array X = nullptr;
@@ -362,7 +362,7 @@ TEST(CApi, Issue15ArgumentErrorsOnSomeRanksFailOnEveryRank) {
   if (n > 1) {
     // Different arguments on different ranks: CYCLIC(3) on one rank, CYCLIC(5) on the others; extents
     // 10 and 12; roots 0 and 1.
-    const hpf_dist cyc5[1] = {{HPF_DIST_CYCLIC, 5}};
+    const hpf_dist cyc5[1] = {{HPF_DIST_CYCLIC, 5, nullptr}};
     HPF_C_FAILS_EVERYWHERE(hpf_array_redistribute(A.a, me == 0 ? cyc3 : cyc5, grid.g, HPF_STRATEGY_AUTO),
                            "passed different arguments");
     const int64_t ext12[1] = {12};

@@ -27,11 +27,11 @@ int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int6
 hpf_dist random_dist() {
   switch (pick(0, 2)) {
   case 0:
-    return {HPF_DIST_BLOCK, 0};
+    return {HPF_DIST_BLOCK, 0, nullptr};
   case 1:
-    return {HPF_DIST_CYCLIC, pick(1, 4)};
+    return {HPF_DIST_CYCLIC, pick(1, 4), nullptr};
   default:
-    return {HPF_DIST_COLLAPSED, 0};
+    return {HPF_DIST_COLLAPSED, 0, nullptr};
   }
 }
 
@@ -132,7 +132,7 @@ TEST(CApiSection, RandomSectionsAndPermutationsMatchASerialAssignment) {
 
 TEST(CApiSection, OverlappingSectionsOfOneArrayReadTheRightSideFirst) {
   const int64_t ext[2] = {10, 3};
-  const hpf_dist d[2] = {{HPF_DIST_CYCLIC, 2}, {HPF_DIST_BLOCK, 0}};
+  const hpf_dist d[2] = {{HPF_DIST_CYCLIC, 2, nullptr}, {HPF_DIST_BLOCK, 0, nullptr}};
   GridGuard g;
   make_grid(g, d);
   ArrayGuard A;
@@ -171,7 +171,7 @@ TEST(CApiSection, TransposeIntoAnyDistribution) {
 
 TEST(CApiSection, BadInputFailsOnEveryRankAndLeavesTheTargetAlone) {
   const int64_t ext[2] = {6, 4};
-  const hpf_dist d[2] = {{HPF_DIST_BLOCK, 0}, {HPF_DIST_CYCLIC, 1}};
+  const hpf_dist d[2] = {{HPF_DIST_BLOCK, 0, nullptr}, {HPF_DIST_CYCLIC, 1, nullptr}};
   GridGuard g;
   make_grid(g, d);
   ArrayGuard A, B, I;

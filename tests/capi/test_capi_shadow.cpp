@@ -27,7 +27,7 @@ TEST(CApiShadow, UpdateShadowAndReadTheStorage) {
   HPF_C_OK(hpf_grid_create_world(2, shape, &grid.g));
   const int64_t n = 11, m = 7;
   const int64_t ext[2] = {n, m};
-  const hpf_dist dists[2] = {{HPF_DIST_BLOCK, 0}, {HPF_DIST_BLOCK, 0}};
+  const hpf_dist dists[2] = {{HPF_DIST_BLOCK, 0, nullptr}, {HPF_DIST_BLOCK, 0, nullptr}};
   const int64_t w[2] = {1, 2};
   ArrayGuard A;
   HPF_C_OK(hpf_array_create_shadow("A", HPF_FLOAT64, 2, ext, dists, w, grid.g, &A.a));
