@@ -9,6 +9,8 @@
 // --repeats; every result checked once before timing, which is also the warm-up):
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
 //                     by the call as in HPF (A is moved back to a untimed after each timed call);
+//   - executor:       the cached plan's RedistributionExecutor, kept, into a preallocated target (not
+//                     a peer: A.redistribute without the target's allocation);
 //   - memcpy:         one memcpy of each rank's larger local block, every rank copying at once;
 //   - alltoallv:      the naive MPI_Alltoallv (owner computed per element; peers.hpp; 1-D only);
 //   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair (1-D only);
@@ -135,6 +137,11 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
 
   std::vector<Method> methods;
   methods.push_back({"redistribute", [&] { A.redistribute(b); }, [&] { A.redistribute(a); }, false, {}});
+  // The same plan's executor kept, into the preallocated Y (no allocation): what A.redistribute
+  // costs beyond the exchange itself (the target's allocation and first touch).
+  const auto plan = hpf::cached_plan(a, b, hpf::detail::with_model(a, {}, sizeof(double)));
+  hpf::RedistributionExecutor<N> ex(*plan);
+  methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}, false, {}});
   methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}, false, {}});
   // The MPI peers in 1-D only: COSTA's 2-D case is compared with pdgemr2d and Tpetra (the naive
   // MPI_Alltoallv took 8.8 s a call there, 9.5x Tpetra, and would double the sweep's run time).
