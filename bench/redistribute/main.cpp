@@ -14,10 +14,7 @@
 //
 //   mpirun -n 4 bench_redistribute [--repeats 7] [--r 3] [--s 5] [--sizes 1000,10000,...]
 //                                   [--sizes2d 100,1000] [--csv out.csv]
-#include <hpf/hpf.hpp>
-
-#include "../common/bench_common.hpp"
-#include "../common/scalapack.hpp"
+#include "peers.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -32,6 +29,11 @@ namespace {
 
 using hpf::CyclicMap;
 using hpf::index_t;
+using hpf::bench::redist::BlacsGrid;
+using hpf::bench::redist::descriptor;
+using hpf::bench::redist::NaiveAlltoallv;
+using hpf::bench::redist::parse_sizes;
+using hpf::bench::redist::time_once;
 
 struct Args {
   std::vector<index_t> sizes{1000, 10000, 100000, 1000000, 8000000, 10000000};
@@ -41,13 +43,6 @@ struct Args {
   index_t s = 5;
   std::string csv;
 };
-
-/// Sizes as integers, also written as 1e6.
-std::vector<index_t> parse_sizes(std::string_view s, std::string_view what) {
-  std::vector<index_t> out;
-  for (double v : hpf::bench::parse_list<double>(s, what)) out.push_back(static_cast<index_t>(v));
-  return out;
-}
 
 Args parse(int argc, char** argv) {
   using hpf::bench::parse_number;
@@ -94,128 +89,6 @@ template <int N> bool correct(hpf::DistArray<double, N>& B) {
   long long all = 0;
   HPF_MPI_CHECK(MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
   return all == 0;
-}
-
-/// Times one call of fn on the slowest rank (after a barrier).
-template <class Fn> double time_once(Fn&& fn) {
-  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const double a = MPI_Wtime();
-  fn();
-  double mine = MPI_Wtime() - a;
-  double worst = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return worst;
-}
-
-/// The naive MPI_Alltoallv redistribution of an N-d array between two layouts on the same ranks
-/// (grid position = rank): owner and global index computed per element on both sides.
-template <int N> class NaiveAlltoallv {
-public:
-  NaiveAlltoallv(const hpf::Layout<N>& src, const hpf::Layout<N>& dst) : m_src(src), m_dst(dst) {
-    m_size = src.grid().size();
-    m_me = src.grid().my_position();
-    m_sc.assign(static_cast<std::size_t>(m_size), 0);
-    m_rc = m_sd = m_rd = m_pos = m_sc;
-  }
-
-  void run(const double* a, double* b) {
-    const hpf::Index<N> se = m_src.local_extents(m_me);
-    const hpf::Index<N> de = m_dst.local_extents(m_me);
-    const std::vector<int> sc = m_src.grid().coords_of(m_me);
-    const std::vector<int> dc = m_dst.grid().coords_of(m_me);
-    std::fill(m_sc.begin(), m_sc.end(), 0);
-    walk(m_src, sc, se, m_dst, [&](index_t, int q) { ++m_sc[static_cast<std::size_t>(q)]; });
-    HPF_MPI_CHECK(MPI_Alltoall(m_sc.data(), 1, MPI_INT, m_rc.data(), 1, MPI_INT, MPI_COMM_WORLD));
-    int so = 0;
-    int ro = 0;
-    for (std::size_t k = 0; k < m_sc.size(); ++k) {
-      m_sd[k] = so;
-      m_rd[k] = ro;
-      so += m_sc[k];
-      ro += m_rc[k];
-    }
-    m_sbuf.resize(static_cast<std::size_t>(so));
-    m_rbuf.resize(static_cast<std::size_t>(ro));
-    m_pos = m_sd;
-    walk(m_src, sc, se, m_dst, [&](index_t l, int q) {
-      m_sbuf[static_cast<std::size_t>(m_pos[static_cast<std::size_t>(q)]++)] = a[l];
-    });
-    HPF_MPI_CHECK(MPI_Alltoallv(m_sbuf.data(), m_sc.data(), m_sd.data(), MPI_DOUBLE, m_rbuf.data(),
-                                m_rc.data(), m_rd.data(), MPI_DOUBLE, MPI_COMM_WORLD));
-    m_pos = m_rd;
-    walk(m_dst, dc, de, m_src, [&](index_t l, int p) {
-      b[l] = m_rbuf[static_cast<std::size_t>(m_pos[static_cast<std::size_t>(p)]++)];
-    });
-  }
-
-private:
-  /// fn(local offset, owner in `other`) for every local element of `mine` in local (= global) order.
-  template <class Fn> static void walk(const hpf::Layout<N>& mine, const std::vector<int>& c,
-                                       const hpf::Index<N>& ext, const hpf::Layout<N>& other, Fn&& fn) {
-    index_t total = 1;
-    for (index_t e : ext) total *= e;
-    std::array<CyclicMap, N> m{};
-    std::array<CyclicMap, N> o{};
-    std::array<int, N> my{};
-    std::array<int, N> stride{};
-    int st = 1;
-    for (int d = 0; d < N; ++d) {
-      const auto du = static_cast<std::size_t>(d);
-      m[du] = mine.map(d);
-      o[du] = other.map(d);
-      my[du] = mine.coord(c, d);
-      stride[du] = st;
-      st *= o[du].P;
-    }
-    hpf::Index<N> l{};
-    for (index_t k = 0; k < total; ++k) {
-      int owner = 0;
-      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
-        owner += o[d].owner(m[d].global(my[d], l[d])) * stride[d];
-      fn(k, owner);
-      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-        if (++l[d] < ext[d]) break;
-        l[d] = 0;
-      }
-    }
-  }
-
-  hpf::Layout<N> m_src;
-  hpf::Layout<N> m_dst;
-  int m_size = 0;
-  int m_me = 0;
-  std::vector<int> m_sc, m_rc, m_sd, m_rd, m_pos;
-  std::vector<double> m_sbuf, m_rbuf;
-};
-
-/// A BLACS grid of nprow x npcol in column-major order (process (i, j) = rank i + j nprow), which is
-/// hpf::ProcessGrid's Fortran order.
-struct BlacsGrid {
-  int ctxt = -1;
-  int myrow = -1;
-  int mycol = -1;
-  BlacsGrid(int nprow, int npcol) {
-    Cblacs_get(0, 0, &ctxt);
-    Cblacs_gridinit(&ctxt, "C", nprow, npcol);
-    int pr = 0;
-    int pc = 0;
-    Cblacs_gridinfo(ctxt, &pr, &pc, &myrow, &mycol);
-  }
-  BlacsGrid(const BlacsGrid&) = delete;
-  BlacsGrid& operator=(const BlacsGrid&) = delete;
-  ~BlacsGrid() { Cblacs_gridexit(ctxt); }
-};
-
-/// ScaLAPACK descriptor of an m x n matrix with blocks mb x nb on `g`.
-std::array<int, 9> descriptor(const BlacsGrid& g, int nprow, int npcol, int m, int n, int mb, int nb) {
-  std::array<int, 9> desc{};
-  const int zero = 0;
-  const int lld = std::max(1, numroc_(&m, &mb, &g.myrow, &zero, &nprow));
-  int info = 0;
-  descinit_(desc.data(), &m, &n, &mb, &nb, &zero, &zero, &g.ctxt, &lld, &info);
-  hpf::detail::require(info == 0, "descinit_ failed with info ", info);
-  (void)npcol;
-  return desc;
 }
 
 struct Row {
@@ -286,8 +159,8 @@ template <int N> void run_case(const std::string& case_name, const hpf::Layout<N
   const int n = N == 1 ? 1 : static_cast<int>(src.extent(N - 1));
   const int r = static_cast<int>(src.map(0).r);
   const int s = static_cast<int>(dst.map(0).r);
-  const auto da = descriptor(ga, nprow, npcol, m, n, r, N == 1 ? 1 : r);
-  const auto db = descriptor(gb, nprow, npcol, m, n, s, N == 1 ? 1 : s);
+  const auto da = descriptor(ga, m, n, r, N == 1 ? 1 : r);
+  const auto db = descriptor(gb, m, n, s, N == 1 ? 1 : s);
   const int one = 1;
   methods.push_back({"pdgemr2d", 0, [&] {
                        pdgemr2d_(&m, &n, A.local_data(), &one, &one, da.data(), B.local_data(), &one, &one,

@@ -12,15 +12,14 @@
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
 //                     both descriptors and as ictxt; only the call is timed;
 //   - pdgemr2d-alone: the same call on plain std::vector buffers owned by this driver and nothing else
-//                     (the minimal standalone cross-check; it must agree with pdgemr2d).
+//                     (the minimal standalone cross-check; it must agree with pdgemr2d);
+//   - tpetra:         Tpetra::Import between Maps listing the block-cyclic ownership, doImport with
+//                     INSERT timed alone (when built with HPF_BENCH_TPETRA; speed.sh cross-checks it
+//                     against bench_redistribute_tpetra_alone).
 // Every method's result is checked element by element once.
 //
 //   mpirun -n 2 bench_redistribute_speed [--M 8e6] [--r 3] [--s 5] [--repeats 9] [--csv out.csv]
-#include "../common/bench_common.hpp"
-#include "../common/scalapack.hpp"
-
-#include <hpf/hpf.hpp>
-#include <hpf/redist/runs.hpp>
+#include "peers.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -31,95 +30,22 @@
 namespace {
 
 using hpf::index_t;
+namespace rb = hpf::bench::redist;
 
-double time_once(const std::function<void()>& f) {
-  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const double t0 = MPI_Wtime();
-  f();
-  double t = MPI_Wtime() - t0;
-  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return t;
-}
-
-hpf::Distribution dist_of(index_t b) { return b == 0 ? hpf::Block() : hpf::Cyclic(b); }
-std::string name_of(index_t b) { return b == 0 ? "BLOCK" : "CYCLIC(" + std::to_string(b) + ")"; }
-
-/// Block size of a distribution as ScaLAPACK sees it (BLOCK = ceil(M / P)).
-int scalapack_block(index_t b, index_t M, int P) {
-  return static_cast<int>(b == 0 ? std::max<index_t>(1, (M + P - 1) / P) : b);
-}
+double time_once(const std::function<void()>& f) { return rb::time_once(f); }
 
 /// True when every local element of `x` (laid out by `layout`) holds its global index.
 bool holds_global_index(const double* x, const hpf::Layout<1>& layout) {
-  const hpf::CyclicMap m = layout.map(0);
-  const int p = layout.grid().contains_me() ? layout.grid().my_position() : 0;
-  bool ok = true;
-  for (index_t l = 0; l < layout.my_local_extents()[0]; ++l)
-    ok = ok && x[l] == static_cast<double>(m.global(p, l));
-  int all = ok ? 1 : 0;
-  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  return all == 1;
+  return rb::holds(x, rb::global_ids(layout));
 }
-
-/// The MPI_Alltoallw peer: one derived datatype per (sender, receiver) pair listing the elements'
-/// local offsets (MPI_Type_indexed over the runs, built once), so MPI packs and unpacks; no packing in
-/// hpfrt. Both layouts on all ranks of MPI_COMM_WORLD, in rank order.
-class Alltoallw {
-public:
-  Alltoallw(const hpf::Layout<1>& a, const hpf::Layout<1>& b, int P, int me)
-      : m_counts(static_cast<std::size_t>(P), 0), m_zero(static_cast<std::size_t>(P), 0),
-        m_send(static_cast<std::size_t>(P), MPI_DOUBLE), m_recv(static_cast<std::size_t>(P), MPI_DOUBLE),
-        m_rcounts(static_cast<std::size_t>(P), 0) {
-    const auto from = hpf::runs_from(a.map(0), b.map(0), me);
-    const auto to = hpf::runs_to(a.map(0), b.map(0), me);
-    for (int k = 0; k < P; ++k) {
-      const auto ks = static_cast<std::size_t>(k);
-      if (!from[ks].empty()) {
-        m_send[ks] = indexed(from[ks], true);
-        m_counts[ks] = 1;
-      }
-      if (!to[ks].empty()) {
-        m_recv[ks] = indexed(to[ks], false);
-        m_rcounts[ks] = 1;
-      }
-    }
-  }
-  Alltoallw(const Alltoallw&) = delete;
-  Alltoallw& operator=(const Alltoallw&) = delete;
-  ~Alltoallw() {
-    for (MPI_Datatype& t : m_owned) MPI_Type_free(&t);
-  }
-  void run(const double* src, double* dst) {
-    HPF_MPI_CHECK(MPI_Alltoallw(src, m_counts.data(), m_zero.data(), m_send.data(), dst, m_rcounts.data(),
-                                m_zero.data(), m_recv.data(), MPI_COMM_WORLD));
-  }
-
-private:
-  MPI_Datatype indexed(const std::vector<hpf::Run>& runs, bool source_side) {
-    std::vector<int> len;
-    std::vector<int> disp;
-    for (const hpf::Run& r : runs) {
-      len.push_back(static_cast<int>(r.len));
-      disp.push_back(static_cast<int>(source_side ? r.src_local : r.dst_local));
-    }
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    HPF_MPI_CHECK(MPI_Type_indexed(static_cast<int>(len.size()), len.data(), disp.data(), MPI_DOUBLE, &t));
-    HPF_MPI_CHECK(MPI_Type_commit(&t));
-    m_owned.push_back(t);
-    return t;
-  }
-  std::vector<int> m_counts;
-  std::vector<int> m_zero; // byte displacements: the types carry the offsets
-  std::vector<MPI_Datatype> m_send;
-  std::vector<MPI_Datatype> m_recv;
-  std::vector<int> m_rcounts;
-  std::vector<MPI_Datatype> m_owned;
-};
 
 } // namespace
 
 int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
+#ifdef HPF_BENCH_TPETRA
+  Tpetra::ScopeGuard tpetra_scope(&argc, &argv); // MPI and Kokkos are up: Tpetra leaves them to env
+#endif
   try {
     int repeats = 9;
     index_t M = 8000000;
@@ -152,9 +78,9 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     const auto line = hpf::ProcessGrid::world({P});
-    const hpf::Layout<1> a({M}, {dist_of(r)}, line);
-    const hpf::Layout<1> b({M}, {dist_of(s)}, line);
-    const std::string case_name = "1d-" + name_of(r) + "-to-" + name_of(s);
+    const hpf::Layout<1> a({M}, {rb::dist_of(r)}, line);
+    const hpf::Layout<1> b({M}, {rb::dist_of(s)}, line);
+    const std::string case_name = "1d-" + rb::name_of(r) + "-to-" + rb::name_of(s);
 
     hpf::DistArray<double, 1> A("A", a);
     hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
@@ -179,8 +105,8 @@ int main(int argc, char** argv) {
     const int n = 1;
     const int one = 1;
     const int zero = 0;
-    const int mba = scalapack_block(r, M, P);
-    const int mbb = scalapack_block(s, M, P);
+    const int mba = rb::scalapack_block(a, 0);
+    const int mbb = rb::scalapack_block(b, 0);
     auto desc = [&](int mb) {
       std::array<int, 9> d{};
       const int lld = std::max(1, numroc_(&m, &mb, &me, &zero, &P));
@@ -207,7 +133,7 @@ int main(int argc, char** argv) {
     hpf::RedistributionExecutor<1> ex(*plan); // kept: its buffers are reused, as the plan cache's pool does
     methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}});
     methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}});
-    Alltoallw a2aw(a, b, P, me);
+    rb::Alltoallw a2aw(a, b, P, me);
     methods.push_back({"alltoallw", [&] { a2aw.run(X.local_data(), Y.local_data()); }, {}});
     methods.push_back({"pdgemr2d",
                        [&] {
@@ -221,6 +147,13 @@ int main(int argc, char** argv) {
                                    &ctxt);
                        },
                        {}});
+
+#ifdef HPF_BENCH_TPETRA
+    // Tpetra::Import between Maps listing the block-cyclic ownership; only doImport is timed.
+    rb::TpetraImport tp(a, b);
+    tp.load(X.local_data());
+    methods.push_back({"tpetra", [&] { tp.run(); }, {}});
+#endif
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;
@@ -244,6 +177,10 @@ int main(int argc, char** argv) {
     methods[4].run();
     check("alltoallw", holds_global_index(Y.local_data(), b));
     methods[3].run();
+#ifdef HPF_BENCH_TPETRA
+    methods[7].run();
+    check("tpetra", holds_global_index(tp.result().get(), b));
+#endif
 
     for (int k = 0; k < repeats; ++k)
       for (Method& meth : methods) meth.t.push_back(time_once(meth.run));

@@ -2,20 +2,35 @@
 # Regenerates docs/results/redistribute_speed.{csv,png} (a repeated REDISTRIBUTE of 8*10^6 doubles,
 # CYCLIC(3) -> CYCLIC(5), against one memcpy of the local block and pdgemr2d, on 2 and 4 ranks,
 # medians of 9) and docs/results/redistribute_planning.csv (planning time at P, Q up to 1024).
-# Extra arguments go to bench_redistribute_speed.
+# Tpetra::Import is a peer when Tpetra is installed; the minimal standalone Tpetra program runs the same
+# case in the same job (redistribute_speed_tpetra_alone.csv), and `uptime` goes to
+# redistribute_speed_load.txt. Extra arguments go to bench_redistribute_speed (keep --M, --r, --s in
+# step with the standalone call below if you change them).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
 cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
-cmake --build "$build" --target bench_redistribute_speed bench_redistribute_plan_time -j "${HPF_JOBS}" > /dev/null
+targets=(bench_redistribute_speed bench_redistribute_plan_time)
+grep -q '^bench_redistribute_tpetra_alone:' <(cmake --build "$build" --target help) && targets+=(bench_redistribute_tpetra_alone)
+cmake --build "$build" --target "${targets[@]}" -j "${HPF_JOBS}" > /dev/null
 cd "$HPF_ROOT"
 mkdir -p docs/results
 csv=docs/results/redistribute_speed.csv
+alone=docs/results/redistribute_speed_tpetra_alone.csv
+load=docs/results/redistribute_speed_load.txt
 rm -f "$csv"
+echo "case,ranks,M,r,s,median_s" > "$alone"
+: > "$load"
 for np in 2 4; do
+  echo "before ranks $np: $(uptime)" >> "$load"
   mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_speed" \
     --repeats 9 --csv "$csv" "$@"
+  if [ -x "$build/bench/redistribute/bench_redistribute_tpetra_alone" ]; then
+    mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_tpetra_alone" \
+      --M 8e6 --r 3 --s 5 --repeats 9 --csv "$alone"
+  fi
 done
+echo "after: $(uptime)" >> "$load"
 "$build/bench/redistribute/bench_redistribute_plan_time" --repeats 5 --csv docs/results/redistribute_planning.csv
 gnuplot <<GP
 set terminal pngcairo size 900,420 noenhanced

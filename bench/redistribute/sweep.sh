@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Regenerates docs/results/redistribute_sweep.csv and .png (issue 10): a repeated A.redistribute()
+# against every peer (pdgemr2d, Tpetra::Import, the naive MPI_Alltoallv, MPI_Alltoallw) for r, s in
+# {1, 3, 7, 64, BLOCK} x M in {10^3, 10^5, 10^7} on 2 and 4 ranks, plus COSTA's 2-D case (8000 x 8000
+# doubles, 36 x 36 -> 128 x 128, grid 2 x 1 -> 1 x 2) on 2 ranks; medians of 9. The minimal standalone
+# Tpetra program runs every cell again in the same job (redistribute_sweep_tpetra_alone.csv), and
+# `uptime` before and after each run goes to redistribute_sweep_load.txt (the machine is shared).
+# Extra arguments go to bench_redistribute_sweep.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+build="${HPF_BUILD:-$HPF_ROOT/build-release}"
+cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
+cmake --build "$build" --target bench_redistribute_sweep bench_redistribute_tpetra_alone -j "${HPF_JOBS}" > /dev/null
+cd "$HPF_ROOT"
+mkdir -p docs/results
+csv=docs/results/redistribute_sweep.csv
+alone=docs/results/redistribute_sweep_tpetra_alone.csv
+load=docs/results/redistribute_sweep_load.txt
+bin="$build/bench/redistribute"
+run() { mpirun --oversubscribe --bind-to none "$@"; }
+rm -f "$csv"
+echo "case,ranks,M,r,s,median_s" > "$alone"
+: > "$load"
+lists=(--r 1,3,7,64,0 --s 1,3,7,64,0)
+for np in 2 4; do
+  echo "before ranks $np: $(uptime)" >> "$load"
+  run -n "$np" "$bin/bench_redistribute_sweep" --M 1e3,1e5,1e7 "${lists[@]}" --repeats 9 --csv "$csv" "$@"
+  run -n "$np" "$bin/bench_redistribute_tpetra_alone" --M 1e3,1e5,1e7 "${lists[@]}" --repeats 9 --csv "$alone"
+done
+echo "before 2-d: $(uptime)" >> "$load"
+run -n 2 "$bin/bench_redistribute_sweep" --M 0 --n2d 8000 --r2d 36 --s2d 128 --tpetra2d 1 --repeats 9 --csv "$csv" "$@"
+run -n 2 "$bin/bench_redistribute_tpetra_alone" --M 0 --n2d 8000 --r2d 36 --s2d 128 --repeats 9 --csv "$alone"
+echo "after: $(uptime)" >> "$load"
+/usr/bin/python3 bench/redistribute/sweep_plot.py "$csv" "$alone" docs/results/redistribute_sweep.png
+echo "results: $csv, $alone, $load, docs/results/redistribute_sweep.png"
