@@ -115,7 +115,9 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
       all.erase(all.begin() + opts.root);
       problem = steady::SteadyProblem::scatter(opts.root, all);
     }
-    sol = steady::solve(m_platform.platform, problem);
+    // Of the optimal solutions, the one that moves the least data: at small K a batch is a few
+    // periods, and every transfer of a value is a step of its pipeline (docs/steady.md).
+    sol = steady::solve(m_platform.platform, problem, steady::SolveGoal::LeastTraffic);
     detail::require(sol.throughput > 0, who, ": the steady-state LP has throughput 0 (", sol.note, ")");
     auto trees = steady::extract_trees(m_platform.platform, sol);
     // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
@@ -219,7 +221,7 @@ void SeriesCore::check_phase(std::int64_t t, std::int64_t submitted) {
 void SeriesCore::run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb) {
   std::vector<int> identity(static_cast<std::size_t>(m_size));
   for (int r = 0; r < m_size; ++r) identity[static_cast<std::size_t>(r)] = r;
-  steady::run_pipeline(plan(K), m_comm.get(), value_bytes, cb, std::move(identity));
+  steady::run_pipeline_private(plan(K), m_comm, value_bytes, cb, std::move(identity));
 }
 
 void SeriesCore::check_live(const char* call) const {

@@ -248,8 +248,13 @@ private:
 
   void run_waiting() {
     const auto K = static_cast<std::int64_t>(m_waiting.size());
-    m_core.agree(m_failed, m_message); // a contribution's fold may have failed
-    if (K == 0) return;
+    // A contribution's fold may have failed: the batch runs all the same (combine() passes the left
+    // operand on once m_failed is set) and the one agreement after it reports the failure, so a batch
+    // costs one collective besides the pipeline.
+    if (K == 0) {
+      m_core.agree(m_failed, m_message);
+      return;
+    }
     const bool on_root = m_core.rank() == m_core.root();
     if (on_root) m_results.resize(static_cast<std::size_t>(m_done + K), Part{T{}, 0});
     if (m_core.size() == 1) {
