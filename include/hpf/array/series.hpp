@@ -19,9 +19,11 @@
 // How it runs. The constructor (collective) measures the platform (steady::measure_platform: one
 // node per rank, unit messages of the series' value size, node speeds from timing the operator),
 // unless opts.platform gives one; solves the seed's LP (SSR for reductions, SSSP for scatters)
-// exactly; and chooses, from predicted times, between
+// exactly, keeping of its optimal solutions one with the least transfer time
+// (steady::SolveGoal::LeastTraffic); and chooses, from predicted times, between
 //   - SteadyState: batches of phases run on the periodic schedule (initialisation, steady state and
-//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline;
+//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
+//     series' own communicator: no duplicate, barrier or time agreement per batch);
 //   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
 //     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters.
 // choice() reports both predictions and the reason. Every rank makes the same choice: the platform
