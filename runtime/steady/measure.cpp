@@ -155,15 +155,18 @@ MeasuredPlatform measure_platform(const Comm& comm, const MeasureOptions& opts) 
     if (me == a) mine[i] = r.rtt / 2;
   }
   // The marginal time of a value in a long message, from ranks 0 and 1 (pair (0, 1) is always
-  // measured): every rank walks this call too.
+  // measured): every rank walks this call too. The long message has batch_units units, but at most
+  // 1 MiB when a unit is smaller (at least 2 units), so large values do not ping-pong 64 of them.
+  const std::size_t units =
+      std::min<std::size_t>(static_cast<std::size_t>(opts.batch_units),
+                            std::max<std::size_t>(2, (std::size_t{1} << 20) / opts.unit_bytes));
   if (P >= 2 && opts.batch_units > 1) {
-    const PingPongResult r =
-        ping_pong(c, 0, 1, opts.unit_bytes * static_cast<std::size_t>(opts.batch_units), pp);
+    const PingPongResult r = ping_pong(c, 0, 1, opts.unit_bytes * units, pp);
     if (me == 0) {
       const auto one = std::find(costs.pairs.begin(), costs.pairs.end(), std::make_pair(0, 1));
       if (one != costs.pairs.end()) {
         const double unit = mine[static_cast<std::size_t>(one - costs.pairs.begin())];
-        costs.value_seconds = std::max(0.0, (r.rtt / 2 - unit) / (opts.batch_units - 1));
+        costs.value_seconds = std::max(0.0, (r.rtt / 2 - unit) / static_cast<double>(units - 1));
       }
     }
   }

@@ -40,7 +40,8 @@ struct MeasureOptions {
   double rho = 0.3;              ///< Lowekamp's tolerance (seed 003, Section 7 uses 30 %)
   double resolution = 8;         ///< the time unit is the smallest measured time / resolution
   int digits = 2;                ///< significant digits kept in every cost and task time
-  int batch_units = 64;          ///< ranks 0 and 1 also ping-pong batch_units units (0 or 1: not)
+  int batch_units = 64;          ///< ranks 0 and 1 also ping-pong batch_units units, at most 1 MiB
+                                 ///< when a unit is smaller (0 or 1: not measured)
 };
 
 /// What measure_platform measured, before it became a Platform (pure input of platform_from_costs).
