@@ -10,7 +10,8 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
 cli="${1:-$HPF_ROOT/build/hpfrt}"
-[ -x "$cli" ] || { echo "$cli missing: build the CMake tree first (it exports the platforms)" >&2; exit 2; }
+[ -x "$cli" ] || [ "${SMPI_ONLY:-}" = cluster64-reduce ] ||
+  { echo "$cli missing: build the CMake tree first (it exports the platforms)" >&2; exit 2; }
 here="$HPF_ROOT/bench/steady"
 plats="$HPF_ROOT/examples/steady/platforms"
 out="$HPF_ROOT/build-smpi/steady"
@@ -54,6 +55,15 @@ run() { # name platform.json args...   ($bench_extra: options for bench_steady o
   smpirun -np "$n" -platform "$out/$name.xml" -hostfile "$out/$name.hosts" "${cfg[@]}" \
     "$out/bench_steady_smpi" --platform "$json" "$@" ${bench_extra:-} --bytes "$bytes" --ops "$ops" --name "$name" --csv "$csv"
 }
+# The 64-host two-level cluster platform of seed 003's Table 4 (cluster_platform.py): K reductions
+# as the two-level series, back-to-back MPI_Reduce and seed 002's tree repeated (run by SMPI_ONLY=cluster64-reduce).
+if [ "${SMPI_ONLY:-}" = cluster64-reduce ]; then
+  python3 "$here/cluster_platform.py" "$out/cluster64.xml" "$out/cluster64.hosts" "$out/cluster64.json" \
+    "$out/cluster64-level2.json"
+  smpirun -np 64 -platform "$out/cluster64.xml" -hostfile "$out/cluster64.hosts" "${cfg[@]}" \
+    "$out/bench_steady_smpi" --clusters "$out/cluster64.json" --platform "$out/cluster64-level2.json" \
+    --chunk "${SMPI_CHUNK:-10}" --tree 1 --ops "$ops" --name cluster64-reduce --csv "$csv"
+fi
 run figure2-scatter "$plats/figure2_scatter.json" --op scatter --source Ps --targets P0,P1
 bench_extra="--tree 1" run figure6-reduce "$plats/figure6_reduce.json" --op reduce --target P0 --participants P0,P1,P2
 run hetero6-scatter "$plats/hetero6.json" --op scatter --source S --targets C,D,E

@@ -115,7 +115,9 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
       all.erase(all.begin() + opts.root);
       problem = steady::SteadyProblem::scatter(opts.root, all);
     }
-    sol = steady::solve(m_platform.platform, problem);
+    // Of the optimal solutions, the one that moves the least data: at small K a batch is a few
+    // periods, and every transfer of a value is a step of its pipeline (docs/steady.md).
+    sol = steady::solve(m_platform.platform, problem, steady::SolveGoal::LeastTraffic);
     detail::require(sol.throughput > 0, who, ": the steady-state LP has throughput 0 (", sol.note, ")");
     auto trees = steady::extract_trees(m_platform.platform, sol);
     // About ops_per_period operations per period (at least 4 per tree): fewer, longer periods cost less
@@ -182,12 +184,25 @@ const steady::PipelinePlan& SeriesCore::plan(std::int64_t K) {
   return it->second;
 }
 
+// The plan's makespan charges every value the cost of a one-unit message on its edge. The executor
+// sends one message per edge and matching, carrying every value of the period, so when the platform
+// knows the marginal time of a value in a long message (value_seconds), a batch is predicted as its
+// makespan with each value charged that marginal time, plus one median edge cost (a message's
+// latency) per step of every period.
 double SeriesCore::predicted_steady(std::int64_t phases) {
+  const double d = median_edge_seconds(m_platform);
+  const double v = m_platform.value_seconds;
+  auto batch = [&](std::int64_t K) {
+    const steady::PipelinePlan& p = plan(K);
+    const double makespan = p.makespan().convert_to<double>() * m_platform.time_unit;
+    if (v <= 0 || d <= 0 || v >= d) return makespan;
+    return makespan * (v / d) + static_cast<double>(p.periods) * static_cast<double>(p.steps.size()) * d;
+  };
   const std::int64_t full = phases / m_opts.batch, rest = phases % m_opts.batch;
-  double units = 0;
-  if (full > 0) units += static_cast<double>(full) * plan(m_opts.batch).makespan().convert_to<double>();
-  if (rest > 0) units += plan(rest).makespan().convert_to<double>();
-  return units * m_platform.time_unit;
+  double seconds = 0;
+  if (full > 0) seconds += static_cast<double>(full) * batch(m_opts.batch);
+  if (rest > 0) seconds += batch(rest);
+  return seconds;
 }
 
 void SeriesCore::agree(bool failed, const std::string& message) {
@@ -219,7 +234,7 @@ void SeriesCore::check_phase(std::int64_t t, std::int64_t submitted) {
 void SeriesCore::run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb) {
   std::vector<int> identity(static_cast<std::size_t>(m_size));
   for (int r = 0; r < m_size; ++r) identity[static_cast<std::size_t>(r)] = r;
-  steady::run_pipeline(plan(K), m_comm.get(), value_bytes, cb, std::move(identity));
+  steady::run_pipeline_private(plan(K), m_comm, value_bytes, cb, std::move(identity));
 }
 
 void SeriesCore::check_live(const char* call) const {

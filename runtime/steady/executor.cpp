@@ -37,10 +37,9 @@ struct PeriodExchange {
 
 class Runner {
 public:
-  Runner(const PipelinePlan& plan, MPI_Comm comm, std::size_t bytes, const PipelineCallbacks& cb,
+  Runner(const PipelinePlan& plan, Comm comm, std::size_t bytes, const PipelineCallbacks& cb,
          std::vector<int> node_rank)
-      : m_plan(plan), m_comm(Comm::duplicate(comm)), m_bytes(bytes), m_cb(cb),
-        m_node_rank(std::move(node_rank)) {
+      : m_plan(plan), m_comm(std::move(comm)), m_bytes(bytes), m_cb(cb), m_node_rank(std::move(node_rank)) {
     m_rank = m_comm.rank();
     const int size = m_comm.size();
     if (m_node_rank.empty())
@@ -62,8 +61,9 @@ public:
     }
   }
 
-  PipelineStats run() {
-    HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
+  /// `timed`: a barrier first and the maximum time over ranks after (two collectives).
+  PipelineStats run(bool timed) {
+    if (timed) HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
     const double t0 = MPI_Wtime();
     for (std::int64_t p = 0; p < m_plan.periods; ++p) {
       // This period's computations run while its matchings' messages are in flight (one between two
@@ -94,8 +94,8 @@ public:
       for (auto& [t, k, v] : m_pending) produce(t, k, std::move(v));
       m_pending.clear();
     }
-    double mine = MPI_Wtime() - t0, all = 0.0;
-    HPF_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, m_comm.get()));
+    double mine = MPI_Wtime() - t0, all = mine;
+    if (timed) HPF_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, m_comm.get()));
     m_stats.seconds = all;
     return m_stats;
   }
@@ -119,7 +119,7 @@ private:
     }
     Value v;
     v.stamp = m_plan.stamp(static_cast<int>(t), m_leaf[t][2 * k + static_cast<std::size_t>(which)]++);
-    v.data.resize(m_bytes);
+    v.data = fresh();
     m_cb.make(leaf_source(m_plan, static_cast<int>(t), static_cast<int>(k), which), v.stamp, v.data.data());
     return v;
   }
@@ -128,6 +128,7 @@ private:
     if (k == 0) {
       m_cb.deliver(m_plan.trees[t].group, v.stamp, v.data.data());
       ++m_stats.delivered_here;
+      recycle(std::move(v.data));
     } else {
       m_slots[t][k].push_back(std::move(v));
     }
@@ -145,8 +146,10 @@ private:
                     a.stamp, " and ", b.stamp, "; this is a bug");
     Value out;
     out.stamp = a.stamp;
-    out.data.resize(m_bytes);
+    out.data = fresh();
     m_cb.combine(a.data.data(), b.data.data(), out.data.data());
+    recycle(std::move(a.data));
+    recycle(std::move(b.data));
     m_pending.emplace_back(t, k, std::move(out));
   }
 
@@ -202,6 +205,7 @@ private:
         Value v = take(static_cast<std::size_t>(tr.tree), static_cast<std::size_t>(tr.task), 0);
         std::memcpy(buf, &v.stamp, sizeof v.stamp);
         std::memcpy(buf + sizeof v.stamp, v.data.data(), m_bytes);
+        recycle(std::move(v.data));
         buf += sizeof v.stamp + m_bytes;
         ++values;
       }
@@ -219,12 +223,24 @@ private:
       for (std::int64_t j = 0; j < moved[f]; ++j) {
         Value v;
         std::memcpy(&v.stamp, buf, sizeof v.stamp);
-        v.data.assign(buf + sizeof v.stamp, buf + sizeof v.stamp + m_bytes);
+        v.data = fresh();
+        std::memcpy(v.data.data(), buf + sizeof v.stamp, m_bytes);
         buf += sizeof v.stamp + m_bytes;
         produce(static_cast<std::size_t>(tr.tree), static_cast<std::size_t>(tr.task), std::move(v));
       }
     }
   }
+
+  // Value storage is recycled: a value's bytes go back to m_pool once sent, combined or delivered,
+  // so the steady state allocates nothing per value (at small sizes allocation was most of the
+  // executor's per-value cost).
+  std::vector<std::byte> fresh() {
+    if (m_pool.empty()) return std::vector<std::byte>(m_bytes);
+    std::vector<std::byte> d = std::move(m_pool.back());
+    m_pool.pop_back();
+    return d;
+  }
+  void recycle(std::vector<std::byte>&& d) { m_pool.push_back(std::move(d)); }
 
   [[nodiscard]] int rank_of(int node) const { return m_node_rank[static_cast<std::size_t>(node)]; }
   // The transfer at flat index f (PipelinePlan::flat order).
@@ -247,6 +263,7 @@ private:
   std::size_t m_next_work = 0;
   std::vector<std::tuple<std::size_t, std::size_t, Value>> m_pending; // results of this period
   std::unique_ptr<PeriodExchange> m_ex;
+  std::vector<std::vector<std::byte>> m_pool; // spare value storage, m_bytes each
   PipelineStats m_stats;
 };
 
@@ -255,8 +272,15 @@ private:
 PipelineStats run_pipeline(const PipelinePlan& plan, MPI_Comm comm, std::size_t value_bytes,
                            const PipelineCallbacks& callbacks, std::vector<int> node_rank) {
   detail::require(value_bytes >= 1, "run_pipeline: value_bytes must be >= 1, got ", value_bytes);
+  Runner r(plan, Comm::duplicate(comm), value_bytes, callbacks, std::move(node_rank));
+  return r.run(true);
+}
+
+PipelineStats run_pipeline_private(const PipelinePlan& plan, const Comm& comm, std::size_t value_bytes,
+                                   const PipelineCallbacks& callbacks, std::vector<int> node_rank) {
+  detail::require(value_bytes >= 1, "run_pipeline: value_bytes must be >= 1, got ", value_bytes);
   Runner r(plan, comm, value_bytes, callbacks, std::move(node_rank));
-  return r.run();
+  return r.run(false);
 }
 
 } // namespace hpf::steady

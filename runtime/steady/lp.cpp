@@ -21,6 +21,12 @@ int LinearProgram::add_column(std::string name, const Rational& obj) {
   return column_count() - 1;
 }
 
+void LinearProgram::set_objective(int column, const Rational& obj) {
+  detail::require(column >= 0 && column < column_count(),
+                  "LinearProgram::set_objective: column must be in [0, ", column_count(), "), got ", column);
+  m_obj[static_cast<std::size_t>(column)] = obj;
+}
+
 void LinearProgram::add_row(const std::vector<std::pair<int, Rational>>& terms, RowSense sense,
                             const Rational& rhs, std::string name) {
   std::map<int, Rational> merged;

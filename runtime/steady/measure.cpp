@@ -30,6 +30,7 @@ void check_options(const MeasureOptions& o) {
                   "measure_platform: resolution must be >= 1, got ", o.resolution);
   detail::require(o.digits >= 1 && o.digits <= 6, "measure_platform: digits must be in [1, 6], got ",
                   o.digits);
+  detail::require(o.batch_units >= 0, "measure_platform: batch_units must be >= 0, got ", o.batch_units);
 }
 
 // x seconds as a positive integer number of `unit`s, `digits` significant digits.
@@ -95,6 +96,9 @@ MeasuredPlatform platform_from_costs(const MeasuredCosts& c, const MeasureOption
 
   MeasuredPlatform out;
   out.measured_pairs = static_cast<int>(c.pairs.size());
+  detail::require(std::isfinite(c.value_seconds) && c.value_seconds >= 0,
+                  "measure_platform: value_seconds must be >= 0, got ", c.value_seconds);
+  out.value_seconds = c.value_seconds;
   out.time_unit = (smallest > 0 ? smallest : 1e-6) / opts.resolution;
   const bool every_pair = c.pairs.size() == idx(P) * idx(P - 1) / 2;
   out.clusters.assign(idx(P), 0);
@@ -150,6 +154,22 @@ MeasuredPlatform measure_platform(const Comm& comm, const MeasureOptions& opts) 
     const PingPongResult r = ping_pong(c, a, b, opts.unit_bytes, pp);
     if (me == a) mine[i] = r.rtt / 2;
   }
+  // The marginal time of a value in a long message, from ranks 0 and 1 (pair (0, 1) is always
+  // measured): every rank walks this call too. The long message has batch_units units, but at most
+  // 1 MiB when a unit is smaller (at least 2 units), so large values do not ping-pong 64 of them.
+  const std::size_t units =
+      std::min<std::size_t>(static_cast<std::size_t>(opts.batch_units),
+                            std::max<std::size_t>(2, (std::size_t{1} << 20) / opts.unit_bytes));
+  if (P >= 2 && opts.batch_units > 1) {
+    const PingPongResult r = ping_pong(c, 0, 1, opts.unit_bytes * units, pp);
+    if (me == 0) {
+      const auto one = std::find(costs.pairs.begin(), costs.pairs.end(), std::make_pair(0, 1));
+      if (one != costs.pairs.end()) {
+        const double unit = mine[static_cast<std::size_t>(one - costs.pairs.begin())];
+        costs.value_seconds = std::max(0.0, (r.rtt / 2 - unit) / static_cast<double>(units - 1));
+      }
+    }
+  }
   double task = 0;
   if (opts.compute) {
     // The operator is user code: an exception must not leave this rank outside the collectives
@@ -200,6 +220,7 @@ std::string MeasuredPlatform::to_json() const {
   j["time_unit"] = time_unit;
   j["clusters"] = clusters;
   j["measured_pairs"] = measured_pairs;
+  j["value_seconds"] = value_seconds;
   j["platform"] = nlohmann::json::parse(platform.to_json());
   return j.dump();
 }
@@ -220,6 +241,9 @@ MeasuredPlatform MeasuredPlatform::from_json(std::string_view text) {
                   "measured platform JSON: 'time_unit' must be > 0, got ", m.time_unit);
   m.platform = Platform::from_json(j["platform"].dump());
   if (j.contains("measured_pairs")) m.measured_pairs = j["measured_pairs"].get<int>();
+  if (j.contains("value_seconds")) m.value_seconds = j["value_seconds"].get<double>();
+  detail::require(std::isfinite(m.value_seconds) && m.value_seconds >= 0,
+                  "measured platform JSON: 'value_seconds' must be >= 0, got ", m.value_seconds);
   if (j.contains("clusters")) m.clusters = j["clusters"].get<std::vector<int>>();
   detail::require(m.clusters.empty() || static_cast<int>(m.clusters.size()) == m.platform.node_count(),
                   "measured platform JSON: 'clusters' has ", m.clusters.size(), " entries for ",

@@ -248,10 +248,10 @@ PipelinePlan plan_pipeline(const Platform& g, const SteadySolution& s, const Per
 }
 
 PipelinePlan plan_pipeline(const Platform& g, const SteadyProblem& problem, std::int64_t operations,
-                           std::int64_t period_max) {
+                           std::int64_t period_max, SolveGoal goal) {
   detail::require(period_max >= 0, "plan_pipeline: period_max must be >= 0 (0 = exact period), got ",
                   period_max);
-  const SteadySolution s = solve(g, problem);
+  const SteadySolution s = solve(g, problem, goal);
   std::vector<WeightedTree> trees = extract_trees(g, s);
   BigInt period = s.period;
   if (period_max > 0 && s.period > period_max) {

@@ -398,7 +398,7 @@ SteadySolution make_solution(const Platform& g, const SteadyProblem& p, std::vec
   return s;
 }
 
-SteadySolution solve(const Platform& g, const SteadyProblem& p) {
+SteadySolution solve(const Platform& g, const SteadyProblem& p, SolveGoal goal) {
   validate_problem(g, p);
   // Unreachable destinations make TP = 0 for the whole series; say which one instead of solving.
   std::string note;
@@ -426,10 +426,27 @@ SteadySolution solve(const Platform& g, const SteadyProblem& p) {
     s.note = note;
     return s;
   }
-  const SteadyLp model = build_lp(g, p);
-  const ExactLpResult r = solve_exact(model.lp);
+  SteadyLp model = build_lp(g, p);
+  ExactLpResult r = solve_exact(model.lp);
   detail::require(r.status == LpStatus::Optimal, "steady ", to_string(p.op),
                   ": the LP is not optimal (status ", static_cast<int>(r.status), "); this is a bug");
+  if (goal == SolveGoal::LeastTraffic && r.objective > 0) {
+    // Second stage: TP fixed at its optimum, maximise -(total transfer time).
+    const Rational tp = r.objective;
+    for (std::size_t j = 0; j < model.columns.size(); ++j) {
+      const auto& c = model.columns[j];
+      Rational obj(0);
+      if (c.kind == SteadyLp::Column::Send) obj = -(p.message_size * g.edge(c.edge).cost);
+      model.lp.set_objective(static_cast<int>(j), obj);
+      if (c.kind == SteadyLp::Column::Throughput)
+        model.lp.add_row({{static_cast<int>(j), Rational(1)}}, RowSense::Equal, tp, "TP fixed");
+    }
+    r = solve_exact(model.lp);
+    detail::require(r.status == LpStatus::Optimal, "steady ", to_string(p.op),
+                    ": the least-traffic LP is not optimal (status ", static_cast<int>(r.status),
+                    "); this is a bug");
+    r.objective = tp;
+  }
   std::vector<EdgeFlow> sends;
   std::vector<TaskRate> tasks;
   for (std::size_t j = 0; j < model.columns.size(); ++j) {

@@ -106,7 +106,30 @@ TEST(SteadyMeasure, PairwisePlatformMatchesTheMeasurements) {
     EXPECT_EQ(back.platform.to_json(), m.platform.to_json());
     EXPECT_EQ(back.time_unit, m.time_unit);
     EXPECT_EQ(back.clusters, m.clusters);
+    EXPECT_EQ(back.value_seconds, m.value_seconds);
   }
+}
+
+// The marginal time of a value (value_seconds) passes from the costs to the platform and its JSON;
+// a negative one is refused, and JSON without it (an older file) reads as 0 (not measured).
+TEST(SteadyMeasure, ValueSecondsKeptAndChecked) {
+  MeasuredCosts c;
+  c.ranks = 2;
+  c.pairs = {{0, 1}};
+  c.seconds = {2e-6};
+  c.task_seconds = {0, 0};
+  c.value_seconds = 3e-8;
+  const MeasuredPlatform m = platform_from_costs(c, MeasureOptions{});
+  EXPECT_EQ(m.value_seconds, 3e-8);
+  EXPECT_EQ(MeasuredPlatform::from_json(m.to_json()).value_seconds, 3e-8);
+  c.value_seconds = -1;
+  HPF_EXPECT_ERROR((void)platform_from_costs(c, MeasureOptions{}), "value_seconds must be >= 0, got -1");
+  std::string old = m.to_json();
+  const auto at = old.find("\"value_seconds\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto comma = old.rfind(',', at); // drop ,"value_seconds":x wherever it sits
+  old.erase(comma, old.find_first_of(",}", at) - comma);
+  EXPECT_EQ(MeasuredPlatform::from_json(old).value_seconds, 0);
 }
 
 // Two clusters of ranks (fast inside, 50x slower between): Lowekamp finds them from the O(P log P)

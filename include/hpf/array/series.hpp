@@ -19,9 +19,11 @@
 // How it runs. The constructor (collective) measures the platform (steady::measure_platform: one
 // node per rank, unit messages of the series' value size, node speeds from timing the operator),
 // unless opts.platform gives one; solves the seed's LP (SSR for reductions, SSSP for scatters)
-// exactly; and chooses, from predicted times, between
+// exactly, keeping of its optimal solutions one with the least transfer time
+// (steady::SolveGoal::LeastTraffic); and chooses, from predicted times, between
 //   - SteadyState: batches of phases run on the periodic schedule (initialisation, steady state and
-//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline;
+//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
+//     series' own communicator: no duplicate, barrier or time agreement per batch);
 //   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
 //     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters.
 // choice() reports both predictions and the reason. Every rank makes the same choice: the platform
@@ -248,8 +250,13 @@ private:
 
   void run_waiting() {
     const auto K = static_cast<std::int64_t>(m_waiting.size());
-    m_core.agree(m_failed, m_message); // a contribution's fold may have failed
-    if (K == 0) return;
+    // A contribution's fold may have failed: the batch runs all the same (combine() passes the left
+    // operand on once m_failed is set) and the one agreement after it reports the failure, so a batch
+    // costs one collective besides the pipeline.
+    if (K == 0) {
+      m_core.agree(m_failed, m_message);
+      return;
+    }
     const bool on_root = m_core.rank() == m_core.root();
     if (on_root) m_results.resize(static_cast<std::size_t>(m_done + K), Part{T{}, 0});
     if (m_core.size() == 1) {

@@ -48,6 +48,13 @@ struct PipelineStats {
 PipelineStats run_pipeline(const PipelinePlan& plan, MPI_Comm comm, std::size_t value_bytes,
                            const PipelineCallbacks& callbacks, std::vector<int> node_rank = {});
 
+/// The same pipeline, for a caller that runs many short ones (hpf::ReductionSeries): `comm` is used
+/// as it is (the caller keeps it private to itself: no MPI_Comm_dup per call), and there is no
+/// barrier before and no agreement on the time after (stats.seconds is this rank's own time). At
+/// small K these fixed costs were most of a batch's time (docs/steady.md, native results).
+PipelineStats run_pipeline_private(const PipelinePlan& plan, const Comm& comm, std::size_t value_bytes,
+                                   const PipelineCallbacks& callbacks, std::vector<int> node_rank);
+
 /// Leaf source of tree task input (`which` 0 = input_a, 1 = input_b): the participant index for
 /// reduce, the message type for scatter/gossip.
 [[nodiscard]] int leaf_source(const PipelinePlan& plan, int tree, int task, int which);

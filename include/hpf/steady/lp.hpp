@@ -29,6 +29,8 @@ public:
 
   /// Adds a column x >= 0 with objective coefficient `obj`; returns its index.
   int add_column(std::string name, const Rational& obj = Rational(0));
+  /// Replaces column j's objective coefficient (a second, lexicographic stage of a solve).
+  void set_objective(int column, const Rational& obj);
   /// Adds a row; coefficients of the same column are summed, zero terms dropped.
   void add_row(const std::vector<std::pair<int, Rational>>& terms, RowSense sense, const Rational& rhs,
                std::string name);

@@ -40,6 +40,8 @@ struct MeasureOptions {
   double rho = 0.3;              ///< Lowekamp's tolerance (seed 003, Section 7 uses 30 %)
   double resolution = 8;         ///< the time unit is the smallest measured time / resolution
   int digits = 2;                ///< significant digits kept in every cost and task time
+  int batch_units = 64;          ///< ranks 0 and 1 also ping-pong batch_units units, at most 1 MiB
+                                 ///< when a unit is smaller (0 or 1: not measured)
 };
 
 /// What measure_platform measured, before it became a Platform (pure input of platform_from_costs).
@@ -48,6 +50,7 @@ struct MeasuredCosts {
   std::vector<std::pair<int, int>> pairs; ///< measured pairs (a < b)
   std::vector<double> seconds;            ///< one-way time of a unit message per measured pair
   std::vector<double> task_seconds;       ///< per rank: time of the operator (0: no operator)
+  double value_seconds = 0;               ///< see MeasuredPlatform::value_seconds
 };
 
 /// The pairs that measure_platform measures for P ranks: every pair when P <= pairwise_max, else
@@ -63,8 +66,13 @@ struct MeasuredPlatform {
   double time_unit = 0;      ///< seconds per time unit of the platform
   std::vector<int> clusters; ///< cluster of every rank (Lowekamp; all 0 when every pair was measured)
   int measured_pairs = 0;    ///< ping-pong pairs measured
+  /// Seconds one more unit adds to a message of many (ranks 0 and 1: one-way time of batch_units
+  /// units minus that of one, over batch_units - 1); 0 when not measured. An edge's cost is the time
+  /// of a message of one unit, latency included; the steady-state executor sends many values per
+  /// message, so the series' prediction charges them this marginal time instead.
+  double value_seconds = 0;
 
-  /// {"time_unit": s, "clusters": [...], "measured_pairs": n, "platform": {Platform JSON}}.
+  /// {"time_unit": s, "clusters": [...], "measured_pairs": n, "value_seconds": s, "platform": {...}}.
   [[nodiscard]] std::string to_json() const;
   /// Inverse of to_json; throws hpf::Error naming the field on malformed input.
   [[nodiscard]] static MeasuredPlatform from_json(std::string_view text);

@@ -85,8 +85,9 @@ struct PipelinePlan {
 [[nodiscard]] PipelinePlan plan_pipeline(const Platform& platform, const SteadySolution& solution,
                                          const PeriodicSchedule& schedule, std::int64_t operations);
 
-/// Convenience: solve, extract trees, schedule (fixed period if T > period_max > 0), replay.
+/// Convenience: solve (with `goal`), extract trees, schedule (fixed period if T > period_max > 0), replay.
 [[nodiscard]] PipelinePlan plan_pipeline(const Platform& platform, const SteadyProblem& problem,
-                                         std::int64_t operations, std::int64_t period_max = 0);
+                                         std::int64_t operations, std::int64_t period_max = 0,
+                                         SolveGoal goal = SolveGoal::Any);
 
 } // namespace hpf::steady

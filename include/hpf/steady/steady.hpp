@@ -107,10 +107,19 @@ struct SteadyLp {
 };
 [[nodiscard]] SteadyLp build_lp(const Platform& platform, const SteadyProblem& problem);
 
+/// Which optimal solution solve() returns. The seed's LP is often degenerate: on a platform where
+/// communication is the bottleneck, many mixes of trees reach TP (on two nodes, "P1 sends its value
+/// to the target, which combines" and "the target sends its value to P1, which combines and sends the
+/// result back" both do). `Any` keeps the simplex's vertex; `LeastTraffic` solves a second LP with TP
+/// fixed at its optimum that minimises the total transfer time sum(rate x message size x edge cost):
+/// the same throughput with the fewest transfers (fewer messages per operation, shorter pipelines).
+enum class SolveGoal { Any, LeastTraffic };
+
 /// Solves the problem's LP exactly. A target (or, for reduce, the target seen from a participant)
 /// that cannot be reached gives TP = 0 with `note` saying which one; flow circulations that an
 /// optimal vertex may carry on unsaturated links are cancelled (they move nothing).
-[[nodiscard]] SteadySolution solve(const Platform& platform, const SteadyProblem& problem);
+[[nodiscard]] SteadySolution solve(const Platform& platform, const SteadyProblem& problem,
+                                   SolveGoal goal = SolveGoal::Any);
 
 /// Completes a solution from given rates (e.g. the seed's published solutions): removes zero rates,
 /// sorts, computes TP, the loads and the period. Does not check feasibility (see check_solution).
