@@ -13,17 +13,18 @@
 # method's result is checked on every rank before its time is printed (see smpi_driver.cpp).
 #
 #   bench/adaptive/smpi_run.sh --ranks N [--bytes 1024,65536,1048576] [--bcast a,b,...] [--repeats 1]
-#                              [--csv file (rows appended)]
+#                              [--csv file (rows appended)] [--hpfrt 0|1]
+# --hpfrt 0: only the MPI_Bcast runs (their rows' ratios are then to the best of those alone).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/platforms/smpi_common.sh"
-usage="usage: $0 --ranks N [--bytes list] [--bcast list of SMPI bcast algorithms] [--repeats R] [--csv file]"
-ranks="" bytes=1024,65536,1048576 bcasts=binomial_tree,scatter_LR_allgather,ompi_pipeline,ompi,mpich repeats=1 csv=""
+usage="usage: $0 --ranks N [--bytes list] [--bcast list of SMPI bcast algorithms] [--repeats R] [--csv file] [--hpfrt 0|1]"
+ranks="" bytes=1024,65536,1048576 bcasts=binomial_tree,scatter_LR_allgather,ompi_pipeline,ompi,mpich repeats=1 csv="" hpfrt=1
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$1: missing value; $usage" >&2; exit 2; }
   case "$1" in
     --ranks) ranks="$2" ;; --bytes) bytes="$2" ;; --bcast) bcasts="$2" ;; --repeats) repeats="$2" ;;
-    --csv) csv="$2" ;;
+    --csv) csv="$2" ;; --hpfrt) hpfrt="$2" ;;
     *) echo "unknown option '$1'; $usage" >&2; exit 2 ;;
   esac
   shift 2
@@ -58,29 +59,12 @@ sim() { # driver args...
 overhead=1e-6
 smpi_cfg+=(--cfg=smpi/os:0:$overhead:0 --cfg=smpi/or:0:$overhead:0)
 cfg_extra=()
-sim --methods adaptive,hier-auto,hier-flat,hier-fef,hier-ecef,hier-ecef-la,hier-ecef-lat,hier-ecef-lat-max,hier-bottom-up
+[ "$hpfrt" = 0 ] || sim --methods adaptive,hier-auto,hier-flat,hier-fef,hier-ecef,hier-ecef-la,hier-ecef-lat,hier-ecef-lat-max,hier-bottom-up
 for alg in ${bcasts//,/ }; do
   cfg_extra=(--cfg=smpi/bcast:"$alg")
   sim --methods mpi --label "bcast_$alg"
 done
 rm -f "$log.out" "$log.err"
 
-python3 - "$results" "$ranks" "$sizes" "$csv" <<'PY'
-import os, sys
-results, ranks, sizes, csv = sys.argv[1:]
-rows = [l.rstrip("\n").split(",")[1:] for l in open(results) if l.strip()]
-best = {}
-for label, b, sec, pred, what, wall in rows:
-    if label.startswith("bcast_"):
-        best[b] = min(best.get(b, float("inf")), float(sec))
-header = "ranks,bytes,method,simulated_seconds,predicted_seconds,ratio_to_best_mpi,what,cluster_sizes,wall_seconds"
-lines = [f"{ranks},{b},{label},{sec},{pred},{float(sec) / best[b]:.4f},{what},{sizes.replace(',', ' ')},{wall}"
-         for label, b, sec, pred, what, wall in rows]
-print(header)
-print("\n".join(lines))
-if csv:
-    new = not os.path.exists(csv) or os.path.getsize(csv) == 0
-    with open(csv, "a") as f:
-        f.write((header + "\n" if new else "") + "\n".join(lines) + "\n")
-PY
+python3 "$HPF_ROOT/bench/adaptive/smpi_summary.py" "$results" "$ranks" "$sizes" "$csv"
 rm -f "$results"
