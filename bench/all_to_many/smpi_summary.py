@@ -2,7 +2,9 @@
 """The summary of bench/all_to_many/smpi_run.sh: reads the driver's RESULT rows (prefixed by the platform
 and suffixed by the wall time of their smpirun: platform,d,bytes,pattern,algo,exec,phases,seconds,wall),
 prints the winner per (platform, d, size) and writes the CSV smpi_run.sh documents.
-    smpi_summary.py results.txt ranks patterns repeats [out.csv]"""
+    smpi_summary.py results.txt ranks patterns repeats [out.csv]
+The CSV's patterns column is the number of patterns each cell's rows actually hold (at most `patterns`:
+the rows of an interrupted run can be summarised too)."""
 import statistics, sys
 from collections import defaultdict
 results, ranks, patterns, repeats, csv = (sys.argv[1:] + [""])[:5]
@@ -29,7 +31,7 @@ for cell in cells:
     for k in sorted(med):
         key = cell + k
         rows.append(f"{cell[0]},{ranks},{cell[1]},{cell[2]},{k[0]},{k[1]},{statistics.median(phases[key]):g},"
-                    f"{med[k]:.9g},{med[k] / best:.4f},{int(k == win)},{int(k == phased)},{patterns},{repeats},{wall[cell[0]]}")
+                    f"{med[k]:.9g},{med[k] / best:.4f},{int(k == win)},{int(k == phased)},{len(t[key])},{repeats},{wall[cell[0]]}")
 if csv:
     with open(csv, "w") as f:
         f.write("platform,ranks,d,bytes,algo,exec,phases,simulated_seconds,ratio_to_best,winner,phased_winner,patterns,"
