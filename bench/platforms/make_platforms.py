@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SimGrid platforms for the SMPI redistribution benchmark (bench/redistribute/smpi_run.sh).
+"""SimGrid platforms for the SMPI benchmarks of issue 11 (bench/redistribute, bench/all_to_many and bench/adaptive smpi_run.sh).
 
 The committed files are cluster_N and torus_N for N = 16, 64, 256, 1024, mesh_16, mesh_64 and
 hypercube_16 (hypercube_64 is 0.8 MB; mesh_256 and mesh_1024 are 0.3 and 1.3 MB: the smpi_run.sh scripts generate
