@@ -37,6 +37,19 @@ template <class T> [[nodiscard]] T parse_number(std::string_view text, std::stri
 }
 
 /// A comma-separated list of numbers, e.g. "1,8,64". Throws hpf::Error naming `what`.
+/// "a,b,c" -> {"a", "b", "c"} (empty items kept: the caller names what it expected).
+[[nodiscard]] inline std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    out.emplace_back(
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 template <class T> [[nodiscard]] std::vector<T> parse_list(std::string_view text, std::string_view what) {
   std::vector<T> out;
   for (std::size_t start = 0;;) {

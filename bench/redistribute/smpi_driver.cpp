@@ -77,17 +77,6 @@ struct Args {
   bool shared = false;
 };
 
-std::vector<std::string> split(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    out.emplace_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 Args parse(int argc, char** argv) {
   using hpf::bench::parse_number;
   Args a;
@@ -102,7 +91,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--s")
           a.s = parse_number<index_t>(v, "--s");
         else if (k == "--methods")
-          a.methods = split(v);
+          a.methods = hpf::bench::split_list(v);
         else if (k == "--label")
           a.label = v;
         else if (k == "--repeats")

@@ -19,8 +19,8 @@
 # runs on a smaller problem with the same pattern).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$HPF_ROOT/bench/platforms/smpi_common.sh"
 usage="usage: $0 --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S] [--repeats K] [--csv file] [--shared 0|1]"
-command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
 ranks="" platform="" M=1000000 r=3 s=5 repeats=3 csv="" shared=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$1: missing value; $usage" >&2; exit 2; }
@@ -42,41 +42,17 @@ srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime
       runtime/schedule/all_to_many.cpp runtime/schedule/routing.cpp runtime/exec/exchange.cpp
       runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/redist/pattern.cpp runtime/redist/plan.cpp
       runtime/redist/runs.cpp bench/redistribute/smpi_driver.cpp)
-cc=(smpicxx)
-if command -v ccache > /dev/null; then cc=(ccache smpicxx); fi
-objs=()
-for src in "${srcs[@]}"; do
-  o="$out/$(basename "${src%.cpp}").o"
-  if [ ! -f "$o" ] || [ "$HPF_ROOT/$src" -nt "$o" ] || [ -n "$(find "$HPF_ROOT/include/hpf" "$HPF_ROOT/bench/common" -newer "$o" -name '*.hpp' | head -1)" ]; then
-    "${cc[@]}" -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
-      -I"$HPF_ROOT/include" -c "$HPF_ROOT/$src" -o "$o"
-  fi
-  objs+=("$o")
-done
+smpi_build "$out" bench_redistribute_smpi "${srcs[@]}"
 exe="$out/bench_redistribute_smpi"
-if [ ! -f "$exe" ] || [ -n "$(find "${objs[@]}" -newer "$exe" | head -1)" ]; then smpicxx "${objs[@]}" -o "$exe"; fi
-
-xml="$HPF_ROOT/bench/platforms/${platform}_${ranks}.xml"
-if [ ! -f "$xml" ]; then
-  xml="$out/${platform}_${ranks}.xml"
-  python3 "$HPF_ROOT/bench/platforms/make_platforms.py" "$platform" "$ranks" "$xml"
-fi
-hosts="$out/hostfile_$ranks"
-for i in $(seq 0 $((ranks - 1))); do echo "node-$i"; done > "$hosts"
-# No SMPI bandwidth/latency correction factors and no TCP cross-traffic: links are the XML's.
-# simulate-computation:no: packing costs no simulated time (the seed times communication only).
-# smpi/test:0, smpi/iprobe:0: SMPI charges polling calls a delay by default; Open MPI's are ~0.1 us.
-# contexts/stack-size:1024 (KiB): 1024 simulated ranks in one process.
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
-     --cfg=network/crosstraffic:0 --cfg=smpi/test:0 --cfg=smpi/iprobe:0 --cfg=contexts/stack-size:1024
-     --log=root.thres:critical)
+xml=$(smpi_platform "$platform" "$ranks" "$out")
+hosts=$(smpi_hostfile "$ranks" "$out")
 results="$out/results_${platform}_${ranks}_$$.txt"  # per invocation: runs may go on side by side
 log="$out/smpirun_${platform}_${ranks}_$$"
 : > "$results"
 sim() { # label-of-wall-time args...
   local t0 t1
   t0=$(date +%s.%N)
-  smpirun -np "$ranks" -platform "$xml" -hostfile "$hosts" "${cfg[@]}" "$@" \
+  smpirun -np "$ranks" -platform "$xml" -hostfile "$hosts" "${smpi_cfg[@]}" "$@" \
     "$exe" --M "$M" --r "$r" --s "$s" --repeats "$repeats" --shared "$shared" ${methods_args[@]+"${methods_args[@]}"} \
     > "$log.out" 2> "$log.err" || { cat "$log.out" "$log.err" >&2; echo "smpirun failed" >&2; exit 1; }
   t1=$(date +%s.%N)

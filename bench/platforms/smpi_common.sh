@@ -1,0 +1,51 @@
+# Sourced by the issue 11 SMPI scripts (bench/redistribute/smpi_run.sh, bench/all_to_many/smpi_run.sh,
+# bench/adaptive/smpi_run.sh): building a Kokkos-free driver with smpicxx, the platform and host file
+# of N simulated ranks, and the SMPI options every run uses. Needs scripts/env.sh sourced (HPF_ROOT).
+command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
+
+# smpi_build OUT_DIR EXE_NAME SOURCE...: compiles each source (relative to HPF_ROOT) with smpicxx
+# (through ccache if present) into OUT_DIR, once, again when it or any header is newer, and links
+# OUT_DIR/EXE_NAME.
+smpi_build() {
+  local out="$1" exe="$1/$2" src o
+  shift 2
+  local cc=(smpicxx) objs=()
+  if command -v ccache > /dev/null; then cc=(ccache smpicxx); fi
+  mkdir -p "$out"
+  for src in "$@"; do
+    o="$out/$(basename "${src%.cpp}").o"
+    if [ ! -f "$o" ] || [ "$HPF_ROOT/$src" -nt "$o" ] ||
+      [ -n "$(find "$HPF_ROOT/include/hpf" "$HPF_ROOT/bench/common" -newer "$o" -name '*.hpp' | head -1)" ]; then
+      "${cc[@]}" -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
+        -I"$HPF_ROOT/include" -c "$HPF_ROOT/$src" -o "$o"
+    fi
+    objs+=("$o")
+  done
+  if [ ! -f "$exe" ] || [ -n "$(find "${objs[@]}" -newer "$exe" | head -1)" ]; then smpicxx "${objs[@]}" -o "$exe"; fi
+}
+
+# smpi_platform KIND N OUT_DIR: prints the path of the platform XML, bench/platforms/KIND_N.xml when
+# committed, else generated into OUT_DIR by make_platforms.py.
+smpi_platform() {
+  local xml="$HPF_ROOT/bench/platforms/$1_$2.xml"
+  if [ ! -f "$xml" ]; then
+    xml="$3/$1_$2.xml"
+    [ -f "$xml" ] || python3 "$HPF_ROOT/bench/platforms/make_platforms.py" "$1" "$2" "$xml" >&2 || exit 2
+  fi
+  echo "$xml"
+}
+
+# smpi_hostfile N OUT_DIR: prints the path of a host file node-0 .. node-(N-1).
+smpi_hostfile() {
+  local hosts="$2/hostfile_$1"
+  seq 0 $(($1 - 1)) | sed 's/^/node-/' > "$hosts"
+  echo "$hosts"
+}
+
+# No SMPI bandwidth/latency correction factors and no TCP cross-traffic: links are the XML's.
+# simulate-computation:no: computation costs no simulated time (communication time only, as the seeds).
+# smpi/test:0, smpi/iprobe:0: SMPI charges polling calls a delay by default; Open MPI's are ~0.1 us.
+# contexts/stack-size:1024 (KiB): 1024 simulated ranks in one process.
+smpi_cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
+          --cfg=network/crosstraffic:0 --cfg=smpi/test:0 --cfg=smpi/iprobe:0 --cfg=contexts/stack-size:1024
+          --log=root.thres:critical)
