@@ -43,11 +43,27 @@ namespace {
 
 constexpr std::size_t default_pool_mib = 256;
 
-/// Capacity of a pooled block: whole huge pages (never overflows: bytes came from a live allocation
-/// or a request that operator new would refuse anyway).
+/// Capacity of a pooled block: whole 64 KiB units below a huge page, whole huge pages from there on
+/// (never overflows: bytes came from a live allocation or a request operator new would refuse).
 std::size_t capacity_of(std::size_t bytes) noexcept {
-  const std::size_t pages = bytes / huge_page_bytes + (bytes % huge_page_bytes != 0 ? 1 : 0);
-  return pages > SIZE_MAX / huge_page_bytes ? bytes : pages * huge_page_bytes;
+  const std::size_t unit = bytes < huge_page_bytes ? pool_unit_bytes : huge_page_bytes;
+  const std::size_t units = bytes / unit + (bytes % unit != 0 ? 1 : 0);
+  return units > SIZE_MAX / unit ? bytes : units * unit;
+}
+
+void* new_block(std::size_t capacity) {
+  if (capacity < huge_page_bytes) return ::operator new(capacity);
+  void* p = ::operator new (capacity, std::align_val_t{huge_page_bytes});
+  advise_huge_pages(p, capacity);
+  return p;
+}
+
+void delete_block(void* p, std::size_t capacity) noexcept {
+  if (capacity < huge_page_bytes) {
+    ::operator delete(p);
+  } else {
+    ::operator delete (p, std::align_val_t{huge_page_bytes});
+  }
 }
 
 std::size_t limit_from_environment() noexcept {
@@ -110,7 +126,7 @@ public:
     }
     for (auto [p, capacity] : drop) {
       HPF_UNPOISON(p, capacity);
-      ::operator delete (p, std::align_val_t{huge_page_bytes});
+      delete_block(p, capacity);
     }
   }
   void release() noexcept {
@@ -144,28 +160,25 @@ Pool& pool() noexcept {
 } // namespace
 
 void* allocate_large(std::size_t bytes) {
-  if (bytes < huge_page_bytes) return ::operator new(bytes);
+  if (bytes < pool_min_bytes) return ::operator new(bytes);
   const std::size_t capacity = capacity_of(bytes);
   if (void* p = pool().take(capacity)) return p;
-  void* p = nullptr;
   try {
-    p = ::operator new (capacity, std::align_val_t{huge_page_bytes});
+    return new_block(capacity);
   } catch (const std::bad_alloc&) {
     release_buffer_pool(); // what the pool holds may be what is missing
-    p = ::operator new (capacity, std::align_val_t{huge_page_bytes});
+    return new_block(capacity);
   }
-  advise_huge_pages(p, capacity);
-  return p;
 }
 
 void free_large(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (bytes < huge_page_bytes) {
+  if (bytes < pool_min_bytes) {
     ::operator delete(p);
     return;
   }
   const std::size_t capacity = capacity_of(bytes);
-  if (!pool().give(p, capacity)) ::operator delete (p, std::align_val_t{huge_page_bytes});
+  if (!pool().give(p, capacity)) delete_block(p, capacity);
 }
 
 BufferPoolStats buffer_pool_stats() noexcept { return pool().stats(); }

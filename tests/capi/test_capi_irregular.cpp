@@ -70,7 +70,9 @@ TEST(CApiIrregular, GenBlockAndIndirectRedistributeAndAssign) {
     for (const hpf_dist* to : {&ind, &cyc, &gen}) {
       HPF_C_OK(hpf_array_redistribute(A.a, to, grid.g, HPF_STRATEGY_AUTO));
       const auto got = gathered(A.a, n);
-      if (world_rank() == 0) ASSERT_EQ(got, data) << "iteration " << iter << ", kind " << to->kind;
+      if (world_rank() == 0) {
+        ASSERT_EQ(got, data) << "iteration " << iter << ", kind " << to->kind;
+      }
     }
     // B(n-1:0:-1) = A(0:n-1) from GEN_BLOCK into INDIRECT.
     if (n == 0) continue;

@@ -60,6 +60,21 @@ TEST_F(BufferPool, OtherSizesAndSmallBlocksAreNotPooled) {
   EXPECT_EQ(buffer_pool_stats().blocks, held.blocks + 1); // only b joined
 }
 
+TEST_F(BufferPool, MidSizeBlocksArePooledInWholeUnits) {
+  using hpf::detail::pool_min_bytes;
+  using hpf::detail::pool_unit_bytes;
+  // 2,000,000 bytes (a 4-rank BLOCK -> CYCLIC(1) message of 10^6 doubles per rank) rounds to 31 units.
+  void* a = allocate_large(2000000);
+  free_large(a, 2000000);
+  EXPECT_EQ(buffer_pool_stats().bytes, 31 * pool_unit_bytes);
+  void* b = allocate_large(31 * pool_unit_bytes - 5);
+  EXPECT_EQ(b, a);
+  free_large(b, 31 * pool_unit_bytes - 5);
+  void* small = allocate_large(pool_min_bytes - 1); // below the pool: operator new and delete
+  free_large(small, pool_min_bytes - 1);
+  EXPECT_EQ(buffer_pool_stats().blocks, 1u);
+}
+
 TEST_F(BufferPool, TheBoundIsNeverExceeded) {
   hpf::detail::set_buffer_pool_limit(5 * huge_page_bytes);
   std::vector<void*> blocks;

@@ -135,7 +135,7 @@ TEST(TreeReducer, DistArrayContributionsInRankOrder) {
   const int n = world_size();
   const auto grid = hpf::ProcessGrid::world({n});
   const TreeReducer R(grid.comm().get(), {1, 1}, {ReduceStrategy::fibonacci, 0, n / 2});
-  for (const hpf::Distribution dist : {hpf::Block(), hpf::Cyclic(2)}) {
+  for (const hpf::Distribution& dist : {hpf::Block(), hpf::Cyclic(2)}) {
     const hpf::index_t extent = 3 * n + 2;
     hpf::Layout<1> L({extent}, {dist}, grid);
     hpf::DistArray<Mat, 1> A("A", L);

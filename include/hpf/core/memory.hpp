@@ -7,14 +7,19 @@
 // /sys/kernel/mm/transparent_hugepage/enabled is "madvise" or "always"), the same block faults once
 // per 2 MiB and takes 0.9 ms. Elsewhere the advice is a no-op.
 //
-// Message buffers are also recycled. free_large keeps a released block of 2 MiB or more in a
-// process-wide pool, and allocate_large hands it out again for a request of the same rounded size, so
+// Message buffers are also recycled. free_large keeps a released block of 256 KiB or more in a
+// process-wide pool, and allocate_large hands it out again for a request of the same rounded size
+// (whole 64 KiB units below 2 MiB, whole huge pages above), so
 // an executor built for a new plan (the first REDISTRIBUTE between two layouts, after the plan cache
 // was cleared, or a new array of the same shape) reuses pages an earlier executor already faulted in:
 // on 2 ranks, a fresh 4 MB send and receive buffer cost about 0.6 ms of faulting and zeroing, a
 // quarter of the whole exchange (issue 9). The pool is bounded: it retains at most
 // buffer_pool_limit() bytes (default 256 MiB; environment variable HPF_BUFFER_POOL_MIB, 0 disables
-// it) and frees whatever would exceed the bound; release_buffer_pool() empties it. A failed
+// it) and frees whatever would exceed the bound; release_buffer_pool() empties it. Blocks between
+// 256 KiB and 2 MiB are pooled too: glibc maps such blocks afresh on every malloc once the large
+// blocks it has seen stay in the pool (its mmap threshold only rises when a large block is freed), so
+// leaving them to malloc made BLOCK -> CYCLIC(1) on 4 ranks fault its 2 MB messages on every first
+// call (first/repeated 1.7 against 1.0). A failed
 // allocation empties the pool and tries once more before it throws. Under AddressSanitizer the pooled
 // blocks are poisoned, so a use after free still reports.
 #pragma once
@@ -25,19 +30,24 @@ namespace hpf::detail {
 
 /// Blocks of at least this many bytes are advised as huge pages (one huge page).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+/// Blocks of at least this many bytes are pooled when released (smaller ones go to operator delete).
+inline constexpr std::size_t pool_min_bytes = std::size_t{256} << 10;
+/// Pooled blocks below a huge page are rounded up to whole units of this size.
+inline constexpr std::size_t pool_unit_bytes = std::size_t{64} << 10;
 
 /// Advises the 2 MiB-aligned pages inside [p, p + bytes) as transparent huge pages. Only pages not
 /// touched yet benefit. Never fails: without support it does nothing.
 void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 
 /// `bytes` of uninitialised memory, 2 MiB aligned and advised as huge pages when bytes >=
-/// huge_page_bytes, from operator new otherwise. Throws std::bad_alloc. Free with free_large(p, bytes).
+/// huge_page_bytes, from operator new otherwise (or from the pool when bytes >= pool_min_bytes).
+/// Throws std::bad_alloc. Free with free_large(p, bytes).
 [[nodiscard]] void* allocate_large(std::size_t bytes);
-/// Frees a block of allocate_large(bytes) (the same `bytes`): a block of at least huge_page_bytes goes
+/// Frees a block of allocate_large(bytes) (the same `bytes`): a block of at least pool_min_bytes goes
 /// back to the pool while the pool holds less than buffer_pool_limit().
 void free_large(void* p, std::size_t bytes) noexcept;
 
-/// What the pool holds now: blocks and their bytes (rounded up to whole huge pages).
+/// What the pool holds now: blocks and their bytes (rounded capacities).
 struct BufferPoolStats {
   std::size_t blocks = 0;
   std::size_t bytes = 0;
