@@ -6,6 +6,9 @@
 
 #include <hpfrt.h>
 
+#include <cstdint>
+#include <random>
+
 namespace hpf::test {
 
 /// Asserts success, printing the ABI's message otherwise.
@@ -25,5 +28,12 @@ struct ArrayGuard {
   ArrayGuard& operator=(const ArrayGuard&) = delete;
   ~ArrayGuard() { hpf_array_free(&a); }
 };
+
+/// A uniform integer in [lo, hi] from one stream that every rank draws in the same order: the tests'
+/// random choices are arguments of collective calls, so they must agree.
+inline std::int64_t pick(std::int64_t lo, std::int64_t hi) {
+  static std::mt19937_64 stream(20261125);
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(stream);
+}
 
 } // namespace hpf::test

@@ -13,15 +13,9 @@ namespace {
 
 using hpf::test::ArrayGuard;
 using hpf::test::GridGuard;
+using hpf::test::pick;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-/// Same stream on every rank: the tables are collective arguments.
-std::mt19937_64& rng() {
-  static std::mt19937_64 g(1125);
-  return g;
-}
-int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng()); }
 
 /// P sizes >= 0 summing to n (zero-size blocks included).
 std::vector<int64_t> random_sizes(int64_t n, int P) {

@@ -14,15 +14,9 @@ namespace {
 
 using hpf::test::ArrayGuard;
 using hpf::test::GridGuard;
+using hpf::test::pick;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-/// Same stream on every rank: the test's random choices are collective arguments.
-std::mt19937_64& rng() {
-  static std::mt19937_64 g(20261125);
-  return g;
-}
-int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng()); }
 
 hpf_dist random_dist() {
   switch (pick(0, 2)) {
