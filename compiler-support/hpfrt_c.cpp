@@ -26,6 +26,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -208,20 +209,79 @@ hpf::Layout<N> make_layout(const int64_t* extents, const hpf_dist* dists, const 
   return hpf::Layout<N>(ext, ds, grid);
 }
 
-template <class T> AnyArray make_array(const char* label, int rank, const int64_t* extents,
-                                       const hpf_dist* dists, const hpf::ProcessGrid& grid) {
+/// An hpf_strategy value as a Strategy; throws hpf::Error naming `what` for any other value.
+hpf::Strategy to_strategy(std::int32_t strategy, const char* what) {
+  switch (strategy) {
+  case HPF_STRATEGY_AUTO:
+    return hpf::Strategy::Auto;
+  case HPF_STRATEGY_CATERPILLAR:
+    return hpf::Strategy::Caterpillar;
+  case HPF_STRATEGY_CLASS:
+    return hpf::Strategy::Class;
+  case HPF_STRATEGY_KOENIG_STEPWISE:
+    return hpf::Strategy::KoenigStepwise;
+  case HPF_STRATEGY_KOENIG_GREEDY:
+    return hpf::Strategy::KoenigGreedy;
+  case HPF_STRATEGY_ALL_AT_ONCE:
+    return hpf::Strategy::AllAtOnce;
+  case HPF_STRATEGY_ALLTOALLV:
+    return hpf::Strategy::Alltoallv;
+  default:
+    hpf::detail::fail(what,
+                      ": strategy must be one of HPF_STRATEGY_AUTO .. HPF_STRATEGY_ALLTOALLV (0..6), got ",
+                      static_cast<int>(strategy));
+  }
+}
+
+/// A layout of 1..4 dimensions: what an hpf_template holds.
+using AnyLayout = std::variant<hpf::Layout<1>, hpf::Layout<2>, hpf::Layout<3>, hpf::Layout<4>>;
+
+/// Calls make(std::integral_constant<int, N>{}) for N = rank (1..4); `what` names the call.
+template <class F> decltype(auto) with_rank(int rank, const char* what, F&& make) {
   switch (rank) {
   case 1:
-    return hpf::DistArray<T, 1>(label, make_layout<1>(extents, dists, grid));
+    return make(std::integral_constant<int, 1>{});
   case 2:
-    return hpf::DistArray<T, 2>(label, make_layout<2>(extents, dists, grid));
+    return make(std::integral_constant<int, 2>{});
   case 3:
-    return hpf::DistArray<T, 3>(label, make_layout<3>(extents, dists, grid));
+    return make(std::integral_constant<int, 3>{});
   case 4:
-    return hpf::DistArray<T, 4>(label, make_layout<4>(extents, dists, grid));
+    return make(std::integral_constant<int, 4>{});
   default:
-    hpf::detail::fail("hpf_array_create: rank must be 1 to 4, got ", rank);
+    hpf::detail::fail(what, ": rank must be 1 to 4, got ", rank);
   }
+}
+
+AnyLayout make_any_layout(int rank, const int64_t* extents, const hpf_dist* dists,
+                          const hpf::ProcessGrid& grid, const char* what) {
+  return with_rank(
+      rank, what, [&](auto n) -> AnyLayout { return make_layout<decltype(n)::value>(extents, dists, grid); });
+}
+
+/// The layout of an N-d array of `extents` aligned with `base` by the C description.
+template <int N> hpf::Layout<N> aligned_layout(const AnyLayout& base, const int64_t* extents,
+                                               const hpf_align_dim* dims, const int64_t* base_index) {
+  return std::visit(
+      [&](const auto& B) {
+        constexpr int M = std::decay_t<decltype(B)>::rank();
+        hpf::Alignment<N, M> a;
+        for (std::size_t j = 0; j < static_cast<std::size_t>(N); ++j)
+          a.dims[j] = hpf::AlignDim{static_cast<int>(dims[j].base_dim), dims[j].stride, dims[j].offset};
+        for (std::size_t k = 0; k < static_cast<std::size_t>(M); ++k)
+          a.base_index[k] = base_index != nullptr ? base_index[k] : hpf::Alignment<N, M>::replicated;
+        hpf::Index<N> ext{};
+        for (std::size_t j = 0; j < static_cast<std::size_t>(N); ++j) ext[j] = extents[j];
+        return hpf::Layout<N>::aligned(B, a, ext);
+      },
+      base);
+}
+
+template <class T> AnyArray make_array(const char* label, int rank, const int64_t* extents,
+                                       const hpf_dist* dists, const hpf::ProcessGrid& grid) {
+  return with_rank(rank, "hpf_array_create", [&](auto n) -> AnyArray {
+    return hpf::DistArray<T, decltype(n)::value>(label,
+                                                 make_layout<decltype(n)::value>(extents, dists, grid));
+  });
 }
 
 template <class A> struct ArrayTraits;
@@ -236,6 +296,10 @@ struct hpf_array_s {
   AnyArray array;
 };
 
+struct hpf_template_s {
+  AnyLayout layout;
+};
+
 namespace {
 
 // Never destroyed: handles leaked by a program must not be torn down after MPI and Kokkos are gone.
@@ -245,6 +309,11 @@ HandleTable<hpf_grid_s>& grids() {
 }
 HandleTable<hpf_array_s>& arrays() {
   static auto* table = new HandleTable<hpf_array_s>(0x4841, "hpf_array"); // 'HA'
+  return *table;
+}
+
+HandleTable<hpf_template_s>& templates() {
+  static auto* table = new HandleTable<hpf_template_s>(0x4854, "hpf_template"); // 'HT'
   return *table;
 }
 
@@ -623,33 +692,7 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
     hpf::RedistOptions opt;
     agreed(comm, [&] {
       require_handle(dists, "hpf_array_redistribute: dists");
-      switch (strategy) {
-      case HPF_STRATEGY_AUTO:
-        opt.strategy = hpf::Strategy::Auto;
-        break;
-      case HPF_STRATEGY_CATERPILLAR:
-        opt.strategy = hpf::Strategy::Caterpillar;
-        break;
-      case HPF_STRATEGY_CLASS:
-        opt.strategy = hpf::Strategy::Class;
-        break;
-      case HPF_STRATEGY_KOENIG_STEPWISE:
-        opt.strategy = hpf::Strategy::KoenigStepwise;
-        break;
-      case HPF_STRATEGY_KOENIG_GREEDY:
-        opt.strategy = hpf::Strategy::KoenigGreedy;
-        break;
-      case HPF_STRATEGY_ALL_AT_ONCE:
-        opt.strategy = hpf::Strategy::AllAtOnce;
-        break;
-      case HPF_STRATEGY_ALLTOALLV:
-        opt.strategy = hpf::Strategy::Alltoallv;
-        break;
-      default:
-        hpf::detail::fail("hpf_array_redistribute: strategy must be one of HPF_STRATEGY_AUTO .. "
-                          "HPF_STRATEGY_ALLTOALLV (0..6), got ",
-                          static_cast<int>(strategy));
-      }
+      opt.strategy = to_strategy(strategy, "hpf_array_redistribute");
       // The target layout is built (and checked) locally first.
       visit(array, what, [&](auto& A) {
         using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
@@ -775,6 +818,151 @@ hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array 
           hpf::assign(T, hpf::whole_section<N>(T.layout().extents()), A,
                       hpf::whole_section<N>(A.layout().extents()), to_permutation<N>(perm));
         });
+  });
+}
+
+hpf_status hpf_template_create(int rank, const int64_t* extents, const hpf_dist* dists, hpf_grid grid,
+                               hpf_template* tmpl) {
+  return guarded([&] {
+    const hpf::ProcessGrid& g = grid_of(grid, "hpf_template_create: grid");
+    std::optional<AnyLayout> made;
+    agreed(g.comm().get(), [&] {
+      require_handle(tmpl, "hpf_template_create: tmpl");
+      require_handle(extents, "hpf_template_create: extents");
+      require_handle(dists, "hpf_template_create: dists");
+      made.emplace(make_any_layout(rank, extents, dists, g, "hpf_template_create"));
+    });
+    hpf::AgreementWords w;
+    std::visit([&](const auto& L) { hpf::add_layout_words(w, L, ""); }, *made);
+    w.check(g.comm().get(), "hpf_template_create");
+    *tmpl = reinterpret_cast<hpf_template>( // NOLINT(performance-no-int-to-ptr): a value, never dereferenced
+        templates().add(std::make_unique<hpf_template_s>(hpf_template_s{std::move(*made)})));
+  });
+}
+
+hpf_status hpf_template_of_array(hpf_array array, hpf_template* tmpl) {
+  return guarded([&] {
+    require_handle(tmpl, "hpf_template_of_array: tmpl");
+    std::optional<AnyLayout> layout;
+    visit(array, "hpf_template_of_array: array", [&](const auto& A) { layout.emplace(A.layout()); });
+    *tmpl = reinterpret_cast<hpf_template>( // NOLINT(performance-no-int-to-ptr): a value, never dereferenced
+        templates().add(std::make_unique<hpf_template_s>(hpf_template_s{std::move(*layout)})));
+  });
+}
+
+hpf_status hpf_template_redistribute(hpf_template tmpl, const hpf_dist* dists, hpf_grid grid) {
+  return guarded([&] {
+    hpf_template_s& t = templates().get(tmpl, "hpf_template_redistribute: tmpl");
+    const hpf::ProcessGrid& g = grid_of(grid, "hpf_template_redistribute: grid");
+    std::optional<AnyLayout> made;
+    agreed(g.comm().get(), [&] {
+      require_handle(dists, "hpf_template_redistribute: dists");
+      std::visit(
+          [&](const auto& L) {
+            hpf::detail::require(L.grid().parent_size() == g.parent_size(),
+                                 "hpf_template_redistribute: the grid's parent communicator has ",
+                                 g.parent_size(), " ranks and the template's ", L.grid().parent_size(),
+                                 "; expected one parent");
+            made.emplace(
+                make_any_layout(L.rank(), L.extents().data(), dists, g, "hpf_template_redistribute"));
+          },
+          t.layout);
+    });
+    hpf::AgreementWords w;
+    std::visit([&](const auto& L) { hpf::add_layout_words(w, L, "target."); }, *made);
+    w.check(g.comm().get(), "hpf_template_redistribute");
+    t.layout = std::move(*made);
+  });
+}
+
+hpf_status hpf_template_extents(hpf_template tmpl, int* rank, int64_t* extents) {
+  return guarded([&] {
+    std::visit(
+        [&](const auto& L) {
+          if (rank != nullptr) *rank = L.rank();
+          if (extents != nullptr)
+            for (int d = 0; d < L.rank(); ++d) extents[d] = L.extents()[static_cast<std::size_t>(d)];
+        },
+        templates().get(tmpl, "hpf_template_extents: tmpl").layout);
+  });
+}
+
+hpf_status hpf_template_free(hpf_template* tmpl) {
+  return guarded([&] {
+    require_handle(tmpl, "hpf_template_free: tmpl");
+    templates().remove(*tmpl, "hpf_template_free: *tmpl");
+    *tmpl = nullptr;
+  });
+}
+
+hpf_status hpf_array_create_aligned(const char* label, std::int32_t type, int rank, const int64_t* extents,
+                                    hpf_template base, const hpf_align_dim* dims, const int64_t* base_index,
+                                    hpf_array* array) {
+  return guarded([&] {
+    const AnyLayout& b = templates().get(base, "hpf_array_create_aligned: base").layout;
+    const MPI_Comm comm = std::visit([](const auto& L) { return L.grid().comm().get(); }, b);
+    const char* name = label != nullptr ? label : "";
+    std::optional<AnyArray> made;
+    agreed(comm, [&] {
+      require_handle(array, "hpf_array_create_aligned: array");
+      require_handle(extents, "hpf_array_create_aligned: extents");
+      require_handle(dims, "hpf_array_create_aligned: dims");
+      with_rank(rank, "hpf_array_create_aligned", [&](auto n) {
+        auto layout = aligned_layout<decltype(n)::value>(b, extents, dims, base_index);
+        switch (type) {
+        case HPF_FLOAT64:
+          made.emplace(hpf::DistArray<double, decltype(n)::value>(name, std::move(layout)));
+          break;
+        case HPF_FLOAT32:
+          made.emplace(hpf::DistArray<float, decltype(n)::value>(name, std::move(layout)));
+          break;
+        case HPF_INT32:
+          made.emplace(hpf::DistArray<std::int32_t, decltype(n)::value>(name, std::move(layout)));
+          break;
+        case HPF_INT64:
+          made.emplace(hpf::DistArray<std::int64_t, decltype(n)::value>(name, std::move(layout)));
+          break;
+        default:
+          hpf::detail::fail("hpf_array_create_aligned: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or "
+                            "HPF_INT64 (0..3), got ",
+                            static_cast<int>(type));
+        }
+      });
+    });
+    hpf::AgreementWords w;
+    w.add(type, [] { return std::string("type"); });
+    std::visit([&](const auto& A) { hpf::add_layout_words(w, A.layout(), ""); }, *made);
+    w.check(comm, "hpf_array_create_aligned");
+    *array = reinterpret_cast<hpf_array>( // NOLINT(performance-no-int-to-ptr): a value, never dereferenced
+        arrays().add(std::make_unique<hpf_array_s>(hpf_array_s{std::move(*made)})));
+  });
+}
+
+hpf_status hpf_array_realign(hpf_array array, hpf_template base, const hpf_align_dim* dims,
+                             const int64_t* base_index, std::int32_t strategy) {
+  return guarded([&] {
+    const char* what = "hpf_array_realign: array";
+    const MPI_Comm comm = comm_of(array, what);
+    hpf::RedistOptions opt;
+    visit(array, what, [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      std::optional<hpf::Layout<Tr::rank>> target;
+      agreed(comm, [&] {
+        const AnyLayout& b = templates().get(base, "hpf_array_realign: base").layout;
+        require_handle(dims, "hpf_array_realign: dims");
+        opt.strategy = to_strategy(strategy, "hpf_array_realign");
+        target.emplace(aligned_layout<Tr::rank>(b, A.layout().extents().data(), dims, base_index));
+        hpf::detail::require(target->grid().parent_size() == A.layout().grid().parent_size(),
+                             "hpf_array_realign: the base's grid has a parent of ",
+                             target->grid().parent_size(), " ranks and the array's ",
+                             A.layout().grid().parent_size(), "; expected one parent");
+      });
+      hpf::AgreementWords w;
+      w.add(strategy, [] { return std::string("strategy"); });
+      hpf::add_layout_words(w, *target, "target.");
+      w.check(comm, "hpf_array_realign");
+      A.redistribute(std::move(*target), opt);
+    });
   });
 }
 

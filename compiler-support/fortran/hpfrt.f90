@@ -6,6 +6,8 @@
 !   hpf_gen_block(sizes), hpf_indirect(owners)   -> HPF 2.0's GEN_BLOCK and INDIRECT (the table is
 !                                                  referenced, not copied: see hpf_gen_block)
 !   hpf_check(status, what)                      -> stops with hpf_last_error() on failure
+!   hpf_template_*, hpf_array_create_aligned,    -> TEMPLATE, ALIGN and REALIGN (type(hpf_align_dim))
+!   hpf_array_realign
 !   hpf_error_message()                          -> the last error as a Fortran string
 !   hpf_local_real64(a, x1) / (a, x2)            -> the local block as a Fortran pointer
 ! Global indices are 0-based (as in C): a front end subtracts its lower bounds. Arrays are in
@@ -271,6 +273,81 @@ module hpfrt
     end function hpf_array_transpose
   end interface
 
+  ! TEMPLATE and ALIGN (issue 13): see hpfrt.h. base_dim is 0-based (HPF_ALIGN_COLLAPSED: held
+  ! whole); base_index has one entry per base dimension (HPF_ALIGN_REPLICATED or a 0-based index).
+  type, bind(c), public :: hpf_align_dim
+    integer(c_int32_t) :: base_dim
+    integer(c_int64_t) :: stride
+    integer(c_int64_t) :: offset
+  end type hpf_align_dim
+  integer(c_int32_t), parameter, public :: HPF_ALIGN_COLLAPSED = -1
+  integer(c_int64_t), parameter, public :: HPF_ALIGN_REPLICATED = -1
+  public :: hpf_template_create, hpf_template_of_array, hpf_template_redistribute, hpf_template_extents, &
+            hpf_template_free, hpf_array_create_aligned, hpf_array_realign
+  interface
+    function hpf_template_create(rank, extents, dists, grid, tmpl) bind(c, name="hpf_template_create") &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr, hpf_dist
+      integer(c_int), value :: rank
+      integer(c_int64_t), intent(in) :: extents(*)
+      type(hpf_dist), intent(in) :: dists(*)
+      type(c_ptr), value :: grid
+      type(c_ptr), intent(out) :: tmpl
+      integer(c_int) :: status
+    end function hpf_template_create
+
+    function hpf_template_of_array(array, tmpl) bind(c, name="hpf_template_of_array") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      type(c_ptr), intent(out) :: tmpl
+      integer(c_int) :: status
+    end function hpf_template_of_array
+
+    function hpf_template_redistribute(tmpl, dists, grid) bind(c, name="hpf_template_redistribute") &
+        result(status)
+      import :: c_int, c_ptr, hpf_dist
+      type(c_ptr), value :: tmpl, grid
+      type(hpf_dist), intent(in) :: dists(*)
+      integer(c_int) :: status
+    end function hpf_template_redistribute
+
+    function hpf_template_extents(tmpl, rank, extents) bind(c, name="hpf_template_extents") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: tmpl
+      integer(c_int), intent(out) :: rank
+      integer(c_int64_t), intent(out) :: extents(4)
+      integer(c_int) :: status
+    end function hpf_template_extents
+
+    function hpf_template_free(tmpl) bind(c, name="hpf_template_free") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: tmpl
+      integer(c_int) :: status
+    end function hpf_template_free
+
+    function hpf_array_create_aligned_c(label, type, rank, extents, base, dims, base_index, array) &
+        bind(c, name="hpf_array_create_aligned") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_char, hpf_align_dim
+      character(kind=c_char), intent(in) :: label(*)
+      integer(c_int), value :: type, rank
+      integer(c_int64_t), intent(in) :: extents(*), base_index(*)
+      type(c_ptr), value :: base
+      type(hpf_align_dim), intent(in) :: dims(*)
+      type(c_ptr), intent(out) :: array
+      integer(c_int) :: status
+    end function hpf_array_create_aligned_c
+
+    function hpf_array_realign(array, base, dims, base_index, strategy) bind(c, name="hpf_array_realign") &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr, hpf_align_dim
+      type(c_ptr), value :: array, base
+      type(hpf_align_dim), intent(in) :: dims(*)
+      integer(c_int64_t), intent(in) :: base_index(*)
+      integer(c_int), value :: strategy
+      integer(c_int) :: status
+    end function hpf_array_realign
+  end interface
+
   interface hpf_local_real64
     module procedure hpf_local_real64_1d, hpf_local_real64_2d
   end interface hpf_local_real64
@@ -338,6 +415,19 @@ contains
     integer(c_int) :: status
     status = hpf_array_create_shadow_c(trim(label)//c_null_char, type, rank, extents, dists, shadow, grid, array)
   end function hpf_array_create_shadow
+
+  !> hpf_array_create_aligned with a Fortran string label (base_index: one entry per base dimension).
+  function hpf_array_create_aligned(label, type, rank, extents, base, dims, base_index, array) result(status)
+    character(len=*), intent(in) :: label
+    integer(c_int), intent(in) :: type, rank
+    integer(c_int64_t), intent(in) :: extents(*), base_index(*)
+    type(c_ptr), intent(in) :: base
+    type(hpf_align_dim), intent(in) :: dims(*)
+    type(c_ptr), intent(out) :: array
+    integer(c_int) :: status
+    status = hpf_array_create_aligned_c(trim(label)//c_null_char, type, rank, extents, base, dims, base_index, &
+                                        array)
+  end function hpf_array_create_aligned
 
   !> The message of the last failed call.
   function hpf_error_message() result(msg)

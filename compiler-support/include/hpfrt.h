@@ -184,6 +184,52 @@ hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_sectio
  * perm[d]. */
 hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target);
 
+/* ---- TEMPLATE and ALIGN (issue 13; docs/align.md) ----
+ * An hpf_template is an index space with a distribution and no storage: HPF's TEMPLATE, or the
+ * current layout of an array (hpf_template_of_array), as the base of an alignment. An array aligned
+ * with it has, per dimension j, an hpf_align_dim: element i (0-based) sits where element
+ * stride * i + offset of base dimension base_dim (0-based) sits, so it has exactly that element's
+ * owners; base_dim = HPF_ALIGN_COLLAPSED holds dimension j whole. A base dimension that no entry
+ * names is replicated over (base_index[k] = HPF_ALIGN_REPLICATED: every grid coordinate along it
+ * holds a copy; a reduction counts each element once) or fixed at base index base_index[k] (only the
+ * processes owning that index hold elements). base_index has one entry per base dimension (entries of
+ * named dimensions are ignored); NULL replicates over every unnamed one. */
+typedef struct hpf_template_s* hpf_template;
+typedef struct hpf_align_dim {
+  int32_t base_dim; /* 0-based base dimension, or HPF_ALIGN_COLLAPSED */
+  int64_t stride;   /* != 0 */
+  int64_t offset;
+} hpf_align_dim;
+#define HPF_ALIGN_COLLAPSED (-1)
+#define HPF_ALIGN_REPLICATED (-1)
+
+/* Collective over the grid's parent communicator (the ranks agree on the arguments and fail
+ * together): a template of `rank` (1..4) dimensions, distributed like hpf_array_create's arrays. */
+hpf_status hpf_template_create(int rank, const int64_t* extents, const hpf_dist* dists, hpf_grid grid,
+                               hpf_template* tmpl);
+/* The current layout of `array` as a template (a copy: a later REDISTRIBUTE of the array leaves it as
+ * it is; take a new one then). Not collective. */
+hpf_status hpf_template_of_array(hpf_array array, hpf_template* tmpl);
+/* Collective like hpf_template_create: the template takes new distributions over `grid` (HPF
+ * REDISTRIBUTE of a DYNAMIC template). Arrays aligned with it keep their layout until
+ * hpf_array_realign moves them (the REALIGN that carries them along). */
+hpf_status hpf_template_redistribute(hpf_template tmpl, const hpf_dist* dists, hpf_grid grid);
+/* The template's rank and extents (`extents` has room for 4). */
+hpf_status hpf_template_extents(hpf_template tmpl, int* rank, int64_t* extents);
+hpf_status hpf_template_free(hpf_template* tmpl);
+
+/* Collective like hpf_array_create: an array of `rank` dimensions with `extents`, aligned with `base`
+ * by `dims` (rank entries) and `base_index` (one per base dimension, or NULL), zeroed. An alignment
+ * that maps outside the base, a base dimension named twice or out of range, and a stride of 0 fail
+ * on every rank with the entry named. */
+hpf_status hpf_array_create_aligned(const char* label, int32_t type /* an hpf_type */, int rank,
+                                    const int64_t* extents, hpf_template base, const hpf_align_dim* dims,
+                                    const int64_t* base_index, hpf_array* array);
+/* Collective: HPF REALIGN. The array keeps its extents and data and takes the layout of its
+ * alignment with `base` (any template on a grid with the same parent communicator). */
+hpf_status hpf_array_realign(hpf_array array, hpf_template base, const hpf_align_dim* dims,
+                             const int64_t* base_index, int32_t strategy /* an hpf_strategy */);
+
 #ifdef __cplusplus
 }
 #endif
