@@ -72,6 +72,7 @@ public:
   /// or when the number of distributed dimensions differs from grid.ndims().
   Layout(Index<N> extents, std::array<Distribution, N> dists, ProcessGrid grid)
       : m_extents(extents), m_dists(dists), m_grid(std::move(grid)) {
+    m_unused.assign(static_cast<std::size_t>(m_grid.ndims()), used); // before describe_dists() below
     int gd = 0;
     for (int d = 0; d < N; ++d) {
       detail::require(m_extents[u(d)] >= 0, "Layout: extent[", d, "] must be >= 0, got ", m_extents[u(d)]);
@@ -88,7 +89,6 @@ public:
                     m_grid.ndims(),
                     "; expected one grid dimension per distributed array dimension (or a"
                     " one-process grid when no dimension is distributed)");
-    m_unused.assign(static_cast<std::size_t>(m_grid.ndims()), used);
     if (gd == 0) m_unused.assign(m_unused.size(), Placement<N>::replicated); // one process: one "copy"
     finish();
   }
@@ -313,6 +313,31 @@ public:
       if (want >= 0 && c[static_cast<std::size_t>(k)] != want) return false;
     }
     return true;
+  }
+  /// Index of the copy held at pos among copies(): its coordinates along the replicated grid
+  /// dimensions in mixed radix (the lowest dimension fastest); 0 for the primary copy.
+  [[nodiscard]] int copy_index(int pos) const {
+    const std::vector<int> c = m_grid.coords_of(pos);
+    int k = 0;
+    for (int g = m_grid.ndims(); g-- > 0;)
+      if (replicated_dim(g)) k = k * m_grid.extent(g) + c[static_cast<std::size_t>(g)];
+    return k;
+  }
+  /// The grid positions holding the same elements as pos (pos included), by copy_index.
+  [[nodiscard]] std::vector<int> copies_of(int pos) const {
+    std::vector<int> c = m_grid.coords_of(pos);
+    std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(copies()));
+    for (int k = 0; k < copies(); ++k) {
+      int rest = k;
+      for (int g = 0; g < m_grid.ndims(); ++g)
+        if (replicated_dim(g)) {
+          c[static_cast<std::size_t>(g)] = rest % m_grid.extent(g);
+          rest /= m_grid.extent(g);
+        }
+      out.push_back(m_grid.position_of(c));
+    }
+    return out;
   }
   /// True when the process at pos stores global index g (any copy).
   [[nodiscard]] bool owns(int pos, const Index<N>& g) const {
