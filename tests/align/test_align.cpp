@@ -6,7 +6,7 @@
 // writes all; REDISTRIBUTE to and from replicated and fixed layouts, REALIGN (hpf::realign), shadows
 // and shifts within each copy; bad input throws on every rank. Every rank draws the same cases (one
 // seed), so collectives line up.
-#include "hpf_test.hpp"
+#include "reference.hpp"
 
 #include <hpf/hpf.hpp>
 
@@ -14,6 +14,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -26,47 +27,17 @@ using hpf::Index;
 using hpf::index_t;
 using hpf::Layout;
 using hpf::ProcessGrid;
+using hpf::test::grid_over;
+using hpf::test::index_of;
+using hpf::test::reference;
+using hpf::test::value_at;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-template <int N> double value_at(const Index<N>& g, double salt) {
-  double v = salt;
-  double scale = 1;
-  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-    v += static_cast<double>(g[d]) * scale;
-    scale *= 1024;
-  }
-  return v;
-}
-
-template <int N> Index<N> index_of(index_t linear, const Index<N>& ext) {
-  Index<N> g{};
-  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-    g[d] = linear % ext[d];
-    linear /= ext[d];
-  }
-  return g;
-}
 
 template <int N> index_t size_of(const Index<N>& ext) {
   index_t n = 1;
   for (index_t e : ext) n *= e;
   return n;
-}
-
-template <int N> std::vector<double> reference(const Index<N>& ext, double salt) {
-  std::vector<double> out(static_cast<std::size_t>(size_of<N>(ext)));
-  for (index_t k = 0; k < size_of<N>(ext); ++k)
-    out[static_cast<std::size_t>(k)] = value_at<N>(index_of<N>(k, ext), salt);
-  return out;
-}
-
-ProcessGrid grid_over(int first, std::vector<int> shape) {
-  int count = 1;
-  for (int s : shape) count *= s;
-  std::vector<int> ranks;
-  for (int k = 0; k < count; ++k) ranks.push_back((first + k) % world_size());
-  return ProcessGrid(MPI_COMM_WORLD, ranks, std::move(shape));
 }
 
 index_t allsum(index_t x) {
@@ -195,6 +166,21 @@ Alignment<1, 2> random_alignment1(Gen& gen, const Layout<2>& base, Index<1>& ext
   return al;
 }
 
+/// One random case: a base, a 2-D and a 1-D array aligned with it.
+struct Case {
+  Layout<2> base;
+  Index<2> e2{};
+  Alignment<2, 2> al2;
+  Index<1> e1{};
+  Alignment<1, 2> al1;
+  explicit Case(Gen& gen) : base(gen.base()) {
+    al2 = random_alignment2(gen, base, e2);
+    al1 = random_alignment1(gen, base, e1);
+  }
+  [[nodiscard]] Layout<2> layout2() const { return Layout<2>::aligned(base, al2, e2); }
+  [[nodiscard]] Layout<1> layout1() const { return Layout<1>::aligned(base, al1, e1); }
+};
+
 template <int N> void expect_owners_match(const Layout<2>& base, const Alignment<N, 2>& al,
                                           const Layout<N>& L, const std::string& what) {
   ASSERT_EQ(L.grid(), base.grid()) << what;
@@ -248,19 +234,17 @@ TEST(Align, OwnersMatchTheBaseElementByElement) {
   Gen gen;
   Coverage cov;
   for (int trial = 0; trial < 60; ++trial) {
-    const Layout<2> base = gen.base();
-    Index<2> e2{};
-    const Alignment<2, 2> al2 = random_alignment2(gen, base, e2);
-    const Layout<2> L2 = Layout<2>::aligned(base, al2, e2);
-    expect_owners_match<2>(base, al2, L2, "trial " + std::to_string(trial) + " 2-D " + L2.describe_dists());
-    Index<1> e1{};
-    const Alignment<1, 2> al1 = random_alignment1(gen, base, e1);
-    const Layout<1> L1 = Layout<1>::aligned(base, al1, e1);
-    expect_owners_match<1>(base, al1, L1, "trial " + std::to_string(trial) + " 1-D " + L1.describe_dists());
-    cov.add(L2, al2);
-    cov.add(L1, al1);
+    const Case c(gen);
+    const Layout<2> L2 = c.layout2();
+    expect_owners_match<2>(c.base, c.al2, L2,
+                           "trial " + std::to_string(trial) + " 2-D " + L2.describe_dists());
+    const Layout<1> L1 = c.layout1();
+    expect_owners_match<1>(c.base, c.al1, L1,
+                           "trial " + std::to_string(trial) + " 1-D " + L1.describe_dists());
+    cov.add(L2, c.al2);
+    cov.add(L1, c.al1);
     // The identity alignment gives the base's layout back.
-    EXPECT_EQ(Layout<2>::aligned(base, Alignment<2, 2>::identity()), base) << "trial " << trial;
+    EXPECT_EQ(Layout<2>::aligned(c.base, Alignment<2, 2>::identity()), c.base) << "trial " << trial;
   }
   cov.expect_seen(5);
 }
@@ -293,17 +277,13 @@ TEST(Align, ForallReductionsGatherScatterOnEveryCopy) {
   Gen gen;
   Coverage cov;
   for (int trial = 0; trial < 25; ++trial) {
-    const Layout<2> base = gen.base();
-    Index<2> e2{};
-    const Alignment<2, 2> al2 = random_alignment2(gen, base, e2);
-    DistArray<double, 2> X("X", Layout<2>::aligned(base, al2, e2));
+    const Case c(gen);
+    DistArray<double, 2> X("X", c.layout2());
     check_values<2>(X, trial, "trial " + std::to_string(trial) + " X " + X.layout().describe_dists());
-    Index<1> e1{};
-    const Alignment<1, 2> al1 = random_alignment1(gen, base, e1);
-    DistArray<double, 1> Y("Y", Layout<1>::aligned(base, al1, e1));
+    DistArray<double, 1> Y("Y", c.layout1());
     check_values<1>(Y, trial + 100, "trial " + std::to_string(trial) + " Y " + Y.layout().describe_dists());
-    cov.add(X.layout(), al2);
-    cov.add(Y.layout(), al1);
+    cov.add(X.layout(), c.al2);
+    cov.add(Y.layout(), c.al1);
   }
   cov.expect_seen(3);
 }
@@ -355,14 +335,12 @@ TEST(Align, RedistributeToAndFromReplicatedAndFixedLayouts) {
 TEST(Align, RealignCarriesTheAlignedArrays) {
   Gen gen;
   for (int trial = 0; trial < 20; ++trial) {
-    const Layout<2> base = gen.base();
-    Index<2> e2{};
-    const Alignment<2, 2> al2 = random_alignment2(gen, base, e2);
-    Index<1> e1{};
-    const Alignment<1, 2> al1 = random_alignment1(gen, base, e1);
+    const Case c(gen);
+    const Layout<2>& base = c.base;
+    const auto& [e2, al2, e1, al1] = std::tie(c.e2, c.al2, c.e1, c.al1);
     DistArray<double, 2> A("A", base);
-    DistArray<double, 2> X("X", Layout<2>::aligned(base, al2, e2));
-    DistArray<double, 1> Y("Y", Layout<1>::aligned(base, al1, e1));
+    DistArray<double, 2> X("X", c.layout2());
+    DistArray<double, 1> Y("Y", c.layout1());
     hpf::forall(A, [=](const Index<2>& g, double& x) { x = value_at<2>(g, trial); });
     hpf::forall(X, [=](const Index<2>& g, double& x) { x = value_at<2>(g, trial + 0.25); });
     hpf::forall(Y, [=](const Index<1>& g, double& x) { x = value_at<1>(g, trial + 0.5); });
