@@ -5,6 +5,7 @@
 #include <hpf/core/math.hpp>
 #include <hpf/core/mpi.hpp>
 
+#include <hpf/layout/align.hpp>
 #include <hpf/layout/cyclic_map.hpp>
 #include <hpf/layout/distribution.hpp>
 #include <hpf/layout/halo.hpp>
@@ -42,6 +43,7 @@
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>
+#include <hpf/array/realign.hpp>
 #include <hpf/array/section.hpp>
 #include <hpf/array/series.hpp>
 #include <hpf/array/shift.hpp>

@@ -3,7 +3,7 @@
 // `*`, on grids over subsets of the ranks, through forall, sum / min / max, gather, scatter,
 // REDISTRIBUTE to and from every kind, section assignment, and GEN_BLOCK shadows. Every rank draws the
 // same cases (one seed), so collectives line up.
-#include "hpf_test.hpp"
+#include "reference.hpp"
 
 #include <hpf/hpf.hpp>
 
@@ -21,47 +21,11 @@ using hpf::Index;
 using hpf::index_t;
 using hpf::Layout;
 using hpf::ProcessGrid;
+using hpf::test::grid_over;
+using hpf::test::reference;
+using hpf::test::value_at;
 using hpf::test::world_rank;
 using hpf::test::world_size;
-
-/// A value per global index, unique and exact in a double.
-template <int N> double value_at(const Index<N>& g, double salt) {
-  double v = salt;
-  double scale = 1;
-  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-    v += static_cast<double>(g[d]) * scale;
-    scale *= 1024;
-  }
-  return v;
-}
-
-template <int N> Index<N> index_of(index_t linear, const Index<N>& ext) {
-  Index<N> g{};
-  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-    g[d] = linear % ext[d];
-    linear /= ext[d];
-  }
-  return g;
-}
-
-/// The serial reference: every element of the array in Fortran order.
-template <int N> std::vector<double> reference(const Index<N>& ext, double salt) {
-  index_t total = 1;
-  for (index_t e : ext) total *= e;
-  std::vector<double> out(static_cast<std::size_t>(total));
-  for (index_t k = 0; k < total; ++k)
-    out[static_cast<std::size_t>(k)] = value_at<N>(index_of<N>(k, ext), salt);
-  return out;
-}
-
-/// A grid of `shape` over consecutive ranks of MPI_COMM_WORLD from `first` (wrapping).
-ProcessGrid grid_over(int first, std::vector<int> shape) {
-  int count = 1;
-  for (int s : shape) count *= s;
-  std::vector<int> ranks;
-  for (int k = 0; k < count; ++k) ranks.push_back((first + k) % world_size());
-  return ProcessGrid(MPI_COMM_WORLD, ranks, std::move(shape));
-}
 
 struct Gen {
   std::mt19937_64 rng{2026112513};

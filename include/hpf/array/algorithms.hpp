@@ -11,7 +11,9 @@ namespace hpf {
 
 /// Runs f(Index<N> global_index, T& element) over every locally owned element, through Kokkos
 /// (DefaultHostExecutionSpace). Not collective: each rank runs its own part; ranks outside the grid
-/// run nothing. The iteration order is unspecified; f must not depend on it.
+/// run nothing. On a replicated layout every copy runs f on its elements (f must give every copy the
+/// same value: a function of the global index and of replicated data). The iteration order is unspecified; f
+/// must not depend on it.
 template <class T, int N, class F> void forall(DistArray<T, N>& A, F f) {
   if (A.local_size() == 0) return;
   const auto& view = A.local_view();
@@ -88,7 +90,10 @@ T reduce(const DistArray<T, N>& A, const char* what, bool need_elements, T ident
   const auto& view = A.local_view();
   const T* const data = view.data();
   T local = identity;
-  if (A.has_shadow()) {
+  // Each element counts once: only the primary copy of a replicated array contributes (Layout::is_primary).
+  if (!A.primary_copy()) {
+    // a copy, or no block: contributes the identity
+  } else if (A.has_shadow()) {
     A.for_each_owned_run([&](const T* p, index_t n) {
       for (index_t i = 0; i < n; ++i) local = op(local, p[i]);
     });

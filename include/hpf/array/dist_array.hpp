@@ -8,6 +8,12 @@
 //
 // Collective operations (say so in their first comment line) are called by every rank of the grid's
 // parent communicator, in or out of the grid; ranks outside the grid hold an empty local view.
+//
+// Replicated and fixed layouts (ALIGN, docs/align.md): every copy holds its block (a process off a
+// fixed coordinate holds an empty one); forall runs on every copy, so it writes every copy; gather
+// reads the primary copy and scatter writes every copy; REDISTRIBUTE sends from the primary copy to
+// every copy; shadow updates and shifts run within each copy. Reductions (algorithms.hpp) count the
+// primary copy only.
 #pragma once
 
 #include <hpf/core/error.hpp>
@@ -89,10 +95,15 @@ public:
     return halo_slot(m_layout.map(d), m_layout.shadow(d), l);
   }
 
-  /// True when the calling rank owns global index g (false for indices out of bounds).
+  /// True when the calling rank owns global index g, as any copy (false for indices out of bounds).
   [[nodiscard]] bool owns(const Index<N>& g) const {
     return m_layout.in_bounds(g) && m_layout.grid().contains_me() &&
-           m_layout.owner(g) == m_layout.grid().my_position();
+           m_layout.owns(m_layout.grid().my_position(), g);
+  }
+  /// True when the calling rank holds the primary copy of its block (Layout::is_primary): always, on a
+  /// layout without replication, for a rank of the grid that holds elements.
+  [[nodiscard]] bool primary_copy() const {
+    return m_layout.grid().contains_me() && m_layout.is_primary(m_layout.grid().my_position());
   }
 
   /// The owned element at global index g. Throws hpf::Error if g is out of bounds or not owned here.
@@ -212,7 +223,7 @@ public:
     auto pack_mine = [&](std::size_t, std::byte* buf) { copy_owned(reinterpret_cast<T*>(buf), true); };
     ex.execute(pack_mine,
                [&](std::size_t i, const std::byte* buf) { unpack_block(from[i], buf, out.data()); });
-    if (is_root && grid.contains_me()) {
+    if (is_root && primary_copy()) {
       const std::vector<T> mine = owned_copy();
       unpack_block(grid.my_position(), reinterpret_cast<const std::byte*>(mine.data()), out.data());
     }
@@ -462,7 +473,8 @@ private:
 
   /// The messages of a gather (`to_root`) or scatter between `root` and the other blocks: on the root
   /// one per non-empty block that is not its own (their grid positions in `positions`), elsewhere
-  /// this rank's block. The root's own block is copied, never sent.
+  /// this rank's block. The root's own block is copied, never sent. A gather reads the primary copy
+  /// of a replicated block, a scatter writes every copy.
   [[nodiscard]] ExchangePlan root_plan(int root, bool to_root, std::vector<int>& positions) const {
     const ProcessGrid& grid = m_layout.grid();
     ExchangePlan plan;
@@ -470,11 +482,11 @@ private:
     auto& elsewhere = to_root ? plan.sends : plan.recvs;
     if (grid.parent_rank() == root) {
       for (int pos = 0; pos < grid.size(); ++pos)
-        if (pos != grid.my_position() && local_count(pos) > 0) {
+        if (pos != grid.my_position() && local_count(pos) > 0 && (!to_root || m_layout.is_primary(pos))) {
           at_root.push_back({grid.rank_at(pos), block_bytes(pos), 0});
           positions.push_back(pos);
         }
-    } else if (grid.contains_me() && local_size() > 0) {
+    } else if (grid.contains_me() && local_size() > 0 && (!to_root || primary_copy())) {
       elsewhere.push_back({root, block_bytes(grid.my_position()), 0});
     }
     return plan;
@@ -482,8 +494,10 @@ private:
 
   /// Sets m_coords and m_owned from the layout; returns the extents of the local storage.
   Index<N> place() {
-    const std::vector<int> c =
-        m_layout.grid().contains_me() ? m_layout.grid().my_coords() : std::vector<int>();
+    // A rank off a fixed grid coordinate holds nothing, like a rank outside the grid.
+    const std::vector<int> c = m_layout.grid().contains_me() && m_layout.holds(m_layout.grid().my_position())
+                                   ? m_layout.grid().my_coords()
+                                   : std::vector<int>();
     Index<N> e{};
     for (int d = 0; d < N; ++d) {
       const auto du = static_cast<std::size_t>(d);
@@ -565,7 +579,7 @@ private:
   /// Offset in the view of global index g read through the shadow (see shadow()).
   [[nodiscard]] std::size_t shadow_offset(const Index<N>& g) const {
     const ProcessGrid& grid = m_layout.grid();
-    if (m_layout.in_bounds(g) && grid.contains_me() && m_layout.owner(g) == grid.my_position())
+    if (m_layout.in_bounds(g) && grid.contains_me() && m_layout.owns(grid.my_position(), g))
       return checked_offset(g);
     const char* state = m_halo_valid == 0   ? "never updated"
                         : m_halo_valid == 1 ? "updated (Plain)"
@@ -652,9 +666,9 @@ private:
     m_layout.check_bounds(g, ("DistArray '" + m_label + "'").c_str());
     const ProcessGrid& grid = m_layout.grid();
     const int owner = m_layout.owner(g);
-    detail::require(grid.contains_me() && owner == grid.my_position(), "DistArray '", m_label, "': element ",
-                    Layout<N>::to_string(g), " is owned by grid position ", owner, " (parent rank ",
-                    grid.rank_at(owner), "), not by this rank");
+    detail::require(grid.contains_me() && m_layout.owns(grid.my_position(), g), "DistArray '", m_label,
+                    "': element ", Layout<N>::to_string(g), " is owned by grid position ", owner,
+                    " (parent rank ", grid.rank_at(owner), "), not by this rank");
     const Index<N> l = m_layout.local_index(g);
     Index<N> slots{};
     for (int d = 0; d < N; ++d) slots[static_cast<std::size_t>(d)] = slot(d, l[static_cast<std::size_t>(d)]);

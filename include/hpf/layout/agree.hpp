@@ -44,7 +44,8 @@ inline void add_grid_words(AgreementWords& out, const ProcessGrid& g, const std:
 }
 
 /// Appends a layout: extents, per dimension the distribution's kind, block size, table hash (GEN_BLOCK,
-/// INDIRECT) and SHADOW width, and the grid.
+/// INDIRECT), SHADOW width and grid dimension, what every unused grid dimension does (replicated or
+/// the fixed coordinate), and the grid.
 template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, const std::string& prefix) {
   out.add(N, [&] { return prefix + "rank"; });
   for (int d = 0; d < N; ++d) {
@@ -56,7 +57,12 @@ template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, 
     out.add(static_cast<std::int64_t>(L.dist(d).table_hash()),
             [&] { return prefix + "dists" + dim() + ".table_hash"; });
     out.add(L.shadow(d), [&] { return prefix + "shadow" + dim(); });
+    out.add(L.grid_dim(d), [&] { return prefix + "grid_dim" + dim(); });
   }
+  // Replicated (-1) or fixed (coordinate) grid dimensions; the used ones are named by grid_dim above.
+  const Placement<N> pl = L.placement();
+  for (std::size_t k = 0; k < pl.unused.size(); ++k)
+    out.add(pl.unused[k], [&] { return prefix + "placement.unused[" + std::to_string(k) + "]"; });
   add_grid_words(out, L.grid(), prefix);
 }
 

@@ -20,13 +20,10 @@ template <int N> [[nodiscard]] std::array<int, N> array_coords(const Layout<N>& 
 }
 
 /// Grid position of the process with coordinate dc[d] along each array dimension d (collapsed
-/// dimensions' entries are ignored).
+/// dimensions' entries are ignored; the primary copy of a replicated layout).
 template <int N> [[nodiscard]] int
 position_of_array_coords(const Layout<N>& L, const std::array<int, static_cast<std::size_t>(N)>& dc) {
-  std::vector<int> c(static_cast<std::size_t>(L.grid().ndims()), 0);
-  for (int d = 0; d < N; ++d)
-    if (L.grid_dim(d) >= 0) c[static_cast<std::size_t>(L.grid_dim(d))] = dc[static_cast<std::size_t>(d)];
-  return L.grid().position_of(c);
+  return L.position_of_dim_coords(dc); // the primary copy of a replicated layout
 }
 
 } // namespace hpf

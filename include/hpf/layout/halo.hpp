@@ -194,12 +194,9 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
           vol[du][static_cast<std::size_t>(c)].push_back({o, v[static_cast<std::size_t>(o)]});
     }
   }
-  auto position = [&](const std::array<int, N>& dc) {
-    std::vector<int> gc(static_cast<std::size_t>(std::max(grid.ndims(), 1)), 0);
-    for (int d = 0; d < N; ++d)
-      if (L.grid_dim(d) >= 0) gc[static_cast<std::size_t>(L.grid_dim(d))] = dc[static_cast<std::size_t>(d)];
-    return grid.position_of(gc);
-  };
+  // The process with per-dimension coordinates dc in the same copy as grid position `like`: on a
+  // replicated layout each copy updates its shadows from its own copy (no traffic across copies).
+  auto position = [&](const std::array<int, N>& dc, int like) { return L.position_of_dim_coords(dc, like); };
   auto dim_coords = [&](int q) {
     const std::vector<int> c = grid.coords_of(q);
     std::array<int, N> dc{};
@@ -224,6 +221,7 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
   };
   // The matrix: for each receiver q, every owner combination with a non-zero volume in each dimension.
   for (int q = 0; q < grid.size(); ++q) {
+    if (!L.holds(q)) continue; // off a fixed coordinate: no block, no shadow
     const std::array<int, N> qc = dim_coords(q);
     std::array<std::size_t, N> sizes{};
     for (int d = 0; d < N; ++d)
@@ -238,12 +236,12 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
         oc[du] = e.first;
         v *= e.second;
       }
-      const int f = position(oc);
+      const int f = position(oc, q);
       if (f != q) plan.matrix.push_back({f, q, v});
     });
   }
   std::sort(plan.matrix.begin(), plan.matrix.end());
-  if (me < 0) return plan;
+  if (me < 0 || !L.holds(me)) return plan;
   // The boxes of receiver q that this rank takes part in (as receiver, sender or both).
   auto boxes_of = [&](int q) {
     const std::array<int, N> qc = dim_coords(q);
@@ -265,7 +263,7 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
         in_place = in_place && pc.owner == qc[du] && pc.src == pc.dst;
       }
       if (in_place && skip_in_place) return;
-      box.from = position(oc);
+      box.from = position(oc, q);
       box.to = q;
       if (box.from == q) {
         if (q == me) plan.local.push_back(box);
@@ -296,7 +294,7 @@ HaloPlan<N> halo_plan(const Layout<N>& L, bool skip_in_place, PiecesFn&& pieces)
     std::array<int, N> qc{};
     for (int d = 0; d < N; ++d)
       qc[static_cast<std::size_t>(d)] = cand[static_cast<std::size_t>(d)][k[static_cast<std::size_t>(d)]];
-    receivers.push_back(position(qc));
+    receivers.push_back(position(qc, me));
   });
   receivers.push_back(me);
   std::sort(receivers.begin(), receivers.end());

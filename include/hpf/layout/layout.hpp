@@ -72,6 +72,7 @@ public:
   /// or when the number of distributed dimensions differs from grid.ndims().
   Layout(Index<N> extents, std::array<Distribution, N> dists, ProcessGrid grid)
       : m_extents(extents), m_dists(dists), m_grid(std::move(grid)) {
+    m_unused.assign(static_cast<std::size_t>(m_grid.ndims()), used); // before describe_dists() below
     int gd = 0;
     for (int d = 0; d < N; ++d) {
       detail::require(m_extents[u(d)] >= 0, "Layout: extent[", d, "] must be >= 0, got ", m_extents[u(d)]);
@@ -88,7 +89,6 @@ public:
                     m_grid.ndims(),
                     "; expected one grid dimension per distributed array dimension (or a"
                     " one-process grid when no dimension is distributed)");
-    m_unused.assign(static_cast<std::size_t>(m_grid.ndims()), used);
     if (gd == 0) m_unused.assign(m_unused.size(), Placement<N>::replicated); // one process: one "copy"
     finish();
   }
@@ -291,14 +291,11 @@ public:
   }
   /// True when the layout replicates (copies() > 1) or fixes a grid dimension: what a plain Layout
   /// (the first constructor with a grid of more than one process) never does.
-  [[nodiscard]] bool replicates_or_fixes() const {
-    for (int k = 0; k < m_grid.ndims(); ++k)
-      if (m_unused[static_cast<std::size_t>(k)] != used && m_grid.extent(k) > 1) return true;
-    return false;
-  }
+  [[nodiscard]] bool replicates_or_fixes() const noexcept { return m_special; }
   /// True when the process at grid position pos stores elements: it sits at the fixed coordinate
   /// along every fixed grid dimension.
   [[nodiscard]] bool holds(int pos) const {
+    if (!m_special) return true;
     const std::vector<int> c = m_grid.coords_of(pos);
     for (int k = 0; k < m_grid.ndims(); ++k)
       if (fixed_coord(k) >= 0 && c[static_cast<std::size_t>(k)] != fixed_coord(k)) return false;
@@ -307,6 +304,7 @@ public:
   /// True when pos holds the primary copy of its elements (the one reductions and gathers read):
   /// holds(pos) and coordinate 0 along every replicated grid dimension.
   [[nodiscard]] bool is_primary(int pos) const {
+    if (!m_special) return true;
     const std::vector<int> c = m_grid.coords_of(pos);
     for (int k = 0; k < m_grid.ndims(); ++k) {
       const int want = replicated_dim(k) ? 0 : fixed_coord(k);
@@ -314,8 +312,34 @@ public:
     }
     return true;
   }
+  /// Index of the copy held at pos among copies(): its coordinates along the replicated grid
+  /// dimensions in mixed radix (the lowest dimension fastest); 0 for the primary copy.
+  [[nodiscard]] int copy_index(int pos) const {
+    const std::vector<int> c = m_grid.coords_of(pos);
+    int k = 0;
+    for (int g = m_grid.ndims(); g-- > 0;)
+      if (replicated_dim(g)) k = k * m_grid.extent(g) + c[static_cast<std::size_t>(g)];
+    return k;
+  }
+  /// The grid positions holding the same elements as pos (pos included), by copy_index.
+  [[nodiscard]] std::vector<int> copies_of(int pos) const {
+    std::vector<int> c = m_grid.coords_of(pos);
+    std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(copies()));
+    for (int k = 0; k < copies(); ++k) {
+      int rest = k;
+      for (int g = 0; g < m_grid.ndims(); ++g)
+        if (replicated_dim(g)) {
+          c[static_cast<std::size_t>(g)] = rest % m_grid.extent(g);
+          rest /= m_grid.extent(g);
+        }
+      out.push_back(m_grid.position_of(c));
+    }
+    return out;
+  }
   /// True when the process at pos stores global index g (any copy).
   [[nodiscard]] bool owns(int pos, const Index<N>& g) const {
+    if (!m_special) return owner(g) == pos; // one copy: the owner (the common, cheap case)
     if (!holds(pos)) return false;
     const std::vector<int> c = m_grid.coords_of(pos);
     for (int d = 0; d < N; ++d)
@@ -374,9 +398,7 @@ public:
 
   /// Grid position of the owner of g (its primary copy).
   [[nodiscard]] int owner(const Index<N>& g) const {
-    int pos = 0;
-    for (int k = 0; k < m_grid.ndims(); ++k)
-      if (fixed_coord(k) > 0) pos += fixed_coord(k) * stride(k);
+    int pos = m_fixed_offset;
     for (int d = N; d-- > 0;) {
       const int gd = m_grid_dim[u(d)];
       if (gd >= 0) pos += m_maps[u(d)].owner(g[u(d)]) * stride(gd);
@@ -464,6 +486,13 @@ private:
 
   /// The maps, and the size check, once extents, distributions and placement are set.
   void finish() {
+    m_special = false;
+    m_fixed_offset = 0;
+    for (int k = 0; k < m_grid.ndims(); ++k) {
+      const int c = m_unused[static_cast<std::size_t>(k)];
+      m_special = m_special || (c != used && m_grid.extent(k) > 1);
+      if (c > 0) m_fixed_offset += c * stride(k);
+    }
     for (int d = 0; d < N; ++d) {
       const int P = m_grid_dim[u(d)] < 0 ? 1 : m_grid.extent(m_grid_dim[u(d)]);
       m_maps[u(d)] = m_dists[u(d)].map(m_extents[u(d)], P);
@@ -496,6 +525,8 @@ private:
   std::array<int, N> m_grid_dim{};
   /// Per grid dimension: `used`, Placement::replicated, or the fixed coordinate.
   std::vector<int> m_unused;
+  bool m_special = false; ///< some grid dimension of extent > 1 is replicated or fixed
+  int m_fixed_offset = 0; ///< sum of the fixed coordinates times their grid strides (owner())
 };
 
 } // namespace hpf

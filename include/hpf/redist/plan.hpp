@@ -18,6 +18,12 @@
 // to a RedistributionExecutor, the caller's (Tpetra's Distributor plan/actor split). Source and target
 // grids may be identical, overlap or be disjoint, with P != Q; they must share a parent communicator.
 // Ranks in neither grid take part in execute() but move nothing.
+//
+// Replicated and fixed layouts (ALIGN, docs/align.md): only the primary copy of the source sends
+// (Layout::is_primary), and every copy of the target receives. The product schedule above runs between
+// primary copies; the message of step s to copy k of the target (k numbering the coordinates along
+// the target's replicated grid dimensions) runs at step s + k S, S the product schedule's length, so
+// every step stays a partial permutation.
 #pragma once
 
 #include <hpf/core/error.hpp>
@@ -318,11 +324,16 @@ private:
     return out;
   }
 
+  /// Grid position of the primary copy of the block with per-dimension coordinates dc.
   static int position_of(const Layout<N>& L, const std::array<int, N>& dc) {
-    std::vector<int> c(static_cast<std::size_t>(L.grid().ndims()), 0);
-    for (int d = 0; d < N; ++d)
-      if (L.grid_dim(d) >= 0) c[static_cast<std::size_t>(L.grid_dim(d))] = dc[static_cast<std::size_t>(d)];
-    return L.grid().position_of(c);
+    return L.position_of_dim_coords(dc);
+  }
+
+  /// Steps of the product schedule between primary copies.
+  [[nodiscard]] int product_steps() const {
+    int steps = 1;
+    for (const auto& dp : m_dims) steps *= dp.schedule.num_steps();
+    return steps;
   }
 
   /// Mixed-radix N-d step index (dimension 0 fastest) of per-dimension steps.
@@ -353,8 +364,14 @@ private:
     const ProcessGrid& sg = m_src.grid();
     const ProcessGrid& tg = m_dst.grid();
     const int me = sg.parent_rank();
-    const int sp = sg.position_of_rank(me);
-    const int tp = tg.position_of_rank(me);
+    // Only the primary copy of a replicated source sends; every copy of the target receives, and a
+    // process off a fixed coordinate holds nothing on that side.
+    const int sp = sg.position_of_rank(me) >= 0 && m_src.is_primary(sg.position_of_rank(me))
+                       ? sg.position_of_rank(me)
+                       : -1;
+    const int tp =
+        tg.position_of_rank(me) >= 0 && m_dst.holds(tg.position_of_rank(me)) ? tg.position_of_rank(me) : -1;
+    const int S = product_steps();
     if (sp >= 0) {
       m_my_src = dim_coords(m_src, sp);
       m_src_strides = fortran_strides<N>(m_src.local_extents(sp));
@@ -407,19 +424,28 @@ private:
       return out;
     };
     if (sp >= 0) {
-      for (const Msg& m : collect(true)) {
-        if (tg.rank_at(m.peer_pos) == me) { // kept: copied locally, never sent to oneself
-          m_self = m;
-          m_self_elems = m.len;
-          continue;
+      for (const Msg& m0 : collect(true)) {
+        const std::vector<int> copies = m_dst.copies_of(m0.peer_pos);
+        for (std::size_t k = 0; k < copies.size(); ++k) {
+          Msg m = m0;
+          m.peer_pos = copies[k];
+          m.step += static_cast<int>(k) * S;
+          if (tg.rank_at(m.peer_pos) == me) { // kept: copied locally, never sent to oneself
+            m_self = m;
+            m_self_elems = m.len;
+            continue;
+          }
+          m_sends.push_back(m);
+          m_send_elems += m.len;
         }
-        m_sends.push_back(m);
-        m_send_elems += m.len;
       }
+      std::sort(m_sends.begin(), m_sends.end(), [](const Msg& a, const Msg& b) { return a.step < b.step; });
     }
     if (tp >= 0) {
-      for (const Msg& m : collect(false)) {
+      const int my_copy = m_dst.copy_index(tp);
+      for (Msg m : collect(false)) {
         if (sg.rank_at(m.peer_pos) == me) continue; // the local copy, found on the sending side
+        m.step += my_copy * S;
         m_recvs.push_back(m);
         m_recv_elems += m.len;
       }
@@ -471,9 +497,9 @@ private:
   }
 
   [[nodiscard]] Schedule build_product() const {
-    int steps = 1;
-    for (const auto& dp : m_dims) steps *= dp.schedule.num_steps();
-    std::vector<Step> out(static_cast<std::size_t>(steps));
+    const int steps = product_steps();
+    const int copies = m_dst.copies();
+    std::vector<Step> out(static_cast<std::size_t>(steps) * static_cast<std::size_t>(copies));
     std::array<int, N> k{};
     for (int s = 0; s < steps; ++s) {
       int rest = s;
@@ -496,8 +522,10 @@ private:
           tc[d] = m.dst;
           len *= m.len;
         }
-        out[static_cast<std::size_t>(s)].messages.push_back(
-            {position_of(m_src, sc), position_of(m_dst, tc), len});
+        const std::vector<int> to = m_dst.copies_of(position_of(m_dst, tc));
+        for (std::size_t c = 0; c < to.size(); ++c)
+          out[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(steps)].messages.push_back(
+              {position_of(m_src, sc), to[c], len});
       });
     }
     return Schedule(m_src.grid().size(), m_dst.grid().size(), std::move(out));

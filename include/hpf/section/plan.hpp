@@ -275,6 +275,12 @@ private:
     detail::require(src.grid().parent_size() == dst.grid().parent_size(), op,
                     ": the source grid's parent communicator has ", src.grid().parent_size(),
                     " ranks and the target grid's ", dst.grid().parent_size(), "; expected one parent");
+    // ALIGN's replicated and fixed layouts are out of scope here (docs/align.md): redistribute first.
+    for (const Layout<N>* L : {&dst, &src})
+      detail::require(!L->replicates_or_fixes(), op, ": the ", L == &dst ? "target" : "source", " layout ",
+                      L->describe_dists(),
+                      " replicates or fixes a grid dimension; expected a layout that uses every grid"
+                      " dimension (sections of replicated arrays are not supported: see docs/align.md)");
     detail::require(tags::section.contains(opt.tag), op, ": options.tag must be in [", tags::section.base,
                     ", ", tags::section.base + tags::section.width, "), got ", opt.tag);
     detail::require(opt.strategy != Strategy::Class && opt.strategy != Strategy::Auto, op,
