@@ -38,14 +38,16 @@ void random_dists(hpf_dist d[2]) {
   }
 }
 
-void make_grid2(GridGuard& g) {
+/// A 2-D grid of every rank, a random factorisation; returns its extent along dimension 1.
+int make_grid2(GridGuard& g) {
   const int P = world_size();
   std::vector<int> fs;
   for (int f = 1; f <= P; ++f)
     if (P % f == 0) fs.push_back(f);
   const int a = fs[static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(fs.size()) - 1))];
   const int shape[2] = {a, P / a};
-  ASSERT_EQ(hpf_grid_create_world(2, shape, &g.g), HPF_OK) << hpf_last_error();
+  EXPECT_EQ(hpf_grid_create_world(2, shape, &g.g), HPF_OK) << hpf_last_error();
+  return shape[1];
 }
 
 /// Whether this rank owns global index `g` of `a` (a copy counts).
@@ -78,7 +80,7 @@ TEST(CApiAlign, AlignedArraysLiveWhereTheirTemplateElementsLive) {
   for (int trial = 0; trial < 24; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     GridGuard grid;
-    make_grid2(grid);
+    const int P1 = make_grid2(grid);
     const std::int64_t text[2] = {pick(1, 19), pick(1, 11)};
     hpf_dist td[2];
     random_dists(td);
@@ -102,6 +104,14 @@ TEST(CApiAlign, AlignedArraysLiveWhereTheirTemplateElementsLive) {
             << "A(" << i << ", " << j << ") at t(" << b[0] << ", " << b[1] << ")";
       }
 
+    // The template's rows on a 2-D array with one column per grid coordinate along dimension 1: a
+    // row replicated over dimension 1 lives on every process of the grid row that owns it (HPF's
+    // `*`: every coordinate along the dimension holds a copy, whether or not it owns columns).
+    const std::int64_t rext[2] = {text[0], P1};
+    const hpf_dist rd[2] = {td[0], {HPF_DIST_BLOCK, 0, nullptr}};
+    ArrayGuard rows;
+    HPF_C_OK(hpf_array_create("rows", HPF_FLOAT64, 2, rext, rd, grid.g, &rows.a));
+
     // A 1-D array along the template's dimension 0, replicated over dimension 1 or fixed at a column.
     const std::int64_t xext[1] = {pick(0, text[0])};
     const hpf_align_dim xd[1] = {random_align_dim(0, xext[0], text[0])};
@@ -114,9 +124,9 @@ TEST(CApiAlign, AlignedArraysLiveWhereTheirTemplateElementsLive) {
       const std::int64_t g[1] = {i};
       const std::int64_t row = xd[0].stride * i + xd[0].offset;
       bool expected = false;
-      for (std::int64_t c = 0; c < text[1]; ++c) {
+      for (std::int64_t c = 0; c < (replicated ? P1 : text[1]); ++c) {
         const std::int64_t b[2] = {row, c};
-        if ((replicated || c == column) && owns(ref.a, b)) expected = true;
+        if (replicated ? owns(rows.a, b) : c == column && owns(ref.a, b)) expected = true;
       }
       EXPECT_EQ(owns(X.a, g), expected)
           << "X(" << i << ") at t(" << row << ", " << (replicated ? "*" : std::to_string(column)) << ")";
