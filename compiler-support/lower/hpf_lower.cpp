@@ -366,13 +366,28 @@ struct Processors {
   int line = 0;
 };
 
+/// The table of a GEN_BLOCK(sizes) or INDIRECT(map) distribution: the lowered program copies the
+/// program's array `expr` into `name` (int64 block sizes, or int32 0-based owners) just before the
+/// call that takes it, because hpf_gen_block / hpf_indirect reference the table and need its C kind.
+struct DistTable {
+  std::string name; // hpf__gb<line>_<dim> or hpf__ix<line>_<dim>
+  std::string expr; // as written in the directive
+  bool indirect = false;
+
+  [[nodiscard]] std::string assignment() const {
+    return indirect ? name + " = int((" + expr + ") - 1, c_int32_t)"
+                    : name + " = int(" + expr + ", c_int64_t)";
+  }
+};
+
 struct DistArray {
   std::string name;
   std::string spelled; // as written in the declaration
   Elem elem = Elem::R8;
   std::vector<std::pair<std::string, std::string>> bounds; // (lower, upper) expressions
-  std::vector<std::string> dists;                          // hpf_block() / hpf_cyclic(r) / hpf_collapsed()
-  std::string onto;                                        // processors name ("" = the default grid)
+  std::vector<std::string> dists; // hpf_block() / hpf_cyclic(r) / hpf_collapsed() / hpf_gen_block(t) / ...
+  std::vector<DistTable> tables;  // GEN_BLOCK and INDIRECT tables of the DISTRIBUTE
+  std::string onto;               // processors name ("" = the default grid)
   bool dynamic = false;
   int dist_line = 0;
   int decl_line = 0;
@@ -460,9 +475,11 @@ private:
   static bool is_directive(const LogicalLine& l) { return lower_case(l.text).rfind("!hpf$", 0) == 0; }
   static std::string directive_body(const LogicalLine& l) { return trim(l.text.substr(5)); }
 
-  /// Parses "a(dist, ...) [ONTO p]" or "(dist, ...) [ONTO p] :: a, b" into (names, dists, onto).
+  /// Parses "a(dist, ...) [ONTO p]" or "(dist, ...) [ONTO p] :: a, b" into (names, dists, onto), and
+  /// the tables of its GEN_BLOCK and INDIRECT distributions into `tables`.
   void parse_dist_spec(const std::string& body, int line, std::vector<std::string>& names,
-                       std::vector<std::string>& dists, std::string& onto) const {
+                       std::vector<std::string>& dists, std::string& onto,
+                       std::vector<DistTable>& tables) const {
     std::string spec = body;
     const auto colons = spec.find("::");
     std::string list;
@@ -499,8 +516,23 @@ private:
           fail_at(line, "CYCLIC(" + trim(r) + "): the block size must be in [1, 2147483647], got " +
                             std::to_string(*v));
         dists.push_back("hpf_cyclic(int(" + r + "))");
+      } else if (const std::size_t from = table_open(ld); from != 0) {
+        const bool indirect = ld.front() == 'i';
+        const std::string expr = trim(d.substr(from, d.size() - 1 - from));
+        const char* kind = indirect ? "INDIRECT" : "GEN_BLOCK";
+        if (expr.empty() || integer_literal(expr))
+          fail_at(line, std::string(kind) + "(" + shown(expr) + "): expected an integer array (" +
+                            (indirect ? "the processor index, from 1, of every index of the dimension"
+                                      : "one block size per processor of the dimension") +
+                            ")");
+        DistTable t{std::string(indirect ? "hpf__ix" : "hpf__gb") + std::to_string(line) + "_" +
+                        std::to_string(dists.size() + 1),
+                    expr, indirect};
+        dists.push_back(std::string(indirect ? "hpf_indirect(" : "hpf_gen_block(") + t.name + ")");
+        tables.push_back(std::move(t));
       } else {
-        fail_at(line, "distribution '" + shown(d) + "' is not BLOCK, CYCLIC, CYCLIC(r) or *");
+        fail_at(line, "distribution '" + shown(d) +
+                          "' is not BLOCK, CYCLIC, CYCLIC(r), GEN_BLOCK(sizes), INDIRECT(map) or *");
       }
     }
     if (dists.size() > 4)
@@ -514,6 +546,16 @@ private:
         fail_at(line, "expected 'ONTO processors' after the distribution list, got '" + shown(rest) + "'");
       onto = std::string(p);
     }
+  }
+
+  /// The position after "GEN_BLOCK(" or "INDIRECT(" when the lower-cased distribution `ld` is one
+  /// of them and ends with ')', else 0.
+  static std::size_t table_open(const std::string& ld) {
+    for (const std::string_view kw : {std::string_view("gen_block"), std::string_view("indirect")}) {
+      Scanner sc(ld);
+      if (sc.keyword(kw) && (sc.skip_space(), sc.eat('(')) && ld.back() == ')') return sc.pos();
+    }
+    return 0;
   }
 
   DistArray& array_named(const std::string& n, int line, const char* what) {
@@ -563,12 +605,16 @@ private:
         std::vector<std::string> names;
         std::vector<std::string> dists;
         std::string onto;
-        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto);
+        std::vector<DistTable> tables;
+        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto, tables);
+        m_tables.insert(m_tables.end(), tables.begin(), tables.end());
         for (const auto& n : names) {
           if (m_arrays.count(n) != 0) fail_at(l.line, "DISTRIBUTE " + n + ": distributed twice");
           DistArray a;
           a.name = n;
           a.dists = dists;
+          a.tables = tables;
+          m_arrays_of_line.emplace(l.line, n);
           a.onto = onto;
           a.dist_line = l.line;
           m_default_grid = m_default_grid || onto.empty();
@@ -581,8 +627,14 @@ private:
         std::string list = trim(body.substr(7));
         if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
         for (const auto& n : split_top(list)) m_dynamic.insert(lower_case(n));
-      } else if (lb.rfind("redistribute", 0) == 0 || lb.rfind("independent", 0) == 0) {
-        // handled in place by emit()
+      } else if (lb.rfind("redistribute", 0) == 0) {
+        // lowered in place by emit(); its GEN_BLOCK and INDIRECT tables are declared at the set-up
+        std::vector<std::string> names;
+        std::vector<std::string> dists;
+        std::string onto;
+        parse_dist_spec(trim(body.substr(12)), l.line, names, dists, onto, m_tables);
+      } else if (lb.rfind("independent", 0) == 0) {
+        // kept as a comment by emit()
       } else {
         fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
                             "' (supported: PROCESSORS, DISTRIBUTE, SHADOW, DYNAMIC, REDISTRIBUTE, "
@@ -813,6 +865,9 @@ private:
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
     s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
+    for (const auto& t : m_tables)
+      s += ind + (t.indirect ? "integer(c_int32_t)" : "integer(c_int64_t)") +
+           ", allocatable, target :: " + t.name + "(:)\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
       s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
@@ -833,11 +888,13 @@ private:
     const std::string where =
         "'DISTRIBUTE " + a.name + " (line " + std::to_string(a.dist_line) + ")" +
         (a.shadow.empty() ? "" : ", SHADOW (line " + std::to_string(a.shadow_line) + ")") + "'";
-    std::string s =
-        wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
-                      a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
-                      ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
-                      grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
+    std::string s;
+    for (const auto& t : a.tables)
+      if (a.name == m_arrays_of_line.at(a.dist_line)) s += wrap(ind, t.assignment());
+    s += wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
+                       a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
+                       ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
+                       grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
     return s + bind_local(a, ind);
   }
 
@@ -1369,10 +1426,12 @@ private:
     std::vector<std::string> names;
     std::vector<std::string> dists;
     std::string onto;
-    parse_dist_spec(trim(directive_body(l).substr(12)), l.line, names, dists, onto);
+    std::vector<DistTable> tables;
+    parse_dist_spec(trim(directive_body(l).substr(12)), l.line, names, dists, onto, tables);
     if (!onto.empty() && m_procs.count(onto) == 0)
       fail_at(l.line, "REDISTRIBUTE ONTO " + onto + ": no PROCESSORS " + onto);
     std::string s;
+    for (const auto& t : tables) s += wrap(ind, t.assignment());
     for (const auto& n : names) {
       DistArray& a = array_named(n, l.line, "REDISTRIBUTE");
       if (!a.dynamic) fail_at(l.line, "REDISTRIBUTE " + n + ": the array is not declared !HPF$ DYNAMIC");
@@ -1465,6 +1524,10 @@ private:
         copy(); // PROCESSORS, DISTRIBUTE, DYNAMIC: kept as comments, acted on at the set-up
         continue;
       }
+      if (in_spec && is_serial_stand_in(l)) {
+        out += "! " + trim(l.text) + "   (the serial stand-in: NUMBER_OF_PROCESSORS() is lowered)\n";
+        continue;
+      }
       if (in_spec && !is_directive(l) && is_specification(l)) {
         auto it = m_decl_rewrites.find(i);
         if (it == m_decl_rewrites.end()) {
@@ -1501,6 +1564,14 @@ private:
       out += lower_statement(l, ind);
     }
     return out;
+  }
+
+  /// "USE hpf_serial": the module that gives a serial compile of the program NUMBER_OF_PROCESSORS()
+  /// (compiler-support/fortran/hpf_serial.f90). The lowered program has the real one.
+  static bool is_serial_stand_in(const LogicalLine& l) {
+    const std::string t = lower_case(trim(l.text));
+    Scanner sc(t);
+    return sc.keyword("use") && sc.skip_space() > 0 && sc.name() == "hpf_serial" && sc.done();
   }
 
   /// END, END PROGRAM, END PROGRAM name (any case, ENDPROGRAM too).
@@ -1551,6 +1622,8 @@ private:
   std::set<std::string> m_dynamic;
   std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
+  std::vector<DistTable> m_tables;             // every GEN_BLOCK and INDIRECT table, declared at the set-up
+  std::map<int, std::string> m_arrays_of_line; // the first array of each DISTRIBUTE line
   bool m_default_grid = false;
 };
 

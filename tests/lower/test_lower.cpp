@@ -150,8 +150,8 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_rejected(
       program("  real(8) :: z(10, 10)\n!HPF$ PROCESSORS p(2)\n!HPF$ DISTRIBUTE z(BLOCK, BLOCK) ONTO p\n", ""),
       {"2 distributed dimension(s) but the processors p have 1"});
-  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(GEN_BLOCK(g))\n", ""),
-                  {"GEN_BLOCK", "is not BLOCK"});
+  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK(4))\n", ""),
+                  {"BLOCK(4)", "is not BLOCK"});
 }
 
 const std::string kShadowSpec = "  integer :: i, j\n  real(8) :: u(100), v(100), w(0:9, 8), x(0:9, 8)\n"
@@ -455,6 +455,51 @@ TEST(Lower, Issue15BadDistributionsAreRejectedWithTheLine) {
   EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(+2))\n", ""), "t.f90"));
   EXPECT_NO_THROW((void)lower_hpf(
       program("  real(8) :: z(2, 2, 2, 2)\n!HPF$ DISTRIBUTE z(BLOCK, *, *, *)\n", ""), "t.f90"));
+}
+
+TEST(Lower, GenBlockAndIndirectCopyTheirTablesBeforeTheCall) {
+  // In DISTRIBUTE (a table known at the set-up, here a PARAMETER), shared by both arrays of the line.
+  const std::string out = lower_hpf(
+      program("  integer, parameter :: s(2) = [3, 7], o(10) = [1, 2, 1, 2, 1, 2, 1, 2, 1, 1]\n"
+              "  real(8) :: x(10), y(10), z(10)\n!HPF$ PROCESSORS p(2)\n"
+              "!HPF$ DISTRIBUTE (GEN_BLOCK(s)) ONTO p :: x, y\n!HPF$ DISTRIBUTE z(INDIRECT(o)) ONTO p\n"
+              "!HPF$ DYNAMIC z\n",
+              "!HPF$ REDISTRIBUTE z(gen_block( s ))\n"),
+      "t.f90");
+  EXPECT_TRUE(contains(out, "integer(c_int64_t), allocatable, target :: hpf__gb6_1(:)"));
+  EXPECT_TRUE(contains(out, "integer(c_int32_t), allocatable, target :: hpf__ix7_1(:)"));
+  EXPECT_TRUE(contains(out, "integer(c_int64_t), allocatable, target :: hpf__gb9_1(:)"));
+  const auto table = out.find("hpf__gb6_1 = int(s, c_int64_t)");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_EQ(out.find("hpf__gb6_1 = int(s", table + 1), std::string::npos) << "one copy for x and y";
+  EXPECT_LT(table, out.find("hpf_array_create('x'"));
+  EXPECT_TRUE(contains(out, "[hpf_gen_block(hpf__gb6_1)], p__g, x__h)"));
+  EXPECT_TRUE(contains(out, "[hpf_gen_block(hpf__gb6_1)], p__g, y__h)"));
+  // INDIRECT's processor indices count from 1, hpf_indirect's grid coordinates from 0.
+  EXPECT_TRUE(contains(out, "hpf__ix7_1 = int((o) - 1, c_int32_t)"));
+  EXPECT_TRUE(contains(out, "[hpf_indirect(hpf__ix7_1)], p__g, z__h)"));
+  const auto re = out.find("hpf__gb9_1 = int(s, c_int64_t)");
+  ASSERT_NE(re, std::string::npos);
+  EXPECT_LT(re, out.find("hpf_array_redistribute(z__h, [hpf_gen_block(hpf__gb9_1)]"));
+}
+
+TEST(Lower, SerialStandInIsDroppedAndNumberOfProcessorsLowered) {
+  const std::string out = lower_hpf("program t\n  use hpf_serial\n  implicit none\n  integer :: np\n"
+                                    "  np = number_of_processors()\nend program t\n",
+                                    "t.f90");
+  EXPECT_TRUE(contains(out, "! use hpf_serial   (the serial stand-in"));
+  EXPECT_FALSE(contains(out, "\n  use hpf_serial"));
+  EXPECT_TRUE(contains(out, "np = hpf__size"));
+}
+
+TEST(Lower, BadGenBlockAndIndirectAreRejectedWithTheLine) {
+  const std::string z = "  real(8) :: z(10)\n";
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(GEN_BLOCK(10))\n", ""),
+                  {"t.f90:4:", "GEN_BLOCK(10): expected an integer array", "one block size per processor"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(INDIRECT( ))\n", ""),
+                  {"t.f90:4:", "INDIRECT(): expected an integer array", "processor index, from 1"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(GEN_BLOCKS(s))\n", ""),
+                  {"t.f90:4:", "is not BLOCK, CYCLIC, CYCLIC(r), GEN_BLOCK(sizes), INDIRECT(map) or *"});
 }
 
 } // namespace
