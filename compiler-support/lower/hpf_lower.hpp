@@ -15,6 +15,15 @@
 //   | USE hpf_serial                                   | dropped: gives a serial compile                  |
 //   |                                                  | NUMBER_OF_PROCESSORS() (= 1), which is lowered   |
 //   |                                                  | to the number of ranks                           |
+//   | !HPF$ TEMPLATE t(bounds), ... + DISTRIBUTE t(...)| hpf_template_create (t__t)                        |
+//   | !HPF$ ALIGN a(i, j) WITH base(s1, ...), also     | hpf_array_create_aligned; base is a TEMPLATE or a|
+//   |   ALIGN (i, j) WITH base(...) :: a, b; each sk is| distributed array (its layout, hpf_template_of_  |
+//   |   '*' (replicated), an expression without dummy | array). s, o are evaluated at run time from sk at |
+//   |   (fixed) or s*i + o in one dummy                | i = 0, 1; i = 2 checks that sk is affine         |
+//   | !HPF$ REALIGN a(...) WITH base(...) (DYNAMIC a)  | hpf_array_realign                                |
+//   | !HPF$ REDISTRIBUTE t(...) of a TEMPLATE or of an | hpf_template_redistribute / hpf_array_redistrib- |
+//   |   array other arrays are aligned with            | ute, then hpf_array_realign of every array whose |
+//   |                                                  | current base it is, and so on down               |
 //   | !HPF$ SHADOW a(w1, ...)                          | hpf_array_create_shadow (any distribution)       |
 //   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
 //   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
