@@ -8,8 +8,10 @@ install(TARGETS hpfrt EXPORT hpfrtTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hpfrt_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(HPF_FORTRAN)
-  install(TARGETS hpfrt_fortran EXPORT hpfrtTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/fortran-modules/hpfrt.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(TARGETS hpfrt_fortran hpfrt_serial EXPORT hpfrtTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/fortran-modules/hpfrt.mod
+                ${CMAKE_CURRENT_BINARY_DIR}/fortran-modules/hpf_serial.mod
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 install(DIRECTORY include/hpf DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES compiler-support/include/hpfrt.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

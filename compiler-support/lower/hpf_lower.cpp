@@ -366,18 +366,73 @@ struct Processors {
   int line = 0;
 };
 
+/// The table of a GEN_BLOCK(sizes) or INDIRECT(map) distribution: the lowered program copies the
+/// program's array `expr` into `name` (int64 block sizes, or int32 0-based owners) just before the
+/// call that takes it, because hpf_gen_block / hpf_indirect reference the table and need its C kind.
+struct DistTable {
+  std::string name; // hpf__gb<line>_<dim> or hpf__ix<line>_<dim>
+  std::string expr; // as written in the directive
+  bool indirect = false;
+
+  [[nodiscard]] std::string assignment() const {
+    return indirect ? name + " = int((" + expr + ") - 1, c_int32_t)"
+                    : name + " = int(" + expr + ", c_int64_t)";
+  }
+};
+
+/// An ALIGN or REALIGN: `a(dummies) WITH base(subscripts)`.
+struct AlignSpec {
+  std::vector<std::string> dummies;    // per aligned dimension: a name (lower case), or "*"
+  std::string base;                    // a TEMPLATE or a distributed array
+  std::vector<std::string> subscripts; // per base dimension: "*", or an expression (lower case)
+  int line = 0;
+
+  /// The base dimension whose subscript uses dummy j (-1: none, the dimension is held whole).
+  [[nodiscard]] int base_dim_of(std::size_t j) const {
+    if (dummies[j] == "*") return -1;
+    for (std::size_t k = 0; k < subscripts.size(); ++k)
+      if (!find_word(subscripts[k], dummies[j]).empty()) return static_cast<int>(k);
+    return -1;
+  }
+  /// The dummy subscript k uses ("" for a constant or "*").
+  [[nodiscard]] std::string dummy_of(std::size_t k) const {
+    for (const auto& d : dummies)
+      if (d != "*" && !find_word(subscripts[k], d).empty()) return d;
+    return "";
+  }
+};
+
+/// A !HPF$ TEMPLATE: an index space with a DISTRIBUTE and no storage (t__t, an hpf_template).
+struct Template {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> bounds;
+  std::vector<std::string> dists;
+  std::vector<DistTable> tables;
+  std::string onto;
+  bool dynamic = false;
+  int line = 0;
+  int dist_line = 0;
+};
+
 struct DistArray {
   std::string name;
   std::string spelled; // as written in the declaration
   Elem elem = Elem::R8;
   std::vector<std::pair<std::string, std::string>> bounds; // (lower, upper) expressions
-  std::vector<std::string> dists;                          // hpf_block() / hpf_cyclic(r) / hpf_collapsed()
-  std::string onto;                                        // processors name ("" = the default grid)
+  std::vector<std::string> dists; // hpf_block() / hpf_cyclic(r) / hpf_collapsed() / hpf_gen_block(t) / ...
+  std::vector<DistTable> tables;  // GEN_BLOCK and INDIRECT tables of the DISTRIBUTE
+  std::string onto;               // processors name ("" = the default grid)
   bool dynamic = false;
   int dist_line = 0;
   int decl_line = 0;
   std::vector<long long> shadow; // !HPF$ SHADOW widths per dimension (empty: no SHADOW)
   int shadow_line = 0;
+  AlignSpec align;      // its ALIGN, when align.line != 0 (then it has no DISTRIBUTE)
+  bool is_base = false; // an ALIGN or REALIGN names it as the base (it keeps a__t, its layout)
+  bool realigned = false;
+
+  [[nodiscard]] bool aligned() const { return align.line != 0; }
+  [[nodiscard]] std::size_t rank() const { return aligned() ? align.dummies.size() : dists.size(); }
 
   [[nodiscard]] long long width(std::size_t d) const { return shadow.empty() ? 0 : shadow[d]; }
   [[nodiscard]] bool has_shadow() const {
@@ -460,9 +515,11 @@ private:
   static bool is_directive(const LogicalLine& l) { return lower_case(l.text).rfind("!hpf$", 0) == 0; }
   static std::string directive_body(const LogicalLine& l) { return trim(l.text.substr(5)); }
 
-  /// Parses "a(dist, ...) [ONTO p]" or "(dist, ...) [ONTO p] :: a, b" into (names, dists, onto).
+  /// Parses "a(dist, ...) [ONTO p]" or "(dist, ...) [ONTO p] :: a, b" into (names, dists, onto), and
+  /// the tables of its GEN_BLOCK and INDIRECT distributions into `tables`.
   void parse_dist_spec(const std::string& body, int line, std::vector<std::string>& names,
-                       std::vector<std::string>& dists, std::string& onto) const {
+                       std::vector<std::string>& dists, std::string& onto,
+                       std::vector<DistTable>& tables) const {
     std::string spec = body;
     const auto colons = spec.find("::");
     std::string list;
@@ -499,8 +556,23 @@ private:
           fail_at(line, "CYCLIC(" + trim(r) + "): the block size must be in [1, 2147483647], got " +
                             std::to_string(*v));
         dists.push_back("hpf_cyclic(int(" + r + "))");
+      } else if (const std::size_t from = table_open(ld); from != 0) {
+        const bool indirect = ld.front() == 'i';
+        const std::string expr = trim(d.substr(from, d.size() - 1 - from));
+        const char* kind = indirect ? "INDIRECT" : "GEN_BLOCK";
+        if (expr.empty() || integer_literal(expr))
+          fail_at(line, std::string(kind) + "(" + shown(expr) + "): expected an integer array (" +
+                            (indirect ? "the processor index, from 1, of every index of the dimension"
+                                      : "one block size per processor of the dimension") +
+                            ")");
+        DistTable t{std::string(indirect ? "hpf__ix" : "hpf__gb") + std::to_string(line) + "_" +
+                        std::to_string(dists.size() + 1),
+                    expr, indirect};
+        dists.push_back(std::string(indirect ? "hpf_indirect(" : "hpf_gen_block(") + t.name + ")");
+        tables.push_back(std::move(t));
       } else {
-        fail_at(line, "distribution '" + shown(d) + "' is not BLOCK, CYCLIC, CYCLIC(r) or *");
+        fail_at(line, "distribution '" + shown(d) +
+                          "' is not BLOCK, CYCLIC, CYCLIC(r), GEN_BLOCK(sizes), INDIRECT(map) or *");
       }
     }
     if (dists.size() > 4)
@@ -514,6 +586,16 @@ private:
         fail_at(line, "expected 'ONTO processors' after the distribution list, got '" + shown(rest) + "'");
       onto = std::string(p);
     }
+  }
+
+  /// The position after "GEN_BLOCK(" or "INDIRECT(" when the lower-cased distribution `ld` is one
+  /// of them and ends with ')', else 0.
+  static std::size_t table_open(const std::string& ld) {
+    for (const std::string_view kw : {std::string_view("gen_block"), std::string_view("indirect")}) {
+      Scanner sc(ld);
+      if (sc.keyword(kw) && (sc.skip_space(), sc.eat('(')) && ld.back() == ')') return sc.pos();
+    }
+    return 0;
   }
 
   DistArray& array_named(const std::string& n, int line, const char* what) {
@@ -563,36 +645,65 @@ private:
         std::vector<std::string> names;
         std::vector<std::string> dists;
         std::string onto;
-        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto);
+        std::vector<DistTable> tables;
+        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto, tables);
+        m_tables.insert(m_tables.end(), tables.begin(), tables.end());
         for (const auto& n : names) {
           if (m_arrays.count(n) != 0) fail_at(l.line, "DISTRIBUTE " + n + ": distributed twice");
           DistArray a;
           a.name = n;
           a.dists = dists;
+          a.tables = tables;
+          m_arrays_of_line.emplace(l.line, n);
           a.onto = onto;
           a.dist_line = l.line;
           m_default_grid = m_default_grid || onto.empty();
           m_arrays.emplace(n, a);
           m_array_order.push_back(n);
         }
+      } else if (Scanner tk(lb); tk.word("template")) {
+        parse_templates(trim(body.substr(8)), l.line);
+      } else if (Scanner al(lb); al.word("align")) {
+        std::vector<std::string> names;
+        const AlignSpec spec = parse_align(trim(body.substr(5)), l.line, names);
+        for (const auto& n : names) m_aligns.emplace_back(n, spec);
+      } else if (Scanner ra(lb); ra.word("realign")) {
+        std::vector<std::string> names;
+        const AlignSpec spec = parse_align(trim(body.substr(7)), l.line, names);
+        for (const auto& n : names) m_realigns.emplace_back(n, spec);
       } else if (lb.rfind("shadow", 0) == 0) {
         m_shadows.push_back(parse_shadow(trim(body.substr(6)), l.line));
       } else if (lb.rfind("dynamic", 0) == 0) {
         std::string list = trim(body.substr(7));
         if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
         for (const auto& n : split_top(list)) m_dynamic.insert(lower_case(n));
-      } else if (lb.rfind("redistribute", 0) == 0 || lb.rfind("independent", 0) == 0) {
-        // handled in place by emit()
+      } else if (lb.rfind("redistribute", 0) == 0) {
+        // lowered in place by emit(); its GEN_BLOCK and INDIRECT tables are declared at the set-up
+        std::vector<std::string> names;
+        std::vector<std::string> dists;
+        std::string onto;
+        parse_dist_spec(trim(body.substr(12)), l.line, names, dists, onto, m_tables);
+      } else if (lb.rfind("independent", 0) == 0) {
+        // kept as a comment by emit()
       } else {
         fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
-                            "' (supported: PROCESSORS, DISTRIBUTE, SHADOW, DYNAMIC, REDISTRIBUTE, "
-                            "INDEPENDENT)");
+                            "' (supported: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, SHADOW, DYNAMIC, "
+                            "REDISTRIBUTE, REALIGN, INDEPENDENT)");
       }
     }
     if (!seen_program) detail::fail(m_file, ": no PROGRAM statement: only a main program can be lowered");
-    for (const auto& n : m_dynamic) array_named(n, 0, "DYNAMIC").dynamic = true;
+    take_templates();
+    add_aligned_arrays();
+    for (const auto& n : m_dynamic) {
+      if (auto t = m_templates.find(n); t != m_templates.end()) {
+        t->second.dynamic = true;
+      } else {
+        array_named(n, 0, "DYNAMIC").dynamic = true;
+      }
+    }
     for (const auto& sh : m_shadows) apply_shadow(sh);
     for (auto& [n, a] : m_arrays) {
+      if (a.aligned()) continue;
       if (!a.onto.empty() && m_procs.count(a.onto) == 0)
         fail_at(a.dist_line, "DISTRIBUTE " + n + " ONTO " + a.onto + ": no PROCESSORS " + a.onto);
       check_grid_rank(a, a.onto, a.dists, a.dist_line);
@@ -601,8 +712,224 @@ private:
     for (std::size_t i = m_program_line + 1; i < m_lines.size(); ++i) parse_declaration(i);
     for (const auto& n : m_array_order)
       if (m_arrays[n].decl_line == 0)
-        fail_at(m_arrays[n].dist_line,
+        fail_at(m_arrays[n].aligned() ? m_arrays[n].align.line : m_arrays[n].dist_line,
                 "distributed array '" + n + "' has no declaration 'type :: " + n + "(bounds)'");
+    for (const auto& n : m_array_order)
+      if (m_arrays[n].aligned()) check_align(n, m_arrays[n].align, "ALIGN");
+    for (const auto& [n, spec] : m_realigns) {
+      DistArray& a = array_named(n, spec.line, "REALIGN");
+      check_align(n, spec, "REALIGN");
+      if (!a.dynamic) fail_at(spec.line, "REALIGN " + n + ": the array is not declared !HPF$ DYNAMIC");
+      a.realigned = true;
+    }
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays[n];
+      if (a.is_base && a.realigned)
+        fail_at(a.decl_line,
+                "REALIGN " + n + ": '" + n +
+                    "' is the base of an alignment; HPF realigns only arrays nothing is aligned with");
+    }
+    m_creation_order = creation_order();
+  }
+
+  /// "t(bounds) [, u(bounds)]" or ":: t(bounds), ..." after TEMPLATE.
+  void parse_templates(std::string list, int line) {
+    if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+    for (const auto& entry : split_top(list)) {
+      const std::string e = lower_case(trim(entry));
+      Scanner sc(e);
+      Template t;
+      t.name = std::string(sc.name());
+      t.line = line;
+      sc.skip_space();
+      if (t.name.empty() || sc.peek() != '(' || trim(e).back() != ')')
+        fail_at(line, "expected 'TEMPLATE t(bounds), ...', got '" + shown(e) + "'");
+      std::size_t end = 0;
+      for (const auto& b :
+           split_top(paren_group(e, sc.pos(), end, m_file + ":" + std::to_string(line) + ": ")))
+        t.bounds.push_back(bound_pair(b, line, "TEMPLATE " + t.name));
+      if (t.bounds.size() > 4) fail_at(line, "TEMPLATE " + t.name + ": 1 to 4 dimensions expected");
+      if (m_templates.count(t.name) != 0) fail_at(line, "TEMPLATE " + t.name + " declared twice");
+      m_template_order.push_back(t.name);
+      m_templates.emplace(t.name, std::move(t));
+    }
+  }
+
+  /// (lower, upper) of one declared bound "u" or "l:u".
+  std::pair<std::string, std::string> bound_pair(const std::string& b, int line,
+                                                 const std::string& what) const {
+    const auto colon = mask_strings(b).find(':');
+    std::pair<std::string, std::string> out =
+        colon == std::string::npos
+            ? std::pair<std::string, std::string>("1", trim(b))
+            : std::pair<std::string, std::string>(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
+    if (out.first.empty() || out.second.empty() || out.second == "*")
+      fail_at(line, what + " needs explicit bounds, got '" + shown(b) + "'");
+    return out;
+  }
+
+  /// Parses "a(i, j) WITH base(s1, ...)" or "(i, j) WITH base(s1, ...) :: a, b" (ALIGN and REALIGN).
+  AlignSpec parse_align(const std::string& body, int line, std::vector<std::string>& names) const {
+    const std::string where = m_file + ":" + std::to_string(line) + ": ";
+    std::string spec = body;
+    const auto colons = mask_strings(spec).find("::");
+    if (colons != std::string::npos) {
+      for (const auto& n : split_top(spec.substr(colons + 2))) names.push_back(lower_case(trim(n)));
+      spec = trim(spec.substr(0, colons));
+    }
+    const std::string ls = lower_case(spec);
+    std::size_t with = std::string::npos;
+    for (const std::size_t at : find_word(ls, "with")) {
+      int depth = 0;
+      for (std::size_t i = 0; i < at; ++i) depth += ls[i] == '(' ? 1 : ls[i] == ')' ? -1 : 0;
+      if (depth == 0) {
+        with = at;
+        break;
+      }
+    }
+    if (with == std::string::npos)
+      fail_at(line, "expected 'ALIGN a(i, ...) WITH base(..., i, ...)', got '" + shown(body) + "'");
+    const std::string left = trim(ls.substr(0, with));
+    const std::string right = trim(ls.substr(with + 4));
+    AlignSpec a;
+    a.line = line;
+    const auto open = left.find('(');
+    if (open == std::string::npos || left.back() != ')')
+      fail_at(line, "ALIGN: expected the align dummies in parentheses, got '" + shown(left) + "'");
+    if (colons == std::string::npos) {
+      const std::string n = trim(left.substr(0, open));
+      if (n.empty()) fail_at(line, "ALIGN: no array named in '" + shown(body) + "'");
+      names.push_back(n);
+    } else if (!trim(left.substr(0, open)).empty()) {
+      fail_at(line, "write either 'a(dummies) WITH ...' or '(dummies) WITH ... :: a, b', not both");
+    }
+    std::size_t end = 0;
+    for (const auto& d : split_top(paren_group(left, open, end, where))) {
+      const std::string t = trim(d);
+      Scanner sc(t);
+      if (t != "*" && (sc.name().empty() || !sc.done()))
+        fail_at(line, "ALIGN: align dummy '" + shown(t) +
+                          "' is not a name or '*' (write ALIGN a(i) WITH t(i), not a(:))");
+      if (t != "*" && std::count(a.dummies.begin(), a.dummies.end(), t) != 0)
+        fail_at(line, "ALIGN: align dummy '" + t + "' appears twice");
+      a.dummies.push_back(t);
+    }
+    Scanner bs(right);
+    a.base = std::string(bs.name());
+    bs.skip_space();
+    if (a.base.empty() || bs.peek() != '(' || right.back() != ')')
+      fail_at(line, "ALIGN: expected 'WITH base(subscripts)', got 'WITH " + shown(right) + "'");
+    for (const auto& e : split_top(paren_group(right, bs.pos(), end, where))) {
+      a.subscripts.push_back(trim(e));
+      const std::string& sub = a.subscripts.back();
+      if (sub.empty() || mask_strings(sub).find(':') != std::string::npos)
+        fail_at(line,
+                "ALIGN: base subscript '" + shown(sub) + "' is not '*' or an expression in one align dummy");
+      int uses = 0;
+      for (const auto& d : a.dummies) uses += d != "*" && !find_word(sub, d).empty() ? 1 : 0;
+      if (uses > 1)
+        fail_at(line, "ALIGN: base subscript '" + shown(sub) + "' uses more than one align dummy");
+    }
+    if (a.subscripts.size() > 4 || a.dummies.size() > 4) fail_at(line, "ALIGN: 1 to 4 dimensions expected");
+    for (const auto& d : a.dummies) {
+      int used = 0;
+      for (const auto& sub : a.subscripts) used += d != "*" && !find_word(sub, d).empty() ? 1 : 0;
+      if (used > 1) fail_at(line, "ALIGN: align dummy '" + d + "' appears in more than one base subscript");
+    }
+    return a;
+  }
+
+  /// Moves the DISTRIBUTE of each TEMPLATE from the arrays to the template.
+  void take_templates() {
+    for (auto& [n, t] : m_templates) {
+      auto it = m_arrays.find(n);
+      if (it == m_arrays.end()) fail_at(t.line, "TEMPLATE " + n + " has no DISTRIBUTE");
+      t.dists = it->second.dists;
+      t.tables = it->second.tables;
+      t.onto = it->second.onto;
+      t.dist_line = it->second.dist_line;
+      if (t.dists.size() != t.bounds.size())
+        fail_at(t.dist_line, "DISTRIBUTE " + n + ": " + std::to_string(t.dists.size()) +
+                                 " distributions for the " + std::to_string(t.bounds.size()) +
+                                 " dimension(s) of TEMPLATE " + n + " (line " + std::to_string(t.line) + ")");
+      if (!t.onto.empty() && m_procs.count(t.onto) == 0)
+        fail_at(t.dist_line, "DISTRIBUTE " + n + " ONTO " + t.onto + ": no PROCESSORS " + t.onto);
+      DistArray probe;
+      probe.name = n;
+      check_grid_rank(probe, t.onto, t.dists, t.dist_line);
+      m_arrays.erase(it);
+      m_array_order.erase(std::find(m_array_order.begin(), m_array_order.end(), n));
+    }
+  }
+
+  /// The arrays of the ALIGN directives join the distributed arrays.
+  void add_aligned_arrays() {
+    for (const auto& [n, spec] : m_aligns) {
+      if (m_templates.count(n) != 0) fail_at(spec.line, "ALIGN " + n + ": '" + n + "' is a TEMPLATE");
+      if (auto it = m_arrays.find(n); it != m_arrays.end())
+        fail_at(spec.line,
+                "ALIGN " + n + ": '" + n + "' is " +
+                    (it->second.aligned() ? "aligned twice"
+                                          : "also DISTRIBUTEd (line " + std::to_string(it->second.dist_line) +
+                                                "); an array has one or the other"));
+      DistArray a;
+      a.name = n;
+      a.align = spec;
+      m_arrays.emplace(n, a);
+      m_array_order.push_back(n);
+    }
+  }
+
+  /// Checks an ALIGN or REALIGN of array n against its base, and marks the base.
+  void check_align(const std::string& n, const AlignSpec& spec, const char* what) {
+    const DistArray& a = m_arrays.at(n);
+    if (spec.dummies.size() != a.bounds.size())
+      fail_at(spec.line, std::string(what) + " " + n + ": " + std::to_string(spec.dummies.size()) +
+                             " align dummies for " + std::to_string(a.bounds.size()) + " dimension(s)");
+    if (spec.base == n)
+      fail_at(spec.line, std::string(what) + " " + n + ": an array cannot be aligned with itself");
+    std::size_t base_rank = 0;
+    if (auto t = m_templates.find(spec.base); t != m_templates.end()) {
+      base_rank = t->second.bounds.size();
+    } else if (auto b = m_arrays.find(spec.base); b != m_arrays.end()) {
+      base_rank = b->second.bounds.size();
+      b->second.is_base = true;
+      // No cycle: following the bases from n never comes back to n.
+      std::string at = spec.base;
+      for (std::size_t hops = 0; m_arrays.at(at).aligned(); ++hops) {
+        at = m_arrays.at(at).align.base;
+        if (at == n || hops > m_arrays.size())
+          fail_at(spec.line, std::string(what) + " " + n + ": the alignments of '" + n + "' form a cycle");
+        if (m_arrays.count(at) == 0) break;
+      }
+    } else {
+      fail_at(spec.line, std::string(what) + " " + n + " WITH " + spec.base + ": '" + spec.base +
+                             "' is neither a TEMPLATE nor a distributed array");
+    }
+    if (spec.subscripts.size() != base_rank)
+      fail_at(spec.line, std::string(what) + " " + n + ": " + std::to_string(spec.subscripts.size()) +
+                             " subscripts for the " + std::to_string(base_rank) + " dimension(s) of '" +
+                             spec.base + "'");
+    if (!a.shadow.empty())
+      fail_at(spec.line, std::string(what) + " " + n +
+                             ": an aligned array has no SHADOW in hpfrt (SHADOW at line " +
+                             std::to_string(a.shadow_line) + ")");
+  }
+
+  /// The distributed arrays in an order where every base comes before the arrays aligned with it.
+  [[nodiscard]] std::vector<std::string> creation_order() const {
+    std::vector<std::string> order;
+    std::set<std::string> made;
+    while (order.size() < m_array_order.size()) {
+      for (const auto& n : m_array_order) {
+        const DistArray& a = m_arrays.at(n);
+        if (made.count(n) != 0) continue;
+        if (a.aligned() && m_arrays.count(a.align.base) != 0 && made.count(a.align.base) == 0) continue;
+        order.push_back(n);
+        made.insert(n);
+      }
+    }
+    return order;
   }
 
   /// Parses the body of "!HPF$ SHADOW a(w1, ...)": each width a non-negative integer literal.
@@ -644,6 +971,9 @@ private:
       fail_at(sh.line, "SHADOW " + sh.name + ": '" + sh.name +
                            "' is not a distributed array (SHADOW needs a DISTRIBUTE of the same array)");
     DistArray& a = it->second;
+    if (a.aligned())
+      fail_at(sh.line, "SHADOW " + sh.name + ": an aligned array has no SHADOW in hpfrt (ALIGN at line " +
+                           std::to_string(a.align.line) + ")");
     if (a.shadow_line != 0)
       fail_at(sh.line, "SHADOW " + sh.name + ": a second SHADOW (the first is at line " +
                            std::to_string(a.shadow_line) + ")");
@@ -738,10 +1068,11 @@ private:
         if (a.bounds.back().first.empty() || a.bounds.back().second.empty() || a.bounds.back().second == "*")
           fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
       }
-      if (a.bounds.size() != a.dists.size())
-        fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) +
-                            " dimension(s) but its DISTRIBUTE (line " + std::to_string(a.dist_line) +
-                            ") gives " + std::to_string(a.dists.size()));
+      if (a.bounds.size() != a.rank())
+        fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) + " dimension(s) but its " +
+                            (a.aligned() ? "ALIGN" : "DISTRIBUTE") + " (line " +
+                            std::to_string(a.aligned() ? a.align.line : a.dist_line) + ") gives " +
+                            std::to_string(a.rank()));
       m_decl_rewrites[i].push_back(n);
     }
   }
@@ -802,8 +1133,16 @@ private:
     std::string s = ind + "! --- hpfrt: handles and local blocks of the distributed arrays (lowered) ---\n";
     for (const auto& p : m_proc_order) s += ind + "type(c_ptr) :: " + p + "__g\n";
     if (m_default_grid) s += ind + "type(c_ptr) :: hpf__world_g\n";
+    for (const auto& t : m_template_order) s += ind + "type(c_ptr) :: " + t + "__t\n";
     for (const auto& n : m_array_order) {
       const DistArray& a = m_arrays.at(n);
+      if (a.is_base) s += ind + "type(c_ptr) :: " + n + "__t\n";
+      if (a.aligned() || a.realigned) {
+        // The current alignment: dims, base indices, and the base (an index into hpf__bases).
+        s += ind + "type(hpf_align_dim) :: " + n + "__ad(" + std::to_string(a.bounds.size()) + ")\n";
+        s += ind + "integer(c_int64_t) :: " + n + "__ai(4)\n";
+        s += ind + "integer :: " + n + "__b\n";
+      }
       s += ind + "type(c_ptr) :: " + n + "__h\n";
       s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
       s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
@@ -813,11 +1152,137 @@ private:
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
     s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
+    for (const auto& t : m_tables)
+      s += ind + (t.indirect ? "integer(c_int32_t)" : "integer(c_int64_t)") +
+           ", allocatable, target :: " + t.name + "(:)\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
       s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
     for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
       s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
            "(:)\n";
+    return s;
+  }
+
+  static std::string extents_of(const std::vector<std::pair<std::string, std::string>>& bounds) {
+    std::string ext;
+    for (const auto& [lo, hi] : bounds)
+      ext += std::string(ext.empty() ? "" : ", ") + "int((" + hi + ") - (" + lo + ") + 1, c_int64_t)";
+    return ext;
+  }
+
+  static std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += std::string(out.empty() ? "" : ", ") + x;
+    return out;
+  }
+
+  /// The handle of a base: t__t for a template, a__t (its current layout) for an array.
+  static std::string base_var(const std::string& base) { return base + "__t"; }
+
+  /// The number that stands for `base` in a__b (1 + its position among templates and arrays).
+  [[nodiscard]] int base_id(const std::string& base) const {
+    const auto t = std::find(m_template_order.begin(), m_template_order.end(), base);
+    if (t != m_template_order.end()) return 1 + static_cast<int>(t - m_template_order.begin());
+    const auto a = std::find(m_array_order.begin(), m_array_order.end(), base);
+    return 1 + static_cast<int>(m_template_order.size()) + static_cast<int>(a - m_array_order.begin());
+  }
+
+  /// Lower bound of dimension k of a base.
+  [[nodiscard]] std::string base_lower(const std::string& base, std::size_t k) const {
+    if (auto t = m_templates.find(base); t != m_templates.end()) return t->second.bounds[k].first;
+    return m_arrays.at(base).bounds[k].first;
+  }
+
+  /// Statements that set a__ad, a__ai and a__b from an ALIGN or REALIGN of `a`. A base subscript
+  /// E(i) must be s*i + o: s = E(1) - E(0) and o = E(0) are evaluated where the directive stands,
+  /// and E(2) - 2 E(1) + E(0) /= 0 stops the program with the line. The 0-based alignment of
+  /// dimension j (lower bound lj) with base dimension k (lower bound lk) is then stride s and
+  /// offset s*lj + o - lk.
+  std::string align_code(const DistArray& a, const AlignSpec& spec, const std::string& ind,
+                         const char* directive = "ALIGN") const {
+    std::string s;
+    const std::string what =
+        std::string(directive) + " " + a.name + " (line " + std::to_string(spec.line) + ")";
+    for (std::size_t j = 0; j < spec.dummies.size(); ++j) {
+      const int k = spec.base_dim_of(j);
+      const std::string lhs = a.name + "__ad(" + std::to_string(j + 1) + ") = ";
+      if (k < 0) {
+        s += ind + lhs + "hpf_align_dim(HPF_ALIGN_COLLAPSED, 1_c_int64_t, 0_c_int64_t)\n";
+        continue;
+      }
+      const std::string& e = spec.subscripts[static_cast<std::size_t>(k)];
+      const std::string& d = spec.dummies[j];
+      auto at = [&](const char* v) { return "(" + replace_word(e, d, std::string("(") + v + ")") + ")"; };
+      s += wrap(ind, "if (" + at("2") + " - 2 * " + at("1") + " + " + at("0") + " /= 0) then");
+      s += ind + "  error stop '" + what + ": subscript " + std::to_string(k + 1) + " is not s*" + d +
+           " + o'\n";
+      s += ind + "end if\n";
+      const std::string stride = "(" + at("1") + " - " + at("0") + ")";
+      s += wrap(ind, lhs + "hpf_align_dim(" + std::to_string(k) + "_c_int32_t, int(" + stride +
+                         ", c_int64_t), int(" + stride + " * (" + a.bounds[j].first + ") + " + at("0") +
+                         " - (" + base_lower(spec.base, static_cast<std::size_t>(k)) + "), c_int64_t))");
+    }
+    for (std::size_t k = 0; k < spec.subscripts.size(); ++k) {
+      const std::string lhs = a.name + "__ai(" + std::to_string(k + 1) + ") = ";
+      const std::string& e = spec.subscripts[k];
+      if (e == "*") {
+        s += ind + lhs + "HPF_ALIGN_REPLICATED\n";
+      } else if (!spec.dummy_of(k).empty()) {
+        s += ind + lhs + "0_c_int64_t\n";
+      } else {
+        s += wrap(ind, lhs + "int((" + e + ") - (" + base_lower(spec.base, k) + "), c_int64_t)");
+      }
+    }
+    s += ind + a.name + "__b = " + std::to_string(base_id(spec.base)) + "\n";
+    return s;
+  }
+
+  std::string create_aligned(const DistArray& a, const std::string& ind) const {
+    return align_code(a, a.align, ind) +
+           wrap(ind, "call hpf_check(hpf_array_create_aligned('" + a.name + "', " + info(a.elem).hpf_type +
+                         ", " + std::to_string(a.bounds.size()) + ", [" + extents_of(a.bounds) + "], " +
+                         base_var(a.align.base) + ", " + a.name + "__ad, " + a.name + "__ai, " + a.name +
+                         "__h), 'ALIGN " + a.name + " (line " + std::to_string(a.align.line) + ")')") +
+           bind_local(a, ind);
+  }
+
+  /// After the base `base` moved: every array whose current base it is takes its alignment again
+  /// (HPF: REDISTRIBUTE of an align target carries the arrays aligned with it), and so on down.
+  std::string carry(const std::string& base, const std::string& ind, int line) const {
+    std::string s;
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays.at(n);
+      bool maybe = a.aligned() && a.align.base == base;
+      for (const auto& [rn, spec] : m_realigns) maybe = maybe || (rn == n && spec.base == base);
+      if (!maybe) continue;
+      s += ind + "if (" + n + "__b == " + std::to_string(base_id(base)) + ") then\n";
+      s += wrap(ind + "  ", "call hpf_check(hpf_array_realign(" + n + "__h, " + base_var(base) + ", " + n +
+                                "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'carried along with " + base +
+                                " (line " + std::to_string(line) + ")')");
+      s += bind_local(a, ind + "  ");
+      if (a.is_base) s += refresh_template(n, ind + "  ") + carry(n, ind + "  ", line);
+      s += ind + "end if\n";
+    }
+    return s;
+  }
+
+  static std::string refresh_template(const std::string& n, const std::string& ind) {
+    return ind + "call hpf_check(hpf_template_free(" + n + "__t), '" + n + "')\n" + ind +
+           "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
+  }
+
+  std::string lower_realign(const LogicalLine& l, const std::string& ind) const {
+    std::vector<std::string> names;
+    const AlignSpec spec = parse_align(trim(directive_body(l).substr(7)), l.line, names);
+    std::string s;
+    for (const auto& n : names) {
+      const DistArray& a = m_arrays.at(n); // checked by collect()
+      s += align_code(a, spec, ind, "REALIGN");
+      s += wrap(ind, "call hpf_check(hpf_array_realign(" + n + "__h, " + base_var(spec.base) + ", " + n +
+                         "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'REALIGN " + n + " (line " +
+                         std::to_string(l.line) + ")')");
+      s += bind_local(a, ind);
+    }
     return s;
   }
 
@@ -833,11 +1298,13 @@ private:
     const std::string where =
         "'DISTRIBUTE " + a.name + " (line " + std::to_string(a.dist_line) + ")" +
         (a.shadow.empty() ? "" : ", SHADOW (line " + std::to_string(a.shadow_line) + ")") + "'";
-    std::string s =
-        wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
-                      a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
-                      ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
-                      grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
+    std::string s;
+    for (const auto& t : a.tables)
+      if (a.name == m_arrays_of_line.at(a.dist_line)) s += wrap(ind, t.assignment());
+    s += wrap(ind, "call hpf_check(hpf_array_create" + std::string(a.shadow.empty() ? "" : "_shadow") + "('" +
+                       a.name + "', " + info(a.elem).hpf_type + ", " + std::to_string(a.bounds.size()) +
+                       ", [" + ext + "], [" + dists + "], " + (a.shadow.empty() ? "" : "[" + widths + "], ") +
+                       grid_var(a.onto) + ", " + a.name + "__h), " + where + ")");
     return s + bind_local(a, ind);
   }
 
@@ -855,14 +1322,32 @@ private:
     }
     if (m_default_grid)
       s += ind + "call hpf_check(hpf_grid_create_world(1, [hpf__size], hpf__world_g), 'default grid')\n";
-    for (const auto& n : m_array_order) s += create_array(m_arrays.at(n), ind);
+    for (const auto& tn : m_template_order) {
+      const Template& t = m_templates.at(tn);
+      for (const auto& tb : t.tables) s += wrap(ind, tb.assignment());
+      s += wrap(ind, "call hpf_check(hpf_template_create(" + std::to_string(t.bounds.size()) + ", [" +
+                         extents_of(t.bounds) + "], [" + joined(t.dists) + "], " + grid_var(t.onto) + ", " +
+                         tn + "__t), 'TEMPLATE " + tn + " (line " + std::to_string(t.line) +
+                         "), DISTRIBUTE (line " + std::to_string(t.dist_line) + ")')");
+    }
+    for (const auto& n : m_creation_order) {
+      const DistArray& a = m_arrays.at(n);
+      s += a.aligned() ? create_aligned(a, ind) : create_array(a, ind);
+      if (a.is_base)
+        s += ind + "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
+    }
     return s;
   }
 
   std::string cleanup(const std::string& ind) const {
     std::string s = ind + "! --- hpfrt: release (lowered) ---\n";
-    for (const auto& n : m_array_order)
+    for (const auto& n : m_array_order) {
       s += ind + "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
+      if (m_arrays.at(n).is_base)
+        s += ind + "call hpf_check(hpf_template_free(" + n + "__t), 'free " + n + "')\n";
+    }
+    for (const auto& t : m_template_order)
+      s += ind + "call hpf_check(hpf_template_free(" + t + "__t), 'free " + t + "')\n";
     for (const auto& p : m_proc_order)
       s += ind + "call hpf_check(hpf_grid_free(" + p + "__g), 'free " + p + "')\n";
     if (m_default_grid) s += ind + "call hpf_check(hpf_grid_free(hpf__world_g), 'free default grid')\n";
@@ -1035,7 +1520,10 @@ private:
       if (spaceless(a.bounds[d].first) != spaceless(b.bounds[d].first) ||
           spaceless(a.bounds[d].second) != spaceless(b.bounds[d].second))
         return "its bounds differ from those of '" + a.name + "' in dimension " + std::to_string(d + 1);
-    if (a.dists != b.dists || a.onto != b.onto)
+    if (a.aligned() || b.aligned()) {
+      if (a.align.line != b.align.line)
+        return "it is not aligned like '" + a.name + "' (one ALIGN directive for both makes them aligned)";
+    } else if (a.dists != b.dists || a.onto != b.onto)
       return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + std::to_string(a.dist_line) +
              " and " + std::to_string(b.dist_line) + ")";
     if (a.dynamic || b.dynamic) return "'" + (a.dynamic ? a.name : b.name) + "' is DYNAMIC";
@@ -1369,13 +1857,22 @@ private:
     std::vector<std::string> names;
     std::vector<std::string> dists;
     std::string onto;
-    parse_dist_spec(trim(directive_body(l).substr(12)), l.line, names, dists, onto);
+    std::vector<DistTable> tables;
+    parse_dist_spec(trim(directive_body(l).substr(12)), l.line, names, dists, onto, tables);
     if (!onto.empty() && m_procs.count(onto) == 0)
       fail_at(l.line, "REDISTRIBUTE ONTO " + onto + ": no PROCESSORS " + onto);
     std::string s;
+    for (const auto& t : tables) s += wrap(ind, t.assignment());
     for (const auto& n : names) {
+      if (auto t = m_templates.find(n); t != m_templates.end()) {
+        s += redistribute_template(t->second, dists, onto, ind, l.line);
+        continue;
+      }
       DistArray& a = array_named(n, l.line, "REDISTRIBUTE");
       if (!a.dynamic) fail_at(l.line, "REDISTRIBUTE " + n + ": the array is not declared !HPF$ DYNAMIC");
+      if (a.aligned())
+        fail_at(l.line, "REDISTRIBUTE " + n + ": '" + n + "' is aligned (ALIGN at line " +
+                            std::to_string(a.align.line) + "); redistribute its base, or REALIGN it");
       if (dists.size() != a.bounds.size())
         fail_at(l.line, "REDISTRIBUTE " + n + ": " + std::to_string(dists.size()) + " distributions for " +
                             std::to_string(a.bounds.size()) + " dimension(s)");
@@ -1388,8 +1885,26 @@ private:
                          ", HPF_STRATEGY_AUTO), 'REDISTRIBUTE " + n + " (line " + std::to_string(l.line) +
                          ")')");
       s += bind_local(a, ind);
+      if (a.realigned) s += ind + n + "__b = 0\n"; // distributed now, aligned with nothing
+      if (a.is_base) s += refresh_template(n, ind) + carry(n, ind, l.line);
     }
     return s;
+  }
+
+  std::string redistribute_template(const Template& t, const std::vector<std::string>& dists,
+                                    const std::string& onto, const std::string& ind, int line) {
+    if (!t.dynamic) fail_at(line, "REDISTRIBUTE " + t.name + ": the template is not declared !HPF$ DYNAMIC");
+    if (dists.size() != t.bounds.size())
+      fail_at(line, "REDISTRIBUTE " + t.name + ": " + std::to_string(dists.size()) + " distributions for " +
+                        std::to_string(t.bounds.size()) + " dimension(s)");
+    const std::string target = onto.empty() ? t.onto : onto;
+    DistArray probe;
+    probe.name = t.name;
+    check_grid_rank(probe, target, dists, line);
+    return wrap(ind, "call hpf_check(hpf_template_redistribute(" + t.name + "__t, [" + joined(dists) + "], " +
+                         grid_var(target) + "), 'REDISTRIBUTE " + t.name + " (line " + std::to_string(line) +
+                         ")')") +
+           carry(t.name, ind, line);
   }
 
   std::string lower_statement(const LogicalLine& l, const std::string& ind) {
@@ -1461,8 +1976,12 @@ private:
         if (i == m_program_line) out += ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
         continue;
       }
-      if (in_spec && is_directive(l) && lower_case(directive_body(l)).rfind("redistribute", 0) != 0) {
+      if (in_spec && is_directive(l) && !is_executable_directive(l)) {
         copy(); // PROCESSORS, DISTRIBUTE, DYNAMIC: kept as comments, acted on at the set-up
+        continue;
+      }
+      if (in_spec && is_serial_stand_in(l)) {
+        out += "! " + trim(l.text) + "   (the serial stand-in: NUMBER_OF_PROCESSORS() is lowered)\n";
         continue;
       }
       if (in_spec && !is_directive(l) && is_specification(l)) {
@@ -1484,6 +2003,8 @@ private:
         copy();
         if (lb.rfind("redistribute", 0) == 0) {
           out += lower_redistribute(l, ind);
+        } else if (Scanner ra(lb); ra.word("realign")) {
+          out += lower_realign(l, ind);
         } else if (lb.rfind("independent", 0) != 0) {
           fail_at(l.line, "directive '!HPF$ " + directive_body(l) + "' must be in the specification part");
         }
@@ -1501,6 +2022,21 @@ private:
       out += lower_statement(l, ind);
     }
     return out;
+  }
+
+  /// "USE hpf_serial": the module that gives a serial compile of the program NUMBER_OF_PROCESSORS()
+  /// (compiler-support/fortran/hpf_serial.f90). The lowered program has the real one.
+  static bool is_serial_stand_in(const LogicalLine& l) {
+    const std::string t = lower_case(trim(l.text));
+    Scanner sc(t);
+    return sc.keyword("use") && sc.skip_space() > 0 && sc.name() == "hpf_serial" && sc.done();
+  }
+
+  /// REDISTRIBUTE and REALIGN: directives that act where they stand.
+  static bool is_executable_directive(const LogicalLine& l) {
+    const std::string lb = lower_case(directive_body(l));
+    Scanner ra(lb);
+    return lb.rfind("redistribute", 0) == 0 || ra.word("realign");
   }
 
   /// END, END PROGRAM, END PROGRAM name (any case, ENDPROGRAM too).
@@ -1551,6 +2087,13 @@ private:
   std::set<std::string> m_dynamic;
   std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
+  std::map<std::string, Template> m_templates;
+  std::vector<std::string> m_template_order;
+  std::vector<std::pair<std::string, AlignSpec>> m_aligns;   // ALIGN directives, per array
+  std::vector<std::pair<std::string, AlignSpec>> m_realigns; // REALIGN directives, per array
+  std::vector<std::string> m_creation_order;                 // bases before the arrays aligned with them
+  std::vector<DistTable> m_tables;             // every GEN_BLOCK and INDIRECT table, declared at the set-up
+  std::map<int, std::string> m_arrays_of_line; // the first array of each DISTRIBUTE line
   bool m_default_grid = false;
 };
 

@@ -9,6 +9,21 @@
 //   |                                                  | is the number of MPI ranks)                      |
 //   | !HPF$ DISTRIBUTE a(BLOCK|CYCLIC[(r)]|*, ...)     | hpf_array_create + the local block as a pointer  |
 //   |   [ONTO p]; also DISTRIBUTE (...) [ONTO p] :: a,b|                                                  |
+//   |   GEN_BLOCK(sizes), INDIRECT(map) (integer arrays| hpf_gen_block / hpf_indirect on a C-kind copy of |
+//   |   of the program; map holds processor indices    | the table made just before the call (map - 1)    |
+//   |   from 1)                                        |                                                  |
+//   | USE hpf_serial                                   | dropped: gives a serial compile                  |
+//   |                                                  | NUMBER_OF_PROCESSORS() (= 1), which is lowered   |
+//   |                                                  | to the number of ranks                           |
+//   | !HPF$ TEMPLATE t(bounds), ... + DISTRIBUTE t(...)| hpf_template_create (t__t)                        |
+//   | !HPF$ ALIGN a(i, j) WITH base(s1, ...), also     | hpf_array_create_aligned; base is a TEMPLATE or a|
+//   |   ALIGN (i, j) WITH base(...) :: a, b; each sk is| distributed array (its layout, hpf_template_of_  |
+//   |   '*' (replicated), an expression without dummy | array). s, o are evaluated at run time from sk at |
+//   |   (fixed) or s*i + o in one dummy                | i = 0, 1; i = 2 checks that sk is affine         |
+//   | !HPF$ REALIGN a(...) WITH base(...) (DYNAMIC a)  | hpf_array_realign                                |
+//   | !HPF$ REDISTRIBUTE t(...) of a TEMPLATE or of an | hpf_template_redistribute / hpf_array_redistrib- |
+//   |   array other arrays are aligned with            | ute, then hpf_array_realign of every array whose |
+//   |                                                  | current base it is, and so on down               |
 //   | !HPF$ SHADOW a(w1, ...)                          | hpf_array_create_shadow (any distribution)       |
 //   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
 //   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
@@ -24,6 +39,11 @@
 //   | a = expr                                         | hpf_array_fill                                   |
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
+//
+// A GEN_BLOCK or INDIRECT table in a DISTRIBUTE is read at the set-up, where the specification part
+// ends, so it must be a constant there (a PARAMETER array): HPF asks for a specification expression.
+// A table computed at run time (from NUMBER_OF_PROCESSORS(), say) goes to a REDISTRIBUTE of a DYNAMIC
+// array, which reads it where the directive stands.
 //
 // Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
 // REAL, INTEGER(4) / INTEGER or INTEGER(8). In a FORALL, the subscripts of the assigned array are the

@@ -125,8 +125,9 @@ TEST(Lower, TheShippedExampleLowers) {
 
 TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_rejected("subroutine s\nend subroutine s\n", {"t.f90:1:", "only a main program"});
+  expect_rejected(program(kSpec + "!HPF$ INHERIT a\n", ""), {"t.f90:10:", "unsupported directive"});
   expect_rejected(program(kSpec + "!HPF$ ALIGN a(i) WITH b(i, 1)\n", ""),
-                  {"t.f90:10:", "unsupported directive"});
+                  {"t.f90:10:", "ALIGN a: 'a' is also DISTRIBUTEd (line 7)"});
   expect_rejected(program(kSpec + "!HPF$ DISTRIBUTE c(BLOCK) ONTO p\n", ""), {"'c' has no declaration"});
   expect_rejected(program(kSpec + "!HPF$ DISTRIBUTE a(BLOCK) ONTO p\n", ""), {"distributed twice"});
   expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE b(BLOCK, *)\n"),
@@ -150,8 +151,8 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_rejected(
       program("  real(8) :: z(10, 10)\n!HPF$ PROCESSORS p(2)\n!HPF$ DISTRIBUTE z(BLOCK, BLOCK) ONTO p\n", ""),
       {"2 distributed dimension(s) but the processors p have 1"});
-  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(GEN_BLOCK(g))\n", ""),
-                  {"GEN_BLOCK", "is not BLOCK"});
+  expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK(4))\n", ""),
+                  {"BLOCK(4)", "is not BLOCK"});
 }
 
 const std::string kShadowSpec = "  integer :: i, j\n  real(8) :: u(100), v(100), w(0:9, 8), x(0:9, 8)\n"
@@ -455,6 +456,148 @@ TEST(Lower, Issue15BadDistributionsAreRejectedWithTheLine) {
   EXPECT_NO_THROW((void)lower_hpf(program(z + "!HPF$ DISTRIBUTE z(CYCLIC(+2))\n", ""), "t.f90"));
   EXPECT_NO_THROW((void)lower_hpf(
       program("  real(8) :: z(2, 2, 2, 2)\n!HPF$ DISTRIBUTE z(BLOCK, *, *, *)\n", ""), "t.f90"));
+}
+
+TEST(Lower, GenBlockAndIndirectCopyTheirTablesBeforeTheCall) {
+  // In DISTRIBUTE (a table known at the set-up, here a PARAMETER), shared by both arrays of the line.
+  const std::string out = lower_hpf(
+      program("  integer, parameter :: s(2) = [3, 7], o(10) = [1, 2, 1, 2, 1, 2, 1, 2, 1, 1]\n"
+              "  real(8) :: x(10), y(10), z(10)\n!HPF$ PROCESSORS p(2)\n"
+              "!HPF$ DISTRIBUTE (GEN_BLOCK(s)) ONTO p :: x, y\n!HPF$ DISTRIBUTE z(INDIRECT(o)) ONTO p\n"
+              "!HPF$ DYNAMIC z\n",
+              "!HPF$ REDISTRIBUTE z(gen_block( s ))\n"),
+      "t.f90");
+  EXPECT_TRUE(contains(out, "integer(c_int64_t), allocatable, target :: hpf__gb6_1(:)"));
+  EXPECT_TRUE(contains(out, "integer(c_int32_t), allocatable, target :: hpf__ix7_1(:)"));
+  EXPECT_TRUE(contains(out, "integer(c_int64_t), allocatable, target :: hpf__gb9_1(:)"));
+  const auto table = out.find("hpf__gb6_1 = int(s, c_int64_t)");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_EQ(out.find("hpf__gb6_1 = int(s", table + 1), std::string::npos) << "one copy for x and y";
+  EXPECT_LT(table, out.find("hpf_array_create('x'"));
+  EXPECT_TRUE(contains(out, "[hpf_gen_block(hpf__gb6_1)], p__g, x__h)"));
+  EXPECT_TRUE(contains(out, "[hpf_gen_block(hpf__gb6_1)], p__g, y__h)"));
+  // INDIRECT's processor indices count from 1, hpf_indirect's grid coordinates from 0.
+  EXPECT_TRUE(contains(out, "hpf__ix7_1 = int((o) - 1, c_int32_t)"));
+  EXPECT_TRUE(contains(out, "[hpf_indirect(hpf__ix7_1)], p__g, z__h)"));
+  const auto re = out.find("hpf__gb9_1 = int(s, c_int64_t)");
+  ASSERT_NE(re, std::string::npos);
+  EXPECT_LT(re, out.find("hpf_array_redistribute(z__h, [hpf_gen_block(hpf__gb9_1)]"));
+}
+
+TEST(Lower, SerialStandInIsDroppedAndNumberOfProcessorsLowered) {
+  const std::string out = lower_hpf("program t\n  use hpf_serial\n  implicit none\n  integer :: np\n"
+                                    "  np = number_of_processors()\nend program t\n",
+                                    "t.f90");
+  EXPECT_TRUE(contains(out, "! use hpf_serial   (the serial stand-in"));
+  EXPECT_FALSE(contains(out, "\n  use hpf_serial"));
+  EXPECT_TRUE(contains(out, "np = hpf__size"));
+}
+
+TEST(Lower, BadGenBlockAndIndirectAreRejectedWithTheLine) {
+  const std::string z = "  real(8) :: z(10)\n";
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(GEN_BLOCK(10))\n", ""),
+                  {"t.f90:4:", "GEN_BLOCK(10): expected an integer array", "one block size per processor"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(INDIRECT( ))\n", ""),
+                  {"t.f90:4:", "INDIRECT(): expected an integer array", "processor index, from 1"});
+  expect_rejected(program(z + "!HPF$ DISTRIBUTE z(GEN_BLOCKS(s))\n", ""),
+                  {"t.f90:4:", "is not BLOCK, CYCLIC, CYCLIC(r), GEN_BLOCK(sizes), INDIRECT(map) or *"});
+}
+
+const std::string kAlignSpec =
+    "  integer :: i, j\n  real(8) :: x\n  real(8) :: a(12, 12), b(12), c(0:11), d(12)\n"
+    "!HPF$ PROCESSORS p(2, 2)\n!HPF$ PROCESSORS q(4)\n"
+    "!HPF$ TEMPLATE t(12, 12), u(24)\n"
+    "!HPF$ DISTRIBUTE t(BLOCK, CYCLIC(2)) ONTO p\n"
+    "!HPF$ DISTRIBUTE u(CYCLIC(3)) ONTO q\n"
+    "!HPF$ ALIGN a(i, j) WITH t(j, i)\n"
+    "!HPF$ ALIGN b(i) WITH t(i, *)\n"
+    "!HPF$ ALIGN (k) WITH u(2 * k - 1) :: c\n"
+    "!HPF$ ALIGN d(i) WITH a(13 - i, 3)\n"
+    "!HPF$ DYNAMIC t, c\n";
+
+TEST(Lower, TemplatesAndAlignmentsBecomeAlignedArrays) {
+  const std::string out = lower_hpf(program(kAlignSpec, "  x = sum(b)\n"), "t.f90");
+  EXPECT_TRUE(contains(out,
+                       "call hpf_check(hpf_template_create(2, [int((12) - (1) + 1, c_int64_t), "
+                       "int((12) - (1) + 1, c_int64_t)], [hpf_block(), hpf_cyclic(int(2))], p__g, t__t)"));
+  EXPECT_TRUE(contains(
+      out, "hpf_template_create(1, [int((24) - (1) + 1, c_int64_t)], [hpf_cyclic(int(3))], q__g, u__t)"));
+  // a(i, j) WITH t(j, i): dimension 1 along the template's 2 (0-based 1), stride 1, offset 1*1 + 0 - 1.
+  EXPECT_TRUE(contains(out, "a__ad(1) = hpf_align_dim(1_c_int32_t, int((((1)) - ((0))), c_int64_t), "
+                            "int((((1)) - ((0))) * (1) + ((0)) - (1), c_int64_t))"));
+  EXPECT_TRUE(contains(out, "a__ad(2) = hpf_align_dim(0_c_int32_t,"));
+  EXPECT_TRUE(contains(out, "hpf_array_create_aligned('a', HPF_FLOAT64, 2, "));
+  // b(i) WITH t(i, *): replicated over the template's second dimension.
+  EXPECT_TRUE(contains(out, "b__ai(2) = HPF_ALIGN_REPLICATED"));
+  // c(0:11) WITH u(2k - 1): stride 2, offset 2*0 + (-1) - 1; the affine check stands before.
+  EXPECT_TRUE(contains(out, "if ((2 * (2) - 1) - 2 * (2 * (1) - 1) + (2 * (0) - 1) /= 0) then\n"
+                            "    error stop 'ALIGN c (line 13): subscript 1 is not s*k + o'"));
+  EXPECT_TRUE(contains(out, "int(((2 * (1) - 1) - (2 * (0) - 1)) * (0) + (2 * (0) - 1) - (1), c_int64_t))"));
+  // d WITH a(13 - i, 3): the base is a's layout, taken after a is made; the column is fixed.
+  const auto a_made = out.find("hpf_template_of_array(a__h, a__t)");
+  ASSERT_NE(a_made, std::string::npos);
+  EXPECT_LT(a_made, out.find("hpf_array_create_aligned('d'"));
+  EXPECT_TRUE(contains(out, "d__ai(2) = int((3) - (1), c_int64_t)"));
+  EXPECT_TRUE(contains(out, "a__t, d__ad, d__ai, d__h), 'ALIGN d (line 14)')"));
+  EXPECT_TRUE(contains(out, "hpf_array_sum(b__h"));
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_template_free(t__t), 'free t')"));
+}
+
+TEST(Lower, RedistributingABaseCarriesWhatIsAlignedWithIt) {
+  const std::string out = lower_hpf(
+      program(kAlignSpec, "!HPF$ REDISTRIBUTE t(CYCLIC, BLOCK)\n!HPF$ REALIGN c(i) WITH t(i + 1, 2)\n"),
+      "t.f90");
+  const auto re =
+      out.find("call hpf_check(hpf_template_redistribute(t__t, [hpf_cyclic(1), hpf_block()], p__g)");
+  ASSERT_NE(re, std::string::npos);
+  // a moves, then a's layout is taken again and d (aligned with a) moves too; b follows t.
+  const auto a_moves =
+      out.find("if (a__b == 1) then\n    call hpf_check(hpf_array_realign(a__h, t__t, a__ad, a__ai", re);
+  ASSERT_NE(a_moves, std::string::npos) << out;
+  const auto d_moves = out.find("if (d__b == 3) then", a_moves);
+  EXPECT_NE(d_moves, std::string::npos);
+  EXPECT_LT(out.find("hpf_template_of_array(a__h, a__t)", a_moves), d_moves);
+  EXPECT_NE(out.find("if (b__b == 1) then", re), std::string::npos);
+  // c is aligned with u, but a REALIGN may make it follow t: it is checked at run time.
+  EXPECT_NE(out.find("if (c__b == 1) then", re), std::string::npos);
+  const auto ra = out.find("REALIGN c(i) WITH t(i + 1, 2)");
+  ASSERT_NE(ra, std::string::npos);
+  EXPECT_NE(out.find("c__ai(2) = int((2) - (1), c_int64_t)", ra), std::string::npos);
+  EXPECT_NE(out.find("c__b = 1", ra), std::string::npos);
+  EXPECT_TRUE(
+      contains(out.substr(ra),
+               "hpf_array_realign(c__h, t__t, c__ad, c__ai, HPF_STRATEGY_AUTO), 'REALIGN c (line 17)')"));
+}
+
+TEST(Lower, BadTemplatesAndAlignmentsAreRejectedWithTheLine) {
+  const std::string z = "  real(8) :: z(10), y(10)\n";
+  expect_rejected(program(z + "!HPF$ TEMPLATE t(10)\n!HPF$ ALIGN z(i) WITH t(i)\n", ""),
+                  {"t.f90:4:", "TEMPLATE t has no DISTRIBUTE"});
+  const std::string t = z + "!HPF$ TEMPLATE t(10, 10)\n!HPF$ DISTRIBUTE t(BLOCK, *)\n";
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH t(i)\n", ""),
+                  {"t.f90:6:", "1 subscripts for the 2 dimension(s) of 't'"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH s(i, 1)\n", ""),
+                  {"t.f90:6:", "'s' is neither a TEMPLATE nor a distributed array"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH t(i, i)\n", ""),
+                  {"t.f90:6:", "align dummy 'i' appears in more than one base subscript"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(:) WITH t(:, 1)\n", ""), {"t.f90:6:", "is not a name or '*'"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i, j) WITH t(i, j)\n", ""),
+                  {"'z' has 1 dimension(s) but its ALIGN (line 6) gives 2"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH y(i)\n!HPF$ ALIGN y(i) WITH z(i)\n", ""),
+                  {"form a cycle"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n!HPF$ SHADOW z(1)\n", ""),
+                  {"t.f90:7:", "an aligned array has no SHADOW"});
+  expect_rejected(
+      program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n!HPF$ DYNAMIC z\n", "!HPF$ REDISTRIBUTE z(BLOCK)\n"),
+      {"t.f90:8:", "'z' is aligned (ALIGN at line 6)"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n", "!HPF$ REALIGN z(i) WITH t(i, 2)\n"),
+                  {"t.f90:7:", "REALIGN z: the array is not declared !HPF$ DYNAMIC"});
+  expect_rejected(program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n", "!HPF$ REDISTRIBUTE t(CYCLIC, *)\n"),
+                  {"t.f90:7:", "REDISTRIBUTE t: the template is not declared !HPF$ DYNAMIC"});
+  expect_rejected(
+      program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n!HPF$ ALIGN (i) WITH z(i) :: y\n!HPF$ DYNAMIC z\n",
+              "!HPF$ REALIGN z(i) WITH t(i, 2)\n"),
+      {"the base of an alignment"});
 }
 
 } // namespace
