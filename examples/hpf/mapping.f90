@@ -36,12 +36,6 @@ program mapping
   total = sum(w)
   print '(a, f0.1)', 'sum(w), w replicated = ', total
 
-  ! A section between two mappings: strided and reversed, from the replicated w into the BLOCK v.
-  v = 0.0d0
-  v(1:n - 1:2) = w(n:2:-2)
-  forall (i = 1:n) v(i) = v(i) * i
-  total = sum(v)
-  print '(a, f0.1)', 'v(1:n-1:2) = w(n:2:-2), weighted: ', total
   ! row3 lives only where row 3 of a lives (aligned with an array, fixed at a constant).
   forall (j = 1:m) row3(j) = 10 * j + 1
   total = maxval(row3)
@@ -52,6 +46,11 @@ program mapping
   forall (j = 1:m, i = 1:n) at(j, i) = at(j, i) * (j + 2 * i)
   total = sum(at)
   print '(a, f0.1)', 'at = TRANSPOSE(a), weighted: ', total
+  ! A section between two mappings: a strided, reversed column of the aligned a into a row of at.
+  at(2, 1:n - 1:2) = a(n:2:-2, 4)
+  forall (j = 1:m, i = 1:n) at(j, i) = at(j, i) * i
+  total = sum(at)
+  print '(a, f0.1)', 'at(2, 1:n-1:2) = a(n:2:-2, 4), weighted: ', total
 
   ! GEN_BLOCK and INDIRECT tables computed from the number of processors, then REDISTRIBUTE to them.
   np = number_of_processors()
@@ -65,11 +64,12 @@ program mapping
   do i = 1, n
     owner(i) = mod(5 * i + 2, np) + 1
   end do
-  g(:) = w(:)
+  forall (i = 1:n) v(i) = 3 * i
+  g(:) = v(:)
 !HPF$ REDISTRIBUTE g(GEN_BLOCK(sizes))
   forall (i = 1:n) g(i) = g(i) + i * i
   total = sum(g)
-  print '(a, f0.1)', 'g = w + i**2 on GEN_BLOCK: ', total
+  print '(a, f0.1)', 'g = v + i**2 on GEN_BLOCK: ', total
 !HPF$ REDISTRIBUTE g(INDIRECT(owner))
   forall (i = 1:n) g(i) = g(i) * 2 - i
   total = minval(g)
@@ -87,7 +87,7 @@ program mapping
   forall (i = 1:n) w(i) = w(i) + 1
   total = sum(w)
   print '(a, f0.1)', 'sum(w + 1) after REALIGN w = ', total
-  g(1:n:3) = w(n:1:-3)
+  g(1:n:3) = v(n:1:-3)
   total = sum(g)
-  print '(a, f0.1)', 'g(1:n:3) = w(n:1:-3), sum: ', total
+  print '(a, f0.1)', 'g(1:n:3) = v(n:1:-3), sum: ', total
 end program mapping
