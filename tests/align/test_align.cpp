@@ -11,7 +11,9 @@
 #include <hpf/hpf.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -263,6 +265,12 @@ template <int N> void check_values(DistArray<double, N>& X, double salt, const s
     EXPECT_EQ(hpf::max(X), *std::max_element(ref.begin(), ref.end())) << what;
   }
   const int root = world_size() - 1;
+  // The tree reduction of the local contributions counts each element once too.
+  const hpf::TreeReducer R(MPI_COMM_WORLD, {1, 1}, {hpf::ReduceStrategy::fibonacci, 0, root});
+  const std::optional<double> t = hpf::tree_reduce(R, X, std::plus<>{});
+  if (world_rank() == root) {
+    EXPECT_EQ(t.value_or(0.0), std::accumulate(ref.begin(), ref.end(), 0.0)) << what;
+  }
   const std::vector<double> all = X.gather(root);
   if (world_rank() == root) {
     EXPECT_EQ(all, ref) << what;
