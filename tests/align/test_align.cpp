@@ -414,6 +414,44 @@ TEST(Align, SectionsOfPermutedAlignedArrays) {
   }
 }
 
+TEST(Align, SectionsOfFixedAlignedArrays) {
+  // X(i) WITH A(2*i + 1, k): only the process row that owns A(:, k) holds X; sections read and write it.
+  Gen gen;
+  int fixed_cases = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    const int P0 = gen.uniform(1, world_size());
+    const int P1 = gen.uniform(1, std::max(1, world_size() / P0));
+    const Index<2> be{gen.uniform_index(3, 20), gen.uniform_index(1, 9)};
+    const Layout<2> base(be, {gen.dist(be[0], P0, false), gen.dist(be[1], P1, false)},
+                         grid_over(gen.uniform(0, world_size() - 1), {P0, P1}));
+    Alignment<1, 2> al;
+    const index_t n = (be[0] - 1) / 2;
+    al.dims[0] = {0, 2, 1};
+    al.base_index[1] = gen.uniform_index(0, be[1] - 1);
+    DistArray<double, 1> X("X", Layout<1>::aligned(base, al, {n}));
+    fixed_cases += X.layout().replicates_or_fixes() ? 1 : 0;
+    DistArray<double, 1> S("S", Layout<1>({2 * n}, {hpf::Cyclic(2)}, grid_over(0, {world_size()})));
+    hpf::forall(S, [=](const Index<1>& g, double& x) { x = value_at<1>(g, trial); });
+    // X(0:n-1) = S(2n-1:1:-2), then S(0:n-1) = X(n-1:0:-1).
+    hpf::assign(X, hpf::Section<1>{{{0, n - 1, 1}}}, S, hpf::Section<1>{{{2 * n - 1, 1, -2}}});
+    index_t bad = 0;
+    hpf::forall(
+        X, [&](const Index<1>& g, double& x) { bad += x != value_at<1>({2 * n - 1 - 2 * g[0]}, trial); });
+    EXPECT_EQ(allsum(bad), 0) << "trial " << trial << " " << X.layout().describe_dists();
+    hpf::assign(S, hpf::Section<1>{{{0, n - 1, 1}}}, X, hpf::Section<1>{{{n - 1, 0, -1}}});
+    bad = 0;
+    hpf::forall(S, [&](const Index<1>& g, double& x) {
+      const double want =
+          g[0] < n ? value_at<1>({2 * n - 1 - 2 * (n - 1 - g[0])}, trial) : value_at<1>(g, trial);
+      bad += x != want ? 1 : 0;
+    });
+    EXPECT_EQ(allsum(bad), 0) << "trial " << trial << " " << X.layout().describe_dists();
+  }
+  if (world_size() > 1) {
+    EXPECT_GE(fixed_cases, 1);
+  }
+}
+
 TEST(Align, ShadowsAndShiftsRunWithinEachCopy) {
   // X(i) WITH A(i + 1, *): BLOCK over the first grid dimension, replicated over the second.
   const int W = world_size();
@@ -486,7 +524,7 @@ TEST(Align, BadInputThrowsOnEveryRank) {
     DistArray<double, 1> R("R", rep);
     DistArray<double, 1> S("S", Layout<1>({10}, {hpf::Block()}, grid_over(0, {world_size()})));
     HPF_EXPECT_ERROR(hpf::assign(S, hpf::Section<1>{{{0, 9, 1}}}, R, hpf::Section<1>{{{0, 9, 1}}}),
-                     "replicates or fixes a grid dimension", "docs/align.md");
+                     "replicates its elements", "docs/align.md");
   }
   // Layout agreement includes the replication attributes: a fixed coordinate on one rank only fails
   // on every rank.
