@@ -327,6 +327,14 @@ TEST(Align, RedistributeToAndFromReplicatedAndFixedLayouts) {
       al2.dims[0] = {k, 1, gen.uniform_index(0, base2.extent(k) - e1[0])};
       al2.base_index[static_cast<std::size_t>(1 - k)] = gen.unused(base2.extent(1 - k));
       const Layout<1> to = Layout<1>::aligned(base2, al2, e1);
+      // The plan's schedule: from the primary copy of every element to every copy, each step a partial
+      // permutation (hpf::validate against the brute-force communication matrix).
+      hpf::CommMatrix want(from.grid().size(), to.grid().size());
+      for (index_t i = 0; i < e1[0]; ++i)
+        for (int q = 0; q < to.grid().size(); ++q)
+          if (to.owns(q, {i})) want.add(from.owner({i}), q, 1);
+      const hpf::RedistributionPlan<1> plan(from, to);
+      EXPECT_NO_THROW(hpf::validate(plan.schedule(), want)) << what << " -> " << to.describe_dists();
       X.redistribute(to);
       EXPECT_EQ(X.layout(), to);
       EXPECT_EQ(wrong(X, trial), 0) << what << " -> " << to.describe_dists();
