@@ -7,13 +7,17 @@
 
 namespace hpf::detail {
 
+namespace {
+__extension__ typedef __int128 wide; // a*(n - 1) + b may overflow 64 bits
+} // namespace
+
 void check_alignment_range(index_t base_n, index_t n, index_t a, index_t b, const std::string& what) {
   require(a != 0, what, ": stride must be != 0, got 0");
   if (n == 0) return;
   // The map is linear: its image lies between the images of the two ends (in 128 bits: a*(n-1)
   // may overflow 64).
-  const __int128 first = b;
-  const __int128 last = static_cast<__int128>(a) * (n - 1) + b;
+  const wide first = b;
+  const wide last = static_cast<wide>(a) * (n - 1) + b;
   const auto lo = std::min(first, last);
   const auto hi = std::max(first, last);
   require(lo >= 0 && hi<base_n, what, ": stride ", a, " and offset ", b, " map indices [0, ", n,

@@ -45,12 +45,15 @@ std::optional<T> tree_reduce(const TreeReducer& reducer, const DistArray<T, N>& 
     bool has;
   };
   Part mine{T{}, false};
-  A.for_each_owned_run([&](const T* data, index_t n) { // owned elements only (no shadow slots)
-    for (index_t i = 0; i < n; ++i) {
-      mine.value = mine.has ? static_cast<T>(op(mine.value, data[i])) : data[i];
-      mine.has = true;
-    }
-  });
+  // Owned elements only (no shadow slots), of the primary copy only: each element counts once on a
+  // replicated layout (docs/align.md).
+  if (A.primary_copy())
+    A.for_each_owned_run([&](const T* data, index_t n) {
+      for (index_t i = 0; i < n; ++i) {
+        mine.value = mine.has ? static_cast<T>(op(mine.value, data[i])) : data[i];
+        mine.has = true;
+      }
+    });
   // An absent contribution is a two-sided identity, so no identity element of op is needed.
   const std::optional<Part> r = reducer.reduce(mine, [&op](const Part& a, const Part& b) {
     if (!a.has) return b;

@@ -275,12 +275,13 @@ private:
     detail::require(src.grid().parent_size() == dst.grid().parent_size(), op,
                     ": the source grid's parent communicator has ", src.grid().parent_size(),
                     " ranks and the target grid's ", dst.grid().parent_size(), "; expected one parent");
-    // ALIGN's replicated and fixed layouts are out of scope here (docs/align.md): redistribute first.
+    // ALIGN's replicated layouts are out of scope here (docs/align.md): redistribute first. Fixed
+    // grid dimensions are fine (one copy; the processes off the fixed coordinate hold nothing).
     for (const Layout<N>* L : {&dst, &src})
-      detail::require(!L->replicates_or_fixes(), op, ": the ", L == &dst ? "target" : "source", " layout ",
+      detail::require(L->copies() == 1, op, ": the ", L == &dst ? "target" : "source", " layout ",
                       L->describe_dists(),
-                      " replicates or fixes a grid dimension; expected a layout that uses every grid"
-                      " dimension (sections of replicated arrays are not supported: see docs/align.md)");
+                      " replicates its elements; expected a layout without replicated grid"
+                      " dimensions (sections of replicated arrays are not supported: see docs/align.md)");
     detail::require(tags::section.contains(opt.tag), op, ": options.tag must be in [", tags::section.base,
                     ", ", tags::section.base + tags::section.width, "), got ", opt.tag);
     detail::require(opt.strategy != Strategy::Class && opt.strategy != Strategy::Auto, op,
@@ -321,8 +322,13 @@ private:
   void plan_my_part() {
     if (m_elements == 0) return;
     const int me = m_src.grid().parent_rank();
-    const int sp = m_src.grid().position_of_rank(me);
-    const int tp = m_dst.grid().position_of_rank(me);
+    // A process off a fixed grid coordinate (ALIGN, docs/align.md) holds nothing: it takes no part.
+    const int sp = m_src.grid().position_of_rank(me) >= 0 && m_src.holds(m_src.grid().position_of_rank(me))
+                       ? m_src.grid().position_of_rank(me)
+                       : -1;
+    const int tp = m_dst.grid().position_of_rank(me) >= 0 && m_dst.holds(m_dst.grid().position_of_rank(me))
+                       ? m_dst.grid().position_of_rank(me)
+                       : -1;
     // My coordinate in each 1-D problem d: along A's dimension perm[d] as a sender, along B's d as a
     // receiver.
     std::array<int, N> my_src{};
