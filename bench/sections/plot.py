@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Bars of bench_sections: each method's median time over the best peer of its case (log scale), one
 panel per case, groups by ranks and n. The standalone cross-checks (*-alone) and the planning time are
 in the CSV, not in the figure.

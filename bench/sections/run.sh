@@ -24,5 +24,5 @@ for np in 2 4; do
     --repeats 11 --csv "$csv" "$@"
 done
 echo "after: $(uptime)" >> "$load"
-python3 bench/sections/plot.py "$csv" docs/results/sections.png
+/usr/bin/python3 bench/sections/plot.py "$csv" docs/results/sections.png
 echo "plot: docs/results/sections.png"
