@@ -514,17 +514,20 @@ private:
     constexpr auto du = static_cast<std::size_t>(D);
     if constexpr (D == 1) {
       constexpr index_t tile = detail::tile_elements<T>;
-      const index_t tot0 = runs[0]->elements;
-      const index_t tot1 = runs[1]->elements;
+      const auto total = [](const std::vector<Run>& v) {
+        return v.empty() ? index_t{0} : v.back().off + v.back().len;
+      };
+      const index_t tot0 = total(r[0]);
+      const index_t tot1 = total(r[1]);
       const index_t step0 = tile0 ? tile : std::max<index_t>(tot0, 1);
       std::size_t k1 = 0; // first run of dimension 1 that reaches into the tile
       for (index_t a1 = 0; a1 < tot1; a1 += tile) {
         const index_t e1 = std::min(tot1, a1 + tile);
-        while (r[1][k1].off + r[1][k1].len <= a1) ++k1;
+        while (k1 < r[1].size() && r[1][k1].off + r[1][k1].len <= a1) ++k1;
         std::size_t k0 = 0;
         for (index_t a0 = 0; a0 < tot0; a0 += step0) {
           const index_t e0 = std::min(tot0, a0 + step0);
-          while (r[0][k0].off + r[0][k0].len <= a0) ++k0;
+          while (k0 < r[0].size() && r[0][k0].off + r[0][k0].len <= a0) ++k0;
           for (std::size_t i1 = k1; i1 < r[1].size() && r[1][i1].off < e1; ++i1) {
             const Run& q1 = r[1][i1];
             const index_t lo1 = std::max(a1, q1.off);
