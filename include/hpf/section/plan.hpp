@@ -520,6 +520,7 @@ private:
       const index_t tot0 = total(r[0]);
       const index_t tot1 = total(r[1]);
       const index_t step0 = tile0 ? tile : std::max<index_t>(tot0, 1);
+      const index_t band = tile0 ? detail::line_elements<T> : tile;
       std::size_t k1 = 0; // first run of dimension 1 that reaches into the tile
       for (index_t a1 = 0; a1 < tot1; a1 += tile) {
         const index_t e1 = std::min(tot1, a1 + tile);
@@ -531,18 +532,24 @@ private:
           for (std::size_t i1 = k1; i1 < r[1].size() && r[1][i1].off < e1; ++i1) {
             const Run& q1 = r[1][i1];
             const index_t lo1 = std::max(a1, q1.off);
-            const index_t b = lo1 - q1.off;
-            const index_t n1 = std::min(e1, q1.off + q1.len) - lo1;
-            const index_t so1 = so + (q1.s + b * q1.ss) * m_src_strides[1];
-            const index_t dof1 = dof + (q1.d + b * q1.ds) * m_dst_strides[1];
-            for (std::size_t i0 = k0; i0 < r[0].size() && r[0][i0].off < e0; ++i0) {
-              const Run& q0 = r[0][i0];
-              const index_t lo0 = std::max(a0, q0.off);
-              const index_t c = lo0 - q0.off;
-              fn(detail::SectionPiece{
-                  so1 + (q0.s + c * q0.ss) * m_src_strides[0], dof1 + (q0.d + c * q0.ds) * m_dst_strides[0],
-                  pos + lo1 * tot0 + lo0, std::min(e0, q0.off + q0.len) - lo0, q0.ss * m_src_strides[0],
-                  q0.ds * m_dst_strides[0], n1, q1.ss * m_src_strides[1], q1.ds * m_dst_strides[1], tot0});
+            const index_t hi1 = std::min(e1, q1.off + q1.len);
+            // A transposed source: one cache line of dimension 1 at a time across the whole tile of
+            // dimension 0, so each band runs down all 256 positions whatever the runs' lengths (short
+            // runs, e.g. CYCLIC(64), would otherwise give 64-long bands, several times slower).
+            for (index_t l1 = lo1; l1 < hi1; l1 += band) {
+              const index_t b = l1 - q1.off;
+              const index_t n1 = std::min(hi1 - l1, band);
+              const index_t so1 = so + (q1.s + b * q1.ss) * m_src_strides[1];
+              const index_t dof1 = dof + (q1.d + b * q1.ds) * m_dst_strides[1];
+              for (std::size_t i0 = k0; i0 < r[0].size() && r[0][i0].off < e0; ++i0) {
+                const Run& q0 = r[0][i0];
+                const index_t lo0 = std::max(a0, q0.off);
+                const index_t c = lo0 - q0.off;
+                fn(detail::SectionPiece{
+                    so1 + (q0.s + c * q0.ss) * m_src_strides[0], dof1 + (q0.d + c * q0.ds) * m_dst_strides[0],
+                    pos + l1 * tot0 + lo0, std::min(e0, q0.off + q0.len) - lo0, q0.ss * m_src_strides[0],
+                    q0.ds * m_dst_strides[0], n1, q1.ss * m_src_strides[1], q1.ds * m_dst_strides[1], tot0});
+              }
             }
           }
         }
