@@ -1,33 +1,71 @@
-// bench_sections: the transpose of an n x n matrix of doubles, (*, BLOCK) -> (*, BLOCK) on P ranks,
-// by hpf::SectionPlan (a reused plan; step-synchronous König steps and all-at-once) against a
-// hand-written MPI_Alltoall transpose (pack, one MPI_Alltoall, local transpose) and against one memcpy
-// of the same local bytes, all measured in the same job. Each repeat is timed between barriers as the
-// slowest rank's time; the CSV gets the median of --repeats repeats. The row hpf-section-planning is
-// the time to build the plan (paid once: assign caches it).
-// Second case, "strided": B(0:(n+1)/2-1, :) = A(n-1:0:-2, :) from (CYCLIC(3), *) to (BLOCK, *), against
-// the naive peer of issue 13: an MPI_Alltoallv whose sender and receiver find every element's owner
-// one element at a time (Layout::owner per element of the section, on both sides).
+// bench_sections (issue 13, item 6): hpf::SectionPlan (a reused plan; step-synchronous König steps and
+// all at once) against the peers of each case, all in one job, each repeat timed between barriers as
+// the slowest rank's time; the CSV gets the median of --repeats repeats, the ratio to the best peer of
+// the case and to one memcpy of the same local bytes (every rank copying at once). The row
+// hpf-section-planning is the time to build the plan (paid once: assign caches it).
 //
-//   mpirun -n 4 bench_sections --n 1024,2048 --repeats 15 --csv docs/results/sections.csv
+// Cases, n x n doubles on P ranks:
+//   transpose     B = TRANSPOSE(A), (*, BLOCK) -> (*, BLOCK). Peers:
+//                   mpi-alltoall  hand-written: pack, one MPI_Alltoall, local transpose;
+//                   ga-copy-patch Global Arrays NGA_Copy_patch('t') on two arrays created by
+//                                 NGA_Create_irreg with the same column blocks, then GA_Sync;
+//                   pdtran        ScaLAPACK pdtran_ (C := A^T) on a 1 x P BLACS grid, MB = n, NB = n/P
+//                                 (the same local blocks), called on the DistArrays' local storage.
+//   transpose-bc  B = TRANSPOSE(A), (CYCLIC(64), CYCLIC(64)) on a pr x pc grid (pr = the largest factor
+//                 of P up to sqrt(P)) -> the same layout. Peers: pdtran and pdgeadd_('T') on the same
+//                 block-cyclic matrix (the DistArrays' local storage is ScaLAPACK's).
+//   patch         B(:, 0:n-h-1) = A(:, h:n-1), h = n/3 + 1, (*, BLOCK) -> (*, BLOCK): a blocked
+//                 section copy that crosses block boundaries. Peers: ga-copy-patch (NGA_Copy_patch('n'))
+//                 and the naive MPI_Alltoallv below.
+//   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
+//                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
+//                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
+//                 nor cyclic arrays.
+// Cross-checks (not peers; rows *-alone): each library peer called again as a minimal standalone
+// program calls it, on its own storage (GA: two arrays made by NGA_Create with GA's own blocks along
+// dimension 0 and GA_Fill; ScaLAPACK: std::vector buffers sized by numroc_), timed the same way (the
+// slowest rank between barriers, so that oversubscribed ranks compare alike). They must agree with the
+// peer rows within ~10 %.
+//
+//   mpirun -n 4 bench_sections --n 4096 --repeats 11 --csv docs/results/sections.csv
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
+#include "../redistribute/peers.hpp" // BlacsGrid, descriptor, scalapack_local_size
 
+#ifdef HPF_BENCH_GA
+#include <ga.h>
+#include <macdecls.h>
+#endif
+
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <vector>
+
+extern "C" {
+void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
+             const int* desca, const double* beta, double* c, const int* ic, const int* jc, const int* descc);
+void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
+              const int* ia, const int* ja, const int* desca, const double* beta, double* c, const int* ic,
+              const int* jc, const int* descc);
+}
 
 namespace {
 
 using hpf::index_t;
-
-double now() { return MPI_Wtime(); }
+using hpf::bench::redist::BlacsGrid;
+using hpf::bench::redist::descriptor;
+using hpf::bench::redist::scalapack_local_size;
 
 /// The slowest rank's time of f(), started together.
 template <class F> double timed(F&& f) {
   MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = now();
+  const double t0 = MPI_Wtime();
   f();
-  double t = now() - t0;
+  double t = MPI_Wtime() - t0;
   double slowest = 0;
   MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
@@ -61,23 +99,26 @@ struct AlltoallTranspose {
   }
 };
 
-/// The naive section assignment B(0:m-1, :) = A(n-1:0:-2, :): both sides enumerate every element of
-/// the section, compute its owners (Layout::owner) and pack or unpack their own, then one
-/// MPI_Alltoallv.
+/// The naive section assignment B(sb) = A(sa) of two 2-D sections with positive or negative strides
+/// and no permutation: both sides enumerate every element of the section, compute its owners
+/// (Layout::owner) and pack or unpack their own, then one MPI_Alltoallv.
 struct NaiveAlltoallv {
   const hpf::Layout<2>& la;
   const hpf::Layout<2>& lb;
-  index_t n;
-  index_t m;
+  hpf::Section<2> sa;
+  hpf::Section<2> sb;
   int me;
   std::vector<int> sc, sd, rc, rd;
   std::vector<double> send, recv;
-  NaiveAlltoallv(const hpf::Layout<2>& a, const hpf::Layout<2>& b, index_t n_, int me_, int P)
-      : la(a), lb(b), n(n_), m((n_ + 1) / 2), me(me_), sc(static_cast<std::size_t>(P)), sd(sc.size()),
+  NaiveAlltoallv(const hpf::Layout<2>& a, const hpf::Section<2>& sa_, const hpf::Layout<2>& b,
+                 const hpf::Section<2>& sb_, int me_, int P)
+      : la(a), lb(b), sa(sa_), sb(sb_), me(me_), sc(static_cast<std::size_t>(P)), sd(sc.size()),
         rc(sc.size()), rd(sc.size()) {}
   template <class Fn> void for_each_element(Fn&& fn) const {
-    for (index_t c = 0; c < n; ++c)
-      for (index_t j = 0; j < m; ++j) fn(hpf::Index<2>{n - 1 - 2 * j, c}, hpf::Index<2>{j, c});
+    for (index_t c = 0; c < sb[1].extent(); ++c)
+      for (index_t j = 0; j < sb[0].extent(); ++j)
+        fn(hpf::Index<2>{sa[0].lo + j * sa[0].stride, sa[1].lo + c * sa[1].stride},
+           hpf::Index<2>{sb[0].lo + j * sb[0].stride, sb[1].lo + c * sb[1].stride});
   }
   index_t ea0 = la.my_local_extents()[0]; // local leading dimensions
   index_t eb0 = lb.my_local_extents()[0];
@@ -118,20 +159,167 @@ struct NaiveAlltoallv {
   }
 };
 
-struct Row {
-  const char* name;
-  double t;
+/// C := A^T by pdtran_ (square n x n, descriptors d for both).
+void pdtran(int n, const double* a, double* c, const std::array<int, 9>& d) {
+  const int one = 1;
+  const double alpha = 1.0;
+  const double beta = 0.0;
+  pdtran_(&n, &n, &alpha, a, &one, &one, d.data(), &beta, c, &one, &one, d.data());
+}
+
+/// One timed method of a case. kind: the library under test, a peer, or a standalone cross-check.
+enum class Kind { Hpf, Peer, Alone };
+struct Method {
+  std::string name;
+  Kind kind;
+  std::function<double()> run; // returns the seconds of one call (the slowest rank's, or its own)
 };
+
+/// 0 when every local element of `got` equals `want` (same layout), else the number of mismatches
+/// summed over the ranks.
+long long mismatches(const double* got, const double* want, std::size_t count) {
+  long long bad = 0;
+  for (std::size_t i = 0; i < count; ++i) bad += got[i] != want[i];
+  long long all = 0;
+  MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+/// B = TRANSPOSE(A) on one layout L (n x n): A(i, j) = i + n j, and the two SectionPlans (König steps
+/// and all at once) into C and D.
+struct Transpose {
+  hpf::DistArray<double, 2> A;
+  hpf::DistArray<double, 2> C;
+  hpf::DistArray<double, 2> D;
+  hpf::Section<2> all;
+  hpf::SectionPlan<double, 2> step_plan;
+  hpf::SectionPlan<double, 2> flow_plan;
+  std::size_t count;
+  Transpose(const hpf::Layout<2>& L, const hpf::SectionOptions& step, const hpf::SectionOptions& flow)
+      : A("A", L), C("C", L), D("D", L), all(hpf::whole_section<2>(L.extents())),
+        step_plan(L, all, L, all, {1, 0}, step), flow_plan(L, all, L, all, {1, 0}, flow),
+        count(static_cast<std::size_t>(A.local_size())) {
+    const index_t n = L.extent(0);
+    hpf::forall(A, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
+  }
+  /// Collective: C = the transpose by step_plan, checked against the formula, and D by flow_plan
+  /// against C (the reference every peer is compared with).
+  void check(const char* what) {
+    const index_t n = A.layout().extent(0);
+    step_plan.execute(C, A);
+    long long bad = 0;
+    hpf::forall(C,
+                [&](const hpf::Index<2>& g, double& x) { bad += x != static_cast<double>(g[1] + n * g[0]); });
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    hpf::detail::require(bad == 0, "bench_sections: hpf-section-step (", what, ") is wrong (", bad,
+                         " mismatches)");
+    D.fill(0);
+    flow_plan.execute(D, A);
+    bad = mismatches(D.local_data(), C.local_data(), count);
+    hpf::detail::require(bad == 0, "bench_sections: hpf-section-allatonce (", what, ") is wrong (", bad,
+                         " mismatches)");
+  }
+};
+
+#ifdef HPF_BENCH_GA
+/// The Global Arrays peer: C(cpatch) = A(apatch) by NGA_Copy_patch(trans) then GA_Sync, on two n x n
+/// arrays over the column blocks of a (*, BLOCK) layout (NGA_Create_irreg; GA is C-ordered, so its
+/// dimension 0 is our dimension 1, its patches are (column, row) and its local patch is our local block,
+/// leading dimension n), loaded with our A; and its standalone cross-check on two arrays of GA's own
+/// blocking along dimension 0 (NGA_Create with chunk {-1, n}, GA_Fill), timed as a GA program times it.
+class GaCopy {
+public:
+  GaCopy(index_t n, int P, int me, char trans, const double* a, std::array<int, 4> apatch,
+         std::array<int, 4> cpatch)
+      : m_trans(trans), m_alo{apatch[0], apatch[1]}, m_ahi{apatch[2], apatch[3]}, m_clo{cpatch[0], cpatch[1]},
+        m_chi{cpatch[2], cpatch[3]}, m_me(me) {
+    const int ni = static_cast<int>(n);
+    int dims[2] = {ni, ni};
+    int block[2] = {P, 1};
+    std::vector<int> map;
+    for (int p = 0; p < P; ++p) map.push_back(static_cast<int>(p * (n / P)));
+    map.push_back(0);
+    char an[] = "ga_A", cn[] = "ga_C", an2[] = "ga_alone_A", cn2[] = "ga_alone_C";
+    m_a = NGA_Create_irreg(C_DBL, 2, dims, an, block, map.data());
+    m_c = NGA_Create_irreg(C_DBL, 2, dims, cn, block, map.data());
+    int chunk[2] = {-1, ni};
+    m_a2 = NGA_Create(C_DBL, 2, dims, an2, chunk);
+    m_c2 = NGA_Create(C_DBL, 2, dims, cn2, chunk);
+    hpf::detail::require(m_a != 0 && m_c != 0 && m_a2 != 0 && m_c2 != 0, "NGA_Create failed");
+    double minus = -1.0;
+    double one = 1.0;
+    GA_Fill(m_c, &minus);
+    GA_Fill(m_a2, &one);
+    int lo[2], hi[2];
+    if (double* p = local(m_a, lo, hi)) {
+      hpf::detail::require(lo[0] == me * (ni / P) && hi[0] == lo[0] + ni / P - 1 && hi[1] == ni - 1,
+                           "GA's patch of rank ", me, " is not its column block");
+      std::memcpy(p, a, static_cast<std::size_t>(n * (n / P)) * sizeof(double));
+      NGA_Release_update(m_a, lo, hi);
+    }
+    GA_Sync();
+  }
+  GaCopy(const GaCopy&) = delete;
+  GaCopy& operator=(const GaCopy&) = delete;
+  ~GaCopy() {
+    GA_Destroy(m_c2);
+    GA_Destroy(m_a2);
+    GA_Destroy(m_c);
+    GA_Destroy(m_a);
+  }
+  void run() {
+    NGA_Copy_patch(m_trans, m_a, m_alo, m_ahi, m_c, m_clo, m_chi);
+    GA_Sync();
+  }
+  /// Collective: the number of elements of GA's C that differ from `want` (our local block of C).
+  long long mismatches_with(const double* want, std::size_t count) {
+    int lo[2], hi[2];
+    double* p = local(m_c, lo, hi);
+    const long long bad = mismatches(p != nullptr ? p : want, want, p != nullptr ? count : 0);
+    if (p != nullptr) NGA_Release(m_c, lo, hi);
+    return bad;
+  }
+  void add_methods(std::vector<Method>& m) {
+    m.push_back({"ga-copy-patch", Kind::Peer, [this] { return timed([this] { run(); }); }});
+    m.push_back({"ga-copy-patch-alone", Kind::Alone, [this] {
+                   return timed([this] {
+                     NGA_Copy_patch(m_trans, m_a2, m_alo, m_ahi, m_c2, m_clo, m_chi);
+                     GA_Sync();
+                   });
+                 }});
+  }
+
+private:
+  double* local(int g, int lo[2], int hi[2]) const {
+    NGA_Distribution(g, m_me, lo, hi);
+    if (hi[0] < lo[0]) return nullptr;
+    double* p = nullptr;
+    int ld[1] = {0};
+    NGA_Access(g, lo, hi, &p, ld);
+    return p;
+  }
+  char m_trans;
+  int m_alo[2], m_ahi[2], m_clo[2], m_chi[2];
+  int m_me;
+  int m_a = 0, m_c = 0, m_a2 = 0, m_c2 = 0;
+};
+#endif
 
 } // namespace
 
 int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
+#ifdef HPF_BENCH_GA
+  GA_Initialize();
+  MA_init(C_DBL, 1 << 20, 1 << 26); // GA's packing buffers (a transposed patch is copied through them)
+#endif
+  int status = 0;
   try {
-    std::vector<index_t> sizes{1024, 2048};
-    int repeats = 15;
+    std::vector<index_t> sizes{1024, 2048, 4096};
+    int repeats = 11;
     std::string csv;
-    hpf::bench::for_each_option(argc, argv, "[--n n1,n2,...] [--repeats R] [--csv file]",
+    std::vector<std::string> only;
+    hpf::bench::for_each_option(argc, argv, "[--n n1,n2,...] [--repeats R] [--csv file] [--cases c1,c2]",
                                 [&](std::string_view k, std::string_view v) {
                                   if (k == "--n")
                                     sizes = hpf::bench::parse_list<index_t>(v, "--n");
@@ -139,6 +327,12 @@ int main(int argc, char** argv) {
                                     repeats = hpf::bench::parse_number<int>(v, "--repeats");
                                   else if (k == "--csv")
                                     csv = v;
+                                  else if (k == "--cases")
+                                    for (std::size_t a = 0; a <= v.size();) {
+                                      const std::size_t b = std::min(v.find(',', a), v.size());
+                                      only.emplace_back(v.substr(a, b - a));
+                                      a = b + 1;
+                                    }
                                   else
                                     return false;
                                   return true;
@@ -148,114 +342,224 @@ int main(int argc, char** argv) {
     int me = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const auto wanted = [&](const char* c) {
+      return only.empty() || std::find(only.begin(), only.end(), c) != only.end();
+    };
     hpf::bench::CsvWriter out;
     if (me == 0 && !csv.empty())
-      out = hpf::bench::CsvWriter(csv, "ranks,n,case,method,median_s,vs_peer,vs_memcpy");
-    auto report = [&](index_t n, const char* what, const std::vector<Row>& rows, double peer, double copy) {
-      if (me != 0) return;
-      for (const Row& row : rows) {
-        std::printf("P=%d n=%lld %-9s %-22s %10.6f s  %6.2fx peer  %8.2fx memcpy\n", P,
-                    static_cast<long long>(n), what, row.name, row.t, row.t / peer, row.t / copy);
-        out.row("%d,%lld,%s,%s,%.9g,%.4f,%.4f\n", P, static_cast<long long>(n), what, row.name, row.t,
-                row.t / peer, row.t / copy);
+      out = hpf::bench::CsvWriter(csv, "ranks,n,case,method,kind,median_s,vs_best_peer,vs_memcpy");
+
+    // Runs every method `repeats` times interleaved, plus one memcpy of `bytes` local bytes, and
+    // reports medians with the ratio to the best peer and to the memcpy.
+    const auto bench_case = [&](index_t n, const char* what, std::vector<Method> methods, std::size_t bytes) {
+      std::vector<double> src(bytes / sizeof(double) + 1, 1.0), dst(src.size());
+      methods.push_back({"memcpy", Kind::Alone,
+                         [&] { return timed([&] { std::memcpy(dst.data(), src.data(), bytes); }); }});
+      std::vector<std::vector<double>> t(methods.size());
+      for (int r = 0; r < repeats; ++r)
+        for (std::size_t k = 0; k < methods.size(); ++k) t[k].push_back(methods[k].run());
+      std::vector<double> med(methods.size());
+      double best = 0;
+      for (std::size_t k = 0; k < methods.size(); ++k) {
+        med[k] = hpf::bench::median(t[k]);
+        if (methods[k].kind == Kind::Peer && (best == 0 || med[k] < best)) best = med[k];
       }
+      const double copy = med.back();
+      if (me != 0) return;
+      for (std::size_t k = 0; k < methods.size(); ++k) {
+        const char* kind = methods[k].kind == Kind::Hpf    ? "hpf"
+                           : methods[k].kind == Kind::Peer ? "peer"
+                                                           : "check";
+        if (methods[k].name == "memcpy") kind = "memcpy";
+        if (methods[k].name == "hpf-section-planning") kind = "planning";
+        std::printf("P=%d n=%lld %-12s %-22s %10.6f s  %6.2fx best peer  %7.2fx memcpy\n", P,
+                    static_cast<long long>(n), what, methods[k].name.c_str(), med[k], med[k] / best,
+                    med[k] / copy);
+        out.row("%d,%lld,%s,%s,%s,%.9g,%.4f,%.4f\n", P, static_cast<long long>(n), what,
+                methods[k].name.c_str(), kind, med[k], med[k] / best, med[k] / copy);
+      }
+      std::fflush(stdout);
     };
+    const auto require_ok = [](long long bad, const char* what) {
+      hpf::detail::require(bad == 0, "bench_sections: ", what, " is wrong (", bad, " mismatches)");
+    };
+
+    hpf::SectionOptions step_opt;
+    hpf::SectionOptions flow_opt;
+    flow_opt.mode = hpf::ExecMode::AllAtOnce;
+    const auto grid = hpf::ProcessGrid::world({P});
+    int pr = 1;
+    for (int f = 1; f * f <= P; ++f)
+      if (P % f == 0) pr = f;
+    const int pc = P / pr;
+    const BlacsGrid row_grid(1, P);
+    const BlacsGrid bc_grid(pr, pc);
+
     for (const index_t n : sizes) {
       hpf::detail::require(n % P == 0, "--n: ", n, " must be a multiple of the number of ranks ", P,
                            " (the hand-written MPI_Alltoall transpose needs equal blocks)");
-      const auto grid = hpf::ProcessGrid::world({P});
-      const hpf::Layout<2> L({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
-      hpf::DistArray<double, 2> A("A", L);
-      hpf::DistArray<double, 2> C("C", L);
-      hpf::forall(A, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
-      const auto all = hpf::whole_section<2>(L.extents());
-      hpf::SectionOptions step_opt;
-      hpf::SectionOptions flow_opt;
-      flow_opt.mode = hpf::ExecMode::AllAtOnce;
-      const hpf::SectionPlan<double, 2> step_plan(L, all, L, all, {1, 0}, step_opt);
-      const hpf::SectionPlan<double, 2> flow_plan(L, all, L, all, {1, 0}, flow_opt);
-      AlltoallTranspose hand(n, P);
-      std::vector<double> c2(static_cast<std::size_t>(A.local_size()));
-      std::vector<double> copy(static_cast<std::size_t>(A.local_size()));
-
-      // Every method must produce the transpose (checked once, outside the timings).
-      long long bad = 0;
-      step_plan.execute(C, A);
-      hpf::forall(
-          C, [&](const hpf::Index<2>& g, double& x) { bad += x != static_cast<double>(g[1] + n * g[0]); });
-      C.fill(0);
-      flow_plan.execute(C, A);
-      hpf::forall(
-          C, [&](const hpf::Index<2>& g, double& x) { bad += x != static_cast<double>(g[1] + n * g[0]); });
-      hand.run(A.local_data(), c2.data());
-      bad += std::memcmp(c2.data(), C.local_data(), c2.size() * sizeof(double)) != 0 ? 1 : 0;
-      long long all_bad = 0;
-      MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-      hpf::detail::require(all_bad == 0, "bench_sections: a transpose is wrong (", all_bad, " mismatches)");
-
-      std::vector<double> t_plan, t_step, t_flow, t_hand, t_copy;
-      for (int r = 0; r < repeats; ++r) {
-        t_plan.push_back(timed([&] { (void)hpf::SectionPlan<double, 2>(L, all, L, all, {1, 0}, step_opt); }));
-        t_step.push_back(timed([&] { step_plan.execute(C, A); }));
-        t_flow.push_back(timed([&] { flow_plan.execute(C, A); }));
-        t_hand.push_back(timed([&] { hand.run(A.local_data(), c2.data()); }));
-        t_copy.push_back(
-            timed([&] { std::memcpy(copy.data(), A.local_data(), copy.size() * sizeof(double)); }));
+      const int ni = static_cast<int>(n);
+      const int nbi = static_cast<int>(n / P);
+      // ---- transpose: (*, BLOCK) -> (*, BLOCK) ----------------------------------------------------
+      if (wanted("transpose")) {
+        const hpf::Layout<2> L({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
+        Transpose t(L, step_opt, flow_opt);
+        auto& [A, C, D, all, step_plan, flow_plan, count] = t;
+        t.check("transpose");
+        AlltoallTranspose hand(n, P);
+        std::vector<double> c2(count);
+        hand.run(A.local_data(), c2.data());
+        require_ok(mismatches(c2.data(), C.local_data(), count), "mpi-alltoall");
+        const auto desc = descriptor(row_grid, ni, ni, ni, nbi);
+        D.fill(0);
+        pdtran(ni, A.local_data(), D.local_data(), desc);
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdtran");
+        std::vector<double> sa(scalapack_local_size(row_grid, ni, ni, ni, nbi), 1.0), sc(sa.size());
+        std::vector<Method> m{
+            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
+            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
+            {"mpi-alltoall", Kind::Peer, [&] { return timed([&] { hand.run(A.local_data(), c2.data()); }); }},
+            {"pdtran", Kind::Peer,
+             [&] { return timed([&] { pdtran(ni, A.local_data(), D.local_data(), desc); }); }},
+            {"pdtran-alone", Kind::Alone,
+             [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }},
+            {"hpf-section-planning", Kind::Alone, [&] {
+               return timed([&] { (void)hpf::SectionPlan<double, 2>(L, all, L, all, {1, 0}, step_opt); });
+             }}};
+#ifdef HPF_BENCH_GA
+        GaCopy ga(n, P, me, 't', A.local_data(), {0, 0, ni - 1, ni - 1}, {0, 0, ni - 1, ni - 1});
+        ga.run();
+        require_ok(ga.mismatches_with(C.local_data(), count), "ga-copy-patch (transpose)");
+        ga.add_methods(m);
+#endif
+        bench_case(n, "transpose", std::move(m), count * sizeof(double));
       }
-      const double ms = hpf::bench::median(t_step);
-      const double mf = hpf::bench::median(t_flow);
-      const double mh = hpf::bench::median(t_hand);
-      const double mc = hpf::bench::median(t_copy);
-      const double mp = hpf::bench::median(t_plan);
-      report(n, "transpose",
-             {{"hpf-section-step", ms},
-              {"hpf-section-allatonce", mf},
-              {"mpi-alltoall", mh},
-              {"memcpy", mc},
-              {"hpf-section-planning", mp}},
-             mh, mc);
+
+      // ---- transpose-bc: (CYCLIC(64), CYCLIC(64)) on pr x pc -> the same -----------------------------
+      if (wanted("transpose-bc")) {
+        const int b = 64;
+        const auto grid2 = hpf::ProcessGrid::world({pr, pc});
+        const hpf::Layout<2> L({n, n}, {hpf::Cyclic(b), hpf::Cyclic(b)}, grid2);
+        Transpose t(L, step_opt, flow_opt);
+        auto& [A, C, D, all, step_plan, flow_plan, count] = t;
+        hpf::detail::require(count == scalapack_local_size(bc_grid, ni, ni, b, b) || count == 0,
+                             "transpose-bc: hpfrt's local block (", count, ") is not ScaLAPACK's");
+        t.check("transpose-bc");
+        const auto desc = descriptor(bc_grid, ni, ni, b, b);
+        D.fill(0);
+        pdtran(ni, A.local_data(), D.local_data(), desc);
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdtran (transpose-bc)");
+        const int one = 1;
+        const double alpha = 1.0;
+        const double beta = 0.0;
+        const auto pdgeadd_t = [&](const double* a, double* c) {
+          pdgeadd_("T", &ni, &ni, &alpha, a, &one, &one, desc.data(), &beta, c, &one, &one, desc.data());
+        };
+        D.fill(0);
+        pdgeadd_t(A.local_data(), D.local_data());
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdgeadd (transpose-bc)");
+        std::vector<double> sa(scalapack_local_size(bc_grid, ni, ni, b, b), 1.0), sc(sa.size());
+        std::vector<Method> m{
+            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
+            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
+            {"pdtran", Kind::Peer,
+             [&] { return timed([&] { pdtran(ni, A.local_data(), D.local_data(), desc); }); }},
+            {"pdgeadd", Kind::Peer,
+             [&] { return timed([&] { pdgeadd_t(A.local_data(), D.local_data()); }); }},
+            {"pdtran-alone", Kind::Alone,
+             [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }},
+            {"hpf-section-planning", Kind::Alone, [&] {
+               return timed([&] { (void)hpf::SectionPlan<double, 2>(L, all, L, all, {1, 0}, step_opt); });
+             }}};
+        bench_case(n, "transpose-bc", std::move(m), count * sizeof(double));
+      }
+
+      // ---- patch: B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK) -> (*, BLOCK) --------------------------------
+      if (wanted("patch")) {
+        const index_t h = n / 3 + 1;
+        const hpf::Layout<2> L({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
+        hpf::DistArray<double, 2> A("A", L);
+        hpf::DistArray<double, 2> C("C", L);
+        hpf::DistArray<double, 2> D("D", L);
+        hpf::forall(A, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
+        const hpf::Section<2> sb{{{0, n - 1, 1}, {0, n - h - 1, 1}}};
+        const hpf::Section<2> sa{{{0, n - 1, 1}, {h, n - 1, 1}}};
+        const hpf::SectionPlan<double, 2> step_plan(L, sb, L, sa, step_opt);
+        const hpf::SectionPlan<double, 2> flow_plan(L, sb, L, sa, flow_opt);
+        const auto count = static_cast<std::size_t>(A.local_size());
+        C.fill(-1);
+        step_plan.execute(C, A);
+        long long bad = 0;
+        hpf::forall(C, [&](const hpf::Index<2>& g, double& x) {
+          bad += x != (g[1] < n - h ? static_cast<double>(g[0] + n * (g[1] + h)) : -1.0);
+        });
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        require_ok(bad, "hpf-section-step (patch)");
+        D.fill(-1);
+        flow_plan.execute(D, A);
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "hpf-section-allatonce (patch)");
+        NaiveAlltoallv naive(L, sa, L, sb, me, P);
+        D.fill(-1);
+        naive.run(A.local_data(), D.local_data());
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "naive-alltoallv (patch)");
+        std::vector<Method> m{
+            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
+            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
+            {"naive-alltoallv", Kind::Peer,
+             [&] { return timed([&] { naive.run(A.local_data(), D.local_data()); }); }},
+            {"hpf-section-planning", Kind::Alone,
+             [&] { return timed([&] { (void)hpf::SectionPlan<double, 2>(L, sb, L, sa, step_opt); }); }}};
+#ifdef HPF_BENCH_GA
+        // GA's indices are (column, row): A(:, h:n-1) is [h..n-1][0..n-1].
+        GaCopy ga(n, P, me, 'n', A.local_data(), {static_cast<int>(h), 0, ni - 1, ni - 1},
+                  {0, 0, static_cast<int>(n - h - 1), ni - 1});
+        ga.run();
+        require_ok(ga.mismatches_with(C.local_data(), count), "ga-copy-patch (patch)");
+        ga.add_methods(m);
+#endif
+        bench_case(n, "patch", std::move(m), count * sizeof(double));
+      }
 
       // ---- strided: B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *) ----------------
-      const hpf::Layout<2> lsa({n, n}, {hpf::Cyclic(3), hpf::Collapsed()}, grid);
-      const hpf::Layout<2> lsb({n, n}, {hpf::Block(), hpf::Collapsed()}, grid);
-      hpf::DistArray<double, 2> SA("SA", lsa);
-      hpf::DistArray<double, 2> SB("SB", lsb);
-      hpf::DistArray<double, 2> SB2("SB2", lsb);
-      hpf::forall(SA, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
-      const hpf::Section<2> sb{{{0, (n + 1) / 2 - 1, 1}, {0, n - 1, 1}}};
-      const hpf::Section<2> sa{{{n - 1, 0, -2}, {0, n - 1, 1}}};
-      const hpf::SectionPlan<double, 2> sstep(lsb, sb, lsa, sa, step_opt);
-      const hpf::SectionPlan<double, 2> sflow(lsb, sb, lsa, sa, flow_opt);
-      NaiveAlltoallv naive(lsa, lsb, n, me, P);
-      std::vector<double> scopy(static_cast<std::size_t>(SA.local_size()));
-      sstep.execute(SB, SA);
-      naive.run(SA.local_data(), SB2.local_data());
-      bad = std::memcmp(SB.local_data(), SB2.local_data(),
-                        static_cast<std::size_t>(SB.local_size()) * sizeof(double)) != 0;
-      MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-      hpf::detail::require(all_bad == 0, "bench_sections: the strided section differs from the naive peer's");
-      std::vector<double> u_plan, u_step, u_flow, u_naive, u_copy;
-      for (int r = 0; r < repeats; ++r) {
-        u_plan.push_back(timed([&] { (void)hpf::SectionPlan<double, 2>(lsb, sb, lsa, sa, step_opt); }));
-        u_step.push_back(timed([&] { sstep.execute(SB, SA); }));
-        u_flow.push_back(timed([&] { sflow.execute(SB, SA); }));
-        u_naive.push_back(timed([&] { naive.run(SA.local_data(), SB2.local_data()); }));
-        u_copy.push_back(
-            timed([&] { std::memcpy(scopy.data(), SA.local_data(), scopy.size() * sizeof(double)); }));
+      if (wanted("strided")) {
+        const hpf::Layout<2> lsa({n, n}, {hpf::Cyclic(3), hpf::Collapsed()}, grid);
+        const hpf::Layout<2> lsb({n, n}, {hpf::Block(), hpf::Collapsed()}, grid);
+        hpf::DistArray<double, 2> SA("SA", lsa);
+        hpf::DistArray<double, 2> SB("SB", lsb);
+        hpf::DistArray<double, 2> SB2("SB2", lsb);
+        hpf::forall(SA, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
+        const hpf::Section<2> sb{{{0, (n + 1) / 2 - 1, 1}, {0, n - 1, 1}}};
+        const hpf::Section<2> sa{{{n - 1, 0, -2}, {0, n - 1, 1}}};
+        const hpf::SectionPlan<double, 2> sstep(lsb, sb, lsa, sa, step_opt);
+        const hpf::SectionPlan<double, 2> sflow(lsb, sb, lsa, sa, flow_opt);
+        NaiveAlltoallv naive(lsa, sa, lsb, sb, me, P);
+        sstep.execute(SB, SA);
+        long long bad = 0;
+        hpf::forall(SB, [&](const hpf::Index<2>& g, double& x) {
+          bad += g[0] < (n + 1) / 2 && x != static_cast<double>(n - 1 - 2 * g[0] + n * g[1]);
+        });
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        require_ok(bad, "hpf-section-step (strided)");
+        naive.run(SA.local_data(), SB2.local_data());
+        require_ok(mismatches(SB2.local_data(), SB.local_data(), static_cast<std::size_t>(SB.local_size())),
+                   "naive-alltoallv (strided)");
+        std::vector<Method> m{
+            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { sstep.execute(SB, SA); }); }},
+            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { sflow.execute(SB, SA); }); }},
+            {"naive-alltoallv", Kind::Peer,
+             [&] { return timed([&] { naive.run(SA.local_data(), SB2.local_data()); }); }},
+            {"hpf-section-planning", Kind::Alone,
+             [&] { return timed([&] { (void)hpf::SectionPlan<double, 2>(lsb, sb, lsa, sa, step_opt); }); }}};
+        bench_case(n, "strided", std::move(m), static_cast<std::size_t>(SA.local_size()) * sizeof(double));
       }
-      const double un = hpf::bench::median(u_naive);
-      const double uc = hpf::bench::median(u_copy);
-      report(n, "strided",
-             {{"hpf-section-step", hpf::bench::median(u_step)},
-              {"hpf-section-allatonce", hpf::bench::median(u_flow)},
-              {"naive-alltoallv", un},
-              {"memcpy", uc},
-              {"hpf-section-planning", hpf::bench::median(u_plan)}},
-             un, uc);
     }
   } catch (const hpf::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+    status = 2;
   }
-  return 0;
+#ifdef HPF_BENCH_GA
+  GA_Terminate();
+#endif
+  Cblacs_exit(1); // keep MPI running: hpf::Environment finalises it
+  return status;
 }

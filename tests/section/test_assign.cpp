@@ -173,6 +173,13 @@ TEST(SectionAssign, Random2D) {
   for (int c = 0; c < 150; ++c) random_case<2>(rng, c, 14);
 }
 
+// Extents up to 700: pieces longer than SectionPlan's copy tiles (256 doubles along B's dimension 1,
+// and along dimension 0 for transposed pieces), so the tiled and banded copies and their edges run.
+TEST(SectionAssign, Random2DLargerThanCopyTiles) {
+  Rng rng(213);
+  for (int c = 0; c < 16; ++c) random_case<2>(rng, c, 700);
+}
+
 TEST(SectionAssign, Random3D) {
   Rng rng(303);
   for (int c = 0; c < 60; ++c) random_case<3>(rng, c, 6);

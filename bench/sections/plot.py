@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Bars of bench_sections: each method's median time over the best peer of its case (log scale), one
+panel per case, groups by ranks and n. The standalone cross-checks (*-alone) and the planning time are
+in the CSV, not in the figure.
+
+usage: plot.py SECTIONS.csv OUT.png"""
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+CASES = [
+    ("transpose", "B = TRANSPOSE(A), (*, BLOCK)"),
+    ("transpose-bc", "B = TRANSPOSE(A), (CYCLIC(64), CYCLIC(64)) on 1x2 / 2x2"),
+    ("patch", "B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK), h = n/3+1"),
+    ("strided", "B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *)"),
+]
+SHOWN = ["hpf-section-step", "hpf-section-allatonce", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
+         "naive-alltoallv", "memcpy"]
+LABEL = {
+    "hpf-section-step": "hpfrt SectionPlan (König steps)",
+    "hpf-section-allatonce": "hpfrt SectionPlan (all at once)",
+    "mpi-alltoall": "hand-written MPI_Alltoall",
+    "ga-copy-patch": "Global Arrays NGA_Copy_patch",
+    "pdtran": "ScaLAPACK pdtran",
+    "pdgeadd": "ScaLAPACK pdgeadd('T')",
+    "naive-alltoallv": "naive MPI_Alltoallv",
+    "memcpy": "one memcpy of the local bytes",
+}
+
+
+def main(path, out):
+    rows = list(csv.DictReader(open(path)))
+    fig, axes = plt.subplots(1, len(CASES), figsize=(20, 5.5), sharey=True)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, (case, title) in zip(axes, CASES):
+        mine = [r for r in rows if r["case"] == case]
+        groups = sorted({(int(r["ranks"]), int(r["n"])) for r in mine})
+        methods = [m for m in SHOWN if any(r["method"] == m for r in mine)]
+        width = 0.8 / max(1, len(methods))
+        for k, m in enumerate(methods):
+            xs, ys = [], []
+            for g, (p, n) in enumerate(groups):
+                for r in mine:
+                    if (int(r["ranks"]), int(r["n"]), r["method"]) == (p, n, m):
+                        xs.append(g + (k - (len(methods) - 1) / 2) * width)
+                        ys.append(float(r["vs_best_peer"]))
+            ax.bar(xs, ys, width, label=LABEL[m], color=colors[SHOWN.index(m) % len(colors)])
+        ax.axhline(0.7, color="k", linestyle="--", linewidth=0.8)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([f"P={p}\nn={n}" for p, n in groups])
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0].set_ylabel("median time / best peer's (log; dashed: the 0.7x goal)")
+    fig.suptitle("bench_sections: n x n doubles on 2 and 4 ranks (one job per rank count, median of the repeats, "
+                 "slowest rank between barriers)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
