@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, hpf::SeriesStrategy>> variants{
       {"series-steady", hpf::SeriesStrategy::SteadyState},
       {"series-tree", hpf::SeriesStrategy::TreePerOperation},
+      {"series-collective", hpf::SeriesStrategy::Collective},
       {"series-auto", hpf::SeriesStrategy::Auto}};
 
   for (long long K : ops) {

@@ -25,9 +25,18 @@
 //     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
 //     series' own communicator: no duplicate, barrier or time agreement per batch);
 //   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
-//     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters.
-// choice() reports both predictions and the reason. Every rank makes the same choice: the platform
-// is the one rank 0 measured and broadcast, and the LP's solve time is agreed by a maximum.
+//     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters;
+//   - Collective (reductions only): the vendor's own reduction, one MPI_Reduce per phase, on a user
+//     MPI_Op created with commute = 0 (MPI then folds in rank order, so the result is still the
+//     sequential fold; a window of MPI_Ireduce in flight measured slower, docs/steady.md).
+// For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
+// calibration batch of min(phases, 128) dummy phases on the steady-state pipeline and as vendor
+// reductions, 3 rounds interleaved, each time the maximum over ranks (one MPI_Allreduce), medians
+// kept. The steady-state prediction is scaled by measured / predicted of its calibration batch, and
+// the vendor's is its measured time scaled to `phases`.
+// choice() reports every prediction and the reason. Every rank makes the same choice: the platform
+// is the one rank 0 measured and broadcast, and the LP's solve time and the calibration times are
+// agreed by a maximum.
 //
 // submit() never communicates: it folds (reduction) or stores (scatter, on the root) the phase and
 // returns. When opts.batch phases are waiting, the next submit runs them (a collective: every rank
@@ -73,6 +82,8 @@ enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
   SteadyState,      ///< seed 000's periodic schedule
   TreePerOperation, ///< one seed-002 tree (reductions) or one direct scatter per phase
+  Collective,       ///< reductions only: one vendor MPI_Reduce per phase, with a user op created
+                    ///< non-commutative (MPI folds in rank order)
 };
 std::string to_string(SeriesStrategy s);
 
@@ -92,14 +103,28 @@ struct SeriesChoice {
   double steady_seconds = 0; ///< predicted: `phases` operations on the steady-state schedule, LP excluded
   double lp_seconds = 0;     ///< measured: solving the LP and planning (maximum over ranks)
   double tree_seconds = 0;   ///< predicted: `phases` operations one at a time
-  std::int64_t phases = 0;   ///< the series length the prediction is for
-  std::string throughput;    ///< the LP's TP, operations per time unit (a fraction)
+  /// Reductions under Auto: `phases` vendor reductions, extrapolated from a measured calibration run
+  /// (0 when not measured).
+  double collective_seconds = 0;
+  /// Reductions under Auto: measured / predicted time of the steady-state calibration batch;
+  /// steady_seconds is already multiplied by it (1 when not measured).
+  double steady_correction = 1;
+  double calibration_seconds = 0; ///< time the calibration runs took (0 when none ran)
+  std::int64_t phases = 0;        ///< the series length the prediction is for
+  std::string throughput;         ///< the LP's TP, operations per time unit (a fraction)
   std::string reason;
 };
 
 namespace detail {
 
 struct SteadyPlans;
+/// The MPI datatype and non-commutative MPI_Op of SeriesStrategy::Collective (series.cpp).
+struct VendorReduce;
+struct VendorReduceFree {
+  void operator()(VendorReduce* v) const noexcept;
+};
+/// inout = in (+) inout on one value of the series' value size; in holds the lower ranks' fold.
+using ByteFold = std::function<void(const std::byte* in, std::byte* inout)>;
 
 /// The part of a series that does not depend on T: platform, LP, choice, plans, error agreement.
 class SeriesCore {
@@ -130,9 +155,14 @@ public:
   void check_phase(std::int64_t t, std::int64_t submitted);
   /// run_pipeline of the plan of K phases, rank r playing node r.
   void run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb);
+  /// Collective (reductions): K vendor reductions to the root, value t from in + t * value_bytes to
+  /// out + t * value_bytes (significant on the root only; nullptr elsewhere), folded by `fold` in rank
+  /// order. `fold` must not throw (it is called from inside MPI).
+  void run_collective(std::int64_t K, const std::byte* in, std::byte* out, const ByteFold& fold);
 
 private:
   [[nodiscard]] double predicted_steady(std::int64_t phases);
+  void calibrate(std::int64_t phases);
 
   Comm m_comm;
   int m_rank = 0, m_size = 1;
@@ -143,6 +173,8 @@ private:
   /// on the same platform and problem (a cache keyed by their values, never by a handle).
   std::shared_ptr<SteadyPlans> m_steady;
   std::unique_ptr<TreeReducer> m_tree;
+  std::unique_ptr<VendorReduce, VendorReduceFree> m_vendor; ///< reductions only
+  std::size_t m_value_bytes = 0;
   SeriesChoice m_choice;
   bool m_cancelled = false;
 };
@@ -268,6 +300,17 @@ private:
                                  [this](const Part& a, const Part& b) { return combine(a, b); });
         if (on_root) m_results[static_cast<std::size_t>(m_done + t)] = *r;
       }
+    } else if (m_core.choice().chosen == SeriesStrategy::Collective) {
+      // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
+      m_core.run_collective(K, reinterpret_cast<const std::byte*>(m_waiting.data()),
+                            on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done) : nullptr,
+                            [this](const std::byte* in, std::byte* inout) {
+                              Part a, b;
+                              std::memcpy(static_cast<void*>(&a), in, sizeof a);
+                              std::memcpy(static_cast<void*>(&b), inout, sizeof b);
+                              const Part c = combine(a, b);
+                              std::memcpy(inout, &c, sizeof c);
+                            });
     } else {
       steady::PipelineCallbacks cb;
       cb.make = [this](int i, std::int64_t stamp, std::byte* out) {
