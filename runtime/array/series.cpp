@@ -201,7 +201,15 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
     HPF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(value_bytes), MPI_BYTE, &m_vendor->type));
     HPF_MPI_CHECK(MPI_Type_commit(&m_vendor->type));
     HPF_MPI_CHECK(MPI_Op_create(&vendor_fold, 0, &m_vendor->op)); // 0: not commutative, rank order
-    if (opts.strategy == SeriesStrategy::Auto) calibrate(m_choice.phases);
+    if (opts.strategy == SeriesStrategy::Auto) {
+      calibrate(m_choice.phases);
+    } else if (opts.strategy == SeriesStrategy::Collective) {
+      // The first reduction on a new communicator, datatype and op pays the library's set-up; pay it
+      // here, with the rest of the construction, and not in the first batch (calibrate does too).
+      std::vector<std::byte> in(value_bytes), out(value_bytes);
+      run_collective(1, in.data(), m_rank == opts.root ? out.data() : nullptr,
+                     [](const std::byte*, std::byte*) {});
+    }
   }
 
   std::ostringstream why;

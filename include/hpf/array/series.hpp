@@ -67,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -190,10 +191,12 @@ public:
   /// solves, chooses. `op(left, right) -> T` is associative, not necessarily commutative. Throws
   /// hpf::Error on every rank for a root outside the communicator or bad options.
   template <int N, class Op> ReductionSeries(const Layout<N>& layout, Op op, SeriesOptions opts = {})
-      : m_layout(layout), m_op(std::move(op)), m_core(layout.grid().comm().get(), steady::SteadyOp::Reduce,
-                                                      sizeof(Part), timer(), opts, "ReductionSeries") {}
+      : m_layout(layout), m_op(op), m_fold_run(run_folder(std::move(op))),
+        m_core(layout.grid().comm().get(), steady::SteadyOp::Reduce, sizeof(Part), timer(), opts,
+               "ReductionSeries") {}
 
-  /// Not collective (unless opts.batch phases are then waiting: see the header comment). Folds this
+  /// Not collective (unless opts.batch phases are then waiting: see the header comment; or the
+  /// strategy is Collective, whose submit runs its phase's MPI_Reduce at once). Folds this
   /// rank's local elements of A as phase submitted(). Throws hpf::Error (and cancels) when A's layout
   /// is not the series' layout: every rank sees the same layouts, so every rank throws.
   template <int N> void submit(const DistArray<T, N>& A) {
@@ -206,11 +209,17 @@ public:
                   ", not the series' layout; the series is cancelled");
     }
     Part part{T{}, 0};
-    // The owned elements in Fortran order of the owned block (shadow slots skipped).
-    A.for_each_owned_run([&](const T* run, index_t len) {
-      for (index_t i = 0; i < len; ++i) part = combine(part, Part{run[i], 1});
-    });
+    // The owned elements in Fortran order of the owned block (shadow slots skipped), a run per call
+    // of the typed fold (the operator inlined there, not one std::function call per element).
+    if (!m_failed) {
+      try {
+        A.for_each_owned_run([&](const T* run, index_t len) { m_fold_run(run, len, part); });
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
     m_waiting.push_back(part);
+    if (m_core.size() > 1 && m_core.choice().chosen == SeriesStrategy::Collective) reduce_waiting();
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
@@ -257,14 +266,28 @@ private:
     if (m_failed) return a;
     try {
       return Part{static_cast<T>(m_op(a.value, b.value)), 1};
-    } catch (const std::exception& e) {
-      m_failed = true;
-      m_message = std::string("the operator threw: ") + e.what();
     } catch (...) {
-      m_failed = true;
-      m_message = "the operator threw an exception not derived from std::exception";
+      fail(std::current_exception());
     }
     return a;
+  }
+  void fail(std::exception_ptr e) {
+    m_failed = true;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      m_message = std::string("the operator threw: ") + x.what();
+    } catch (...) {
+      m_message = "the operator threw an exception not derived from std::exception";
+    }
+  }
+  // part = part (+) run[0] (+) ... (+) run[len-1]; may throw (the operator's exception).
+  template <class Op> static std::function<void(const T*, index_t, Part&)> run_folder(Op op) {
+    return [op = std::move(op)](const T* run, index_t len, Part& part) {
+      index_t i = 0;
+      if (part.has == 0 && len > 0) part = Part{run[i++], 1};
+      for (; i < len; ++i) part.value = static_cast<T>(op(part.value, run[i]));
+    };
   }
 
   std::function<void()> timer() {
@@ -301,16 +324,7 @@ private:
         if (on_root) m_results[static_cast<std::size_t>(m_done + t)] = *r;
       }
     } else if (m_core.choice().chosen == SeriesStrategy::Collective) {
-      // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
-      m_core.run_collective(K, reinterpret_cast<const std::byte*>(m_waiting.data()),
-                            on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done) : nullptr,
-                            [this](const std::byte* in, std::byte* inout) {
-                              Part a, b;
-                              std::memcpy(static_cast<void*>(&a), in, sizeof a);
-                              std::memcpy(static_cast<void*>(&b), inout, sizeof b);
-                              const Part c = combine(a, b);
-                              std::memcpy(inout, &c, sizeof c);
-                            });
+      reduce_waiting(); // submit() reduced every phase already
     } else {
       steady::PipelineCallbacks cb;
       cb.make = [this](int i, std::int64_t stamp, std::byte* out) {
@@ -331,18 +345,44 @@ private:
       m_core.run(K, sizeof(Part), cb);
     }
     m_waiting.clear();
+    m_reduced = 0;
     m_done += K;
     m_core.agree(m_failed, m_message);
   }
 
+  // Collective: the vendor reduction of every waiting phase not reduced yet, at once (submit calls
+  // it for each phase, so that the reductions interleave with the program's work as back-to-back
+  // MPI_Reduce calls do; measured faster than reducing a whole batch in a row, docs/steady.md).
+  // Every rank submits the same phases, so every rank calls it the same number of times.
+  void reduce_waiting() {
+    const auto n = static_cast<std::int64_t>(m_waiting.size());
+    if (m_reduced == n) return;
+    const bool on_root = m_core.rank() == m_core.root();
+    if (on_root) m_results.resize(static_cast<std::size_t>(m_done + n), Part{T{}, 0});
+    // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
+    m_core.run_collective(
+        n - m_reduced, reinterpret_cast<const std::byte*>(m_waiting.data() + m_reduced),
+        on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done + m_reduced) : nullptr, m_byte_fold);
+    m_reduced = n;
+  }
+
   std::any m_layout;
   std::function<T(const T&, const T&)> m_op;
+  std::function<void(const T*, index_t, Part&)> m_fold_run;
   detail::SeriesCore m_core;
   std::vector<Part> m_waiting; // contributions of phases m_done.. (at most opts.batch)
   std::vector<Part> m_results; // root: results of phases 0..m_done-1
   std::int64_t m_done = 0;
+  std::int64_t m_reduced = 0; // Collective: waiting phases already reduced
   bool m_failed = false;
   std::string m_message;
+  const detail::ByteFold m_byte_fold = [this](const std::byte* in, std::byte* inout) {
+    Part a, b;
+    std::memcpy(static_cast<void*>(&a), in, sizeof a);
+    std::memcpy(static_cast<void*>(&b), inout, sizeof b);
+    const Part c = combine(a, b);
+    std::memcpy(static_cast<void*>(inout), &c, sizeof c);
+  };
 };
 
 /// A series of scatters from a root into a DistArray layout (see the header comment).
