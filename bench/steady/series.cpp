@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -145,6 +146,8 @@ int main(int argc, char** argv) {
         red.wait_all();
         t[name].push_back(slowest(MPI_Wtime() - t0));
         chosen[name] = hpf::to_string(red.choice().chosen);
+        if (rank == 0 && rep == 0 && strategy == hpf::SeriesStrategy::Auto && std::getenv("HPF_BENCH_REASON"))
+          std::fprintf(stderr, "P=%d K=%lld auto: %s\n", size, K, red.choice().reason.c_str());
         lp[name] = std::max(lp[name], red.choice().lp_seconds); // the solve itself is cached after the first
         bool ok = true;
         for (long long k = 0; k < K; ++k) {
