@@ -31,7 +31,7 @@ set title 'ReductionSeries vs back-to-back MPI_Reduce (native, median time per r
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
-set ylabel 'time / MPI_Reduce time (1 = parity; goal <= 1.1)'
+set ylabel 'time / MPI_Reduce (goal <= 1.1)'
 set yrange [0:*]
 set key outside bottom center horizontal
 set xtics rotate by -20
