@@ -360,9 +360,17 @@ private:
     const bool on_root = m_core.rank() == m_core.root();
     if (on_root) m_results.resize(static_cast<std::size_t>(m_done + n), Part{T{}, 0});
     // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
+    // (Built here, not kept: a member capturing `this` would dangle in a moved-from series.)
+    const detail::ByteFold fold = [this](const std::byte* in, std::byte* inout) {
+      Part a, b;
+      std::memcpy(static_cast<void*>(&a), in, sizeof a);
+      std::memcpy(static_cast<void*>(&b), inout, sizeof b);
+      const Part c = combine(a, b);
+      std::memcpy(static_cast<void*>(inout), &c, sizeof c);
+    };
     m_core.run_collective(
         n - m_reduced, reinterpret_cast<const std::byte*>(m_waiting.data() + m_reduced),
-        on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done + m_reduced) : nullptr, m_byte_fold);
+        on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done + m_reduced) : nullptr, fold);
     m_reduced = n;
   }
 
@@ -376,13 +384,6 @@ private:
   std::int64_t m_reduced = 0; // Collective: waiting phases already reduced
   bool m_failed = false;
   std::string m_message;
-  const detail::ByteFold m_byte_fold = [this](const std::byte* in, std::byte* inout) {
-    Part a, b;
-    std::memcpy(static_cast<void*>(&a), in, sizeof a);
-    std::memcpy(static_cast<void*>(&b), inout, sizeof b);
-    const Part c = combine(a, b);
-    std::memcpy(static_cast<void*>(inout), &c, sizeof c);
-  };
 };
 
 /// A series of scatters from a root into a DistArray layout (see the header comment).
