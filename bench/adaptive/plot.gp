@@ -9,10 +9,11 @@ set ylabel 'median time (s), slowest rank'
 set grid
 set key top left font ',9'
 rows(n, v) = sprintf("< awk -F, 'NR > 1 && $1 == %d && $3 == \"%s\"' %s", n, v, csv)
-set multiplot layout 1,2 title 'AdaptiveBroadcast (seed 003, Table 1 choice from measured pLogP) vs MPI_Bcast'
+set multiplot layout 1,2 title 'AdaptiveBroadcast (seed 003 Table 1 from measured pLogP, calibrated against MPI_Bcast) vs MPI_Bcast'
 do for [n in "2 4"] {
   set title sprintf('%s ranks (shared-memory, 2 cores)', n)
-  plot rows(n+0, 'adaptive') using 2:7 with linespoints lw 2 pt 7 title 'adaptive choice', \
+  plot rows(n+0, 'adaptive') using 2:7 with linespoints lw 2 pt 7 title 'adaptive (calibrated: plan or MPI_Bcast)', \
+       rows(n+0, 'model') using 2:7 with linespoints pt 9 title 'model choice alone', \
        rows(n+0, 'adaptive') using 2:6 with lines dt 2 lw 1 title 'adaptive: pLogP prediction', \
        rows(n+0, 'binomial') using 2:7 with linespoints pt 4 title 'binomial', \
        rows(n+0, 'segmented-chain') using 2:7 with linespoints pt 6 title 'segmented chain (model segment)', \

@@ -8,9 +8,13 @@ build="${1:-$HPF_ROOT/build}"
 nice -n 10 cmake --build "$build" --target bench_adaptive_bcast -j 2 > /dev/null
 cd "$HPF_ROOT"
 out=docs/results/adaptive_bcast.csv
+loadlog=docs/results/adaptive_bcast.load.txt   # `uptime` before and after each run (shared machine)
 rm -f "$out"
+echo "# uptime around each bench_adaptive_bcast run of bench/adaptive/run.sh" > "$loadlog"
 for n in 2 4; do
+  echo "before np=$n: $(uptime)" >> "$loadlog"
   mpiexec --oversubscribe --bind-to none -n "$n" "$build/bench/adaptive/bench_adaptive_bcast" --repeats 41 --csv "$out"
+  echo "after  np=$n: $(uptime)" >> "$loadlog"
 done
 gnuplot -e "csv='$out'; png='docs/results/adaptive_bcast.png'" bench/adaptive/plot.gp
 echo "results: $out, docs/results/adaptive_bcast.png ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -10,7 +10,11 @@
 // once per process -- series on one platform share it -- and each new K replays its plan; lp_us is
 // the largest LP + planning time a construction of that variant took). Each sample is the slowest rank's
 // time; variants are interleaved, `repeats` times; medians reported. Results are checked against
-// MPI_Reduce's. CSV: ranks,K,variant,chosen,median_us,per_op_us,vs_mpi_reduce,vs_memcpy,lp_us,correct
+// MPI_Reduce's. CSV: ranks,K,variant,chosen,median_us,per_op_us,vs_mpi_reduce,vs_memcpy,lp_us,correct,
+// steady_correction (median over repeats of SeriesChoice::steady_correction: measured / modelled
+// steady-state time of Auto's calibration batch; 1 for forced strategies), auto_collective (repeats
+// whose construction chose the vendor reduction; `chosen` is the last repeat's choice).
+// HPF_BENCH_REASON=1 prints Auto's reason (first repeat) on stderr.
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
@@ -19,6 +23,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -102,10 +107,13 @@ int main(int argc, char** argv) {
   hpf::bench::CsvWriter out;
   if (rank == 0 && !csv.empty())
     out = hpf::bench::CsvWriter(
-        csv, "ranks,K,variant,chosen,median_us,per_op_us,vs_mpi_reduce,vs_memcpy,lp_us,correct");
+        csv,
+        "ranks,K,variant,chosen,median_us,per_op_us,vs_mpi_reduce,vs_memcpy,lp_us,correct,steady_correction,"
+        "auto_collective");
   const std::vector<std::pair<std::string, hpf::SeriesStrategy>> variants{
       {"series-steady", hpf::SeriesStrategy::SteadyState},
       {"series-tree", hpf::SeriesStrategy::TreePerOperation},
+      {"series-collective", hpf::SeriesStrategy::Collective},
       {"series-auto", hpf::SeriesStrategy::Auto}};
 
   for (long long K : ops) {
@@ -113,6 +121,8 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> chosen;
     std::map<std::string, double> lp;
     std::map<std::string, bool> correct;
+    std::map<std::string, std::vector<double>> correction; // SeriesChoice::steady_correction per repeat
+    std::map<std::string, int> collective_picks;           // repeats whose construction chose Collective
     std::vector<Mat> reference(static_cast<std::size_t>(K));
     for (int rep = 0; rep < repeats; ++rep) {
       { // back-to-back MPI_Reduce
@@ -144,6 +154,10 @@ int main(int argc, char** argv) {
         red.wait_all();
         t[name].push_back(slowest(MPI_Wtime() - t0));
         chosen[name] = hpf::to_string(red.choice().chosen);
+        correction[name].push_back(red.choice().steady_correction);
+        if (red.choice().chosen == hpf::SeriesStrategy::Collective) ++collective_picks[name];
+        if (rank == 0 && rep == 0 && strategy == hpf::SeriesStrategy::Auto && std::getenv("HPF_BENCH_REASON"))
+          std::fprintf(stderr, "P=%d K=%lld auto: %s\n", size, K, red.choice().reason.c_str());
         lp[name] = std::max(lp[name], red.choice().lp_seconds); // the solve itself is cached after the first
         bool ok = true;
         for (long long k = 0; k < K; ++k) {
@@ -173,8 +187,10 @@ int main(int argc, char** argv) {
                     "LP %.0f us  %s\n",
                     size, K, name.c_str(), ch.c_str(), m * 1e6, m * 1e6 / static_cast<double>(K), m / mpi,
                     m / mem, lp_us, ok);
-        out.row("%d,%lld,%s,%s,%.2f,%.4f,%.4f,%.1f,%.1f,%s\n", size, K, name.c_str(), ch.c_str(), m * 1e6,
-                m * 1e6 / static_cast<double>(K), m / mpi, m / mem, lp_us, ok);
+        const double corr = correction.count(name) ? hpf::bench::median(correction[name]) : 1.0;
+        out.row("%d,%lld,%s,%s,%.2f,%.4f,%.4f,%.1f,%.1f,%s,%.3f,%d\n", size, K, name.c_str(), ch.c_str(),
+                m * 1e6, m * 1e6 / static_cast<double>(K), m / mpi, m / mem, lp_us, ok, corr,
+                collective_picks.count(name) ? collective_picks[name] : 0);
       }
     }
   }

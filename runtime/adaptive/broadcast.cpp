@@ -4,6 +4,7 @@
 #include <hpf/adaptive/broadcast.hpp>
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/stats.hpp>
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
@@ -24,6 +25,14 @@ std::size_t idx(int i) { return static_cast<std::size_t>(i); }
 // the ready signal of ExecMode::Handshake); inter-cluster transfers between coordinators base + 10.
 constexpr int k_tag_flat = tags::bcast.base;
 constexpr int k_tag_inter = tags::bcast.base + 10;
+
+/// MPI_Bcast of `data`, in pieces of at most INT_MAX bytes.
+void vendor_bcast(const Comm& comm, std::span<std::byte> data, int root) {
+  for (std::size_t at = 0; at < data.size(); at += max_message_bytes) {
+    const std::size_t n = std::min(max_message_bytes, data.size() - at);
+    HPF_MPI_CHECK(MPI_Bcast(data.data() + at, static_cast<int>(n), MPI_BYTE, root, comm.get()));
+  }
+}
 
 void check_root(const Comm& comm, int root) {
   detail::require(root >= 0 && root < comm.size(), "AdaptiveBroadcast::execute: root must be a rank in [0, ",
@@ -90,14 +99,49 @@ AdaptiveBroadcast::AdaptiveBroadcast(Comm comm, BcastAlgorithm a, std::size_t se
                   static_cast<int>(a));
 }
 
-AdaptiveBroadcast AdaptiveBroadcast::plan(Comm comm, std::size_t m, const PLogP& model) {
+AdaptiveBroadcast AdaptiveBroadcast::plan(Comm comm, std::size_t m, const PLogP& model,
+                                          BcastCalibration calibration) {
   const BcastChoice c = choose_bcast(comm.size(), m, model);
-  return AdaptiveBroadcast(std::move(comm), c.chosen().algorithm, c.chosen().segment);
+  return AdaptiveBroadcast(std::move(comm), c.chosen().algorithm, c.chosen().segment)
+      .with_calibration(calibration);
 }
 
-AdaptiveBroadcast AdaptiveBroadcast::measured(Comm comm, std::size_t m) {
+AdaptiveBroadcast AdaptiveBroadcast::measured(Comm comm, std::size_t m, BcastCalibration calibration) {
   const PLogP model = measure_plogp(comm);
-  return plan(std::move(comm), m, model);
+  return plan(std::move(comm), m, model, calibration);
+}
+
+AdaptiveBroadcast AdaptiveBroadcast::with_calibration(BcastCalibration calibration) const {
+  detail::require(calibration.rounds >= 1 && calibration.rounds <= 64,
+                  "AdaptiveBroadcast: calibration.rounds must be in [1, 64], got ", calibration.rounds);
+  AdaptiveBroadcast b = *this;
+  b.m_calibration = calibration;
+  return b;
+}
+
+AdaptiveBroadcast AdaptiveBroadcast::vendor(Comm comm) {
+  AdaptiveBroadcast b(std::move(comm), BcastAlgorithm::binomial, 1);
+  b.m_vendor_only = true;
+  return b;
+}
+
+std::optional<BcastDecision> AdaptiveBroadcast::decision(std::size_t bytes, int root) const {
+  if (m_vendor_only) return BcastDecision{true, false, 0, 0};
+  for (const Prepared& p : *m_prepared)
+    if (p.root == root && p.bytes == bytes) return p.decision;
+  return std::nullopt;
+}
+
+BcastDecision detail::decide_bcast(std::span<const double> plan, std::span<const double> vendor) {
+  require(!plan.empty() && plan.size() == vendor.size(),
+          "decide_bcast: expected the same number (>= 1) of plan and MPI_Bcast timings, got ", plan.size(),
+          " and ", vendor.size());
+  BcastDecision d;
+  d.measured = true;
+  d.plan_seconds = median(std::vector<double>(plan.begin(), plan.end()));
+  d.vendor_seconds = median(std::vector<double>(vendor.begin(), vendor.end()));
+  d.vendor = d.vendor_seconds < d.plan_seconds;
+  return d;
 }
 
 AdaptiveBroadcast::AdaptiveBroadcast(Comm comm, HierarchicalPlan plan)
@@ -115,15 +159,46 @@ void AdaptiveBroadcast::execute(std::span<std::byte> data, int root) const {
     detail::require(root == m_plan.root,
                     "AdaptiveBroadcast::execute: root must be the hierarchical plan's root ", m_plan.root,
                     ", got ", root);
+  if (m_vendor_only) {
+    vendor_bcast(m_comm, data, root);
+    return;
+  }
   auto& cache = *m_prepared;
   auto hit = std::find_if(cache.begin(), cache.end(),
                           [&](const Prepared& p) { return p.root == root && p.bytes == data.size(); });
   if (hit == cache.end()) {
     if (cache.size() == k_prepared) cache.erase(cache.begin());
-    cache.push_back({root, data.size(), prepare(data.size(), root)});
+    cache.push_back({root, data.size(), prepare(data.size(), root), {}});
     hit = cache.end() - 1;
+    // Every rank takes this branch together: the cache sees the same (root, bytes) calls everywhere.
+    if (m_calibration.enabled && m_comm.size() > 1 && !data.empty()) {
+      hit->decision = calibrate(hit->runs, data, root);
+      return; // the calibration runs broadcast the root's bytes already
+    }
   }
-  for (detail::BcastRun& r : hit->runs) r.run(data);
+  if (hit->decision.vendor)
+    vendor_bcast(m_comm, data, root);
+  else
+    for (detail::BcastRun& r : hit->runs) r.run(data);
+}
+
+BcastDecision AdaptiveBroadcast::calibrate(std::vector<detail::BcastRun>& runs, std::span<std::byte> data,
+                                           int root) const {
+  const auto n = static_cast<std::size_t>(m_calibration.rounds);
+  std::vector<double> t(2 * n);
+  const MPI_Comm c = m_comm.get();
+  for (std::size_t r = 0; r < n; ++r) {
+    HPF_MPI_CHECK(MPI_Barrier(c));
+    double s = MPI_Wtime();
+    for (detail::BcastRun& run : runs) run.run(data);
+    t[r] = MPI_Wtime() - s;
+    HPF_MPI_CHECK(MPI_Barrier(c));
+    s = MPI_Wtime();
+    vendor_bcast(m_comm, data, root);
+    t[n + r] = MPI_Wtime() - s;
+  }
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, c));
+  return detail::decide_bcast(std::span<const double>(t).first(n), std::span<const double>(t).last(n));
 }
 
 std::vector<detail::BcastRun> AdaptiveBroadcast::prepare(std::size_t bytes, int root) const {

@@ -1,11 +1,13 @@
 // The T-independent part of the series API (see include/hpf/array/series.hpp).
 #include <hpf/array/series.hpp>
+#include <hpf/core/stats.hpp>
 #include <hpf/reduce/tree.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -20,11 +22,29 @@ std::string to_string(SeriesStrategy s) {
     return "steady-state";
   case SeriesStrategy::TreePerOperation:
     return "tree-per-operation";
+  case SeriesStrategy::Collective:
+    return "collective";
   }
   return "?";
 }
 
 namespace detail {
+
+struct VendorReduce {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  std::vector<std::byte> scratch; ///< the receive buffer of ranks other than the root
+};
+
+void VendorReduceFree::operator()(VendorReduce* v) const noexcept {
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) { // after MPI_Finalize the handles are gone with MPI itself
+    if (v->op != MPI_OP_NULL) MPI_Op_free(&v->op);
+    if (v->type != MPI_DATATYPE_NULL) MPI_Type_free(&v->type);
+  }
+  delete v;
+}
 
 struct SteadyPlans {
   steady::SteadySolution solution;
@@ -51,6 +71,26 @@ double median_edge_seconds(const steady::MeasuredPlatform& m) {
   return c[c.size() / 2];
 }
 
+// MPI's user function has no context argument: run_collective publishes its fold here for the
+// duration of its reductions (MPI calls the function only from inside those calls, on this thread).
+struct ActiveFold {
+  const ByteFold* fold = nullptr;
+  std::size_t bytes = 0;
+};
+thread_local ActiveFold t_active;
+
+void vendor_fold(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const std::byte*>(in);
+  auto* b = static_cast<std::byte*>(inout);
+  for (int i = 0; i < *len; ++i)
+    (*t_active.fold)(a + static_cast<std::size_t>(i) * t_active.bytes,
+                     b + static_cast<std::size_t>(i) * t_active.bytes);
+}
+
+/// Phases of the calibration batch (Auto, reductions) and its interleaved rounds.
+constexpr std::int64_t k_calibration_phases = 128;
+constexpr int k_calibration_rounds = 3;
+
 double slowest_task_seconds(const steady::MeasuredPlatform& m) {
   double worst = 0;
   for (const auto& n : m.platform.nodes())
@@ -76,6 +116,10 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
                   opts.expected);
   detail::require(opts.ops_per_period >= 1, who, ": opts.ops_per_period must be >= 1, got ",
                   opts.ops_per_period);
+  detail::require(opts.strategy != SeriesStrategy::Collective || op == steady::SteadyOp::Reduce, who,
+                  ": SeriesStrategy::Collective is for reductions only (a ReductionSeries), got it for a ",
+                  steady::to_string(op));
+  m_value_bytes = value_bytes;
   if (opts.platform) {
     detail::require(opts.platform->platform.node_count() == m_size, who, ": opts.platform has ",
                     opts.platform->platform.node_count(), " nodes; expected one per rank (", m_size, ")");
@@ -151,19 +195,52 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
   else
     m_choice.tree_seconds = K * (m_size - 1) * d; // one port sends its P - 1 blocks in turn
 
+  if (op == steady::SteadyOp::Reduce) {
+    detail::require(value_bytes <= static_cast<std::size_t>(INT32_MAX), who, ": a value of ", value_bytes,
+                    " bytes is too large for one MPI datatype; expected at most ", INT32_MAX);
+    m_vendor.reset(new VendorReduce);
+    m_vendor->scratch.resize(value_bytes);
+    HPF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(value_bytes), MPI_BYTE, &m_vendor->type));
+    HPF_MPI_CHECK(MPI_Type_commit(&m_vendor->type));
+    HPF_MPI_CHECK(MPI_Op_create(&vendor_fold, 0, &m_vendor->op)); // 0: not commutative, rank order
+    if (opts.strategy == SeriesStrategy::Auto) {
+      calibrate(m_choice.phases);
+    } else if (opts.strategy == SeriesStrategy::Collective) {
+      // The first reduction on a new communicator, datatype and op pays the library's set-up; pay it
+      // here, with the rest of the construction, and not in the first batch (calibrate does too).
+      std::vector<std::byte> in(value_bytes), out(value_bytes);
+      run_collective(1, in.data(), m_rank == opts.root ? out.data() : nullptr,
+                     [](const std::byte*, std::byte*) {});
+    }
+  }
+
   std::ostringstream why;
+  const double steady_total = m_choice.steady_seconds + m_choice.lp_seconds;
   if (opts.strategy != SeriesStrategy::Auto) {
     m_choice.chosen = opts.strategy;
     why << "asked for " << to_string(opts.strategy);
   } else {
-    const bool steady = m_choice.steady_seconds + m_choice.lp_seconds < m_choice.tree_seconds;
-    m_choice.chosen = steady ? SeriesStrategy::SteadyState : SeriesStrategy::TreePerOperation;
-    why << (steady ? "steady state pays back its LP" : "the series is too short to pay back the LP");
+    m_choice.chosen =
+        steady_total < m_choice.tree_seconds ? SeriesStrategy::SteadyState : SeriesStrategy::TreePerOperation;
+    // The LP is solved by now whatever is chosen: it decides only whether the steady state pays it
+    // back against the tree (the rule); the vendor reduction, measured after the solve, is
+    // compared with the run time of that choice alone.
+    const double base =
+        m_choice.chosen == SeriesStrategy::SteadyState ? m_choice.steady_seconds : m_choice.tree_seconds;
+    if (m_choice.collective_seconds > 0 && m_choice.collective_seconds < base) {
+      m_choice.chosen = SeriesStrategy::Collective;
+      why << "the vendor reduction is the fastest measured";
+    } else {
+      why << (m_choice.chosen == SeriesStrategy::SteadyState ? "steady state pays back its LP"
+                                                             : "the series is too short to pay back the LP");
+    }
   }
-  why << ": predicted " << m_choice.steady_seconds << " s steady state + " << m_choice.lp_seconds
-      << " s LP vs " << m_choice.tree_seconds << " s one "
-      << (op == steady::SteadyOp::Reduce ? "tree" : "direct exchange") << " per operation, for "
-      << m_choice.phases << " phases";
+  why << ": predicted " << m_choice.steady_seconds << " s steady state";
+  if (m_choice.steady_correction != 1) why << " (model x " << m_choice.steady_correction << ", measured)";
+  why << " + " << m_choice.lp_seconds << " s LP vs " << m_choice.tree_seconds << " s one "
+      << (op == steady::SteadyOp::Reduce ? "tree" : "direct exchange") << " per operation";
+  if (m_choice.collective_seconds > 0) why << " vs " << m_choice.collective_seconds << " s vendor MPI_Reduce";
+  why << ", for " << m_choice.phases << " phases";
   m_choice.reason = why.str();
   if (op == steady::SteadyOp::Reduce && m_choice.chosen == SeriesStrategy::TreePerOperation) {
     TreeOptions to;
@@ -235,6 +312,73 @@ void SeriesCore::run(std::int64_t K, std::size_t value_bytes, const steady::Pipe
   std::vector<int> identity(static_cast<std::size_t>(m_size));
   for (int r = 0; r < m_size; ++r) identity[static_cast<std::size_t>(r)] = r;
   steady::run_pipeline_private(plan(K), m_comm, value_bytes, cb, std::move(identity));
+}
+
+void SeriesCore::run_collective(std::int64_t K, const std::byte* in, std::byte* out, const ByteFold& fold) {
+  detail::require(m_vendor != nullptr, m_who,
+                  ": the vendor reduction is for reductions only (internal error)");
+  const ActiveFold saved = t_active;
+  t_active = {&fold, m_value_bytes};
+  // One blocking MPI_Reduce per phase: measured, a window of MPI_Ireduce in flight was 3x to 30x
+  // slower on Open MPI 4.1 at 2 and 4 ranks (its non-blocking collectives progress only inside MPI
+  // calls), so the phases are not overlapped (docs/steady.md).
+  // Ranks other than the root pass a scratch value as the receive buffer, not NULL: Open MPI's
+  // in-order reduction for non-commutative ops combines at rank P - 1 and sends the result on to the
+  // root, and with no receive buffer it allocates and frees one in every call.
+  std::byte* scratch = m_vendor->scratch.data();
+  for (std::int64_t t = 0; t < K; ++t) {
+    const auto at = static_cast<std::size_t>(t) * m_value_bytes;
+    HPF_MPI_CHECK(MPI_Reduce(in + at, out == nullptr ? scratch : out + at, 1, m_vendor->type, m_vendor->op,
+                             m_opts.root, m_comm.get()));
+  }
+  t_active = saved;
+}
+
+// Auto, reductions: the model's steady-state prediction corrected by measurement, and the vendor's
+// reduction measured (header comment). Dummy values (zeros, folds that keep their left operand):
+// what is measured is the communication and the executors, not the user's operator, which every
+// strategy applies P - 1 times per phase.
+void SeriesCore::calibrate(std::int64_t phases) {
+  const double start = MPI_Wtime();
+  const std::int64_t kc = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, k_calibration_phases}));
+  const std::size_t vb = m_value_bytes;
+  std::vector<std::byte> in(static_cast<std::size_t>(kc) * vb), out(in.size());
+  std::byte* to = m_rank == m_opts.root ? out.data() : nullptr;
+  const ByteFold keep = [](const std::byte*, std::byte*) {};
+  steady::PipelineCallbacks cb;
+  cb.make = [vb](int, std::int64_t, std::byte* o) { std::memset(o, 0, vb); };
+  cb.combine = [vb](const std::byte* l, const std::byte*, std::byte* o) { std::memcpy(o, l, vb); };
+  cb.deliver = [](int, std::int64_t, const std::byte*) {};
+  run(kc, vb, cb); // warm-up: first-use costs (buffers, the library's connections)
+  run_collective(kc, in.data(), to, keep);
+  std::vector<double> t(2 * k_calibration_rounds + 1);
+  for (int r = 0; r < k_calibration_rounds; ++r) {
+    HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
+    double s = MPI_Wtime();
+    run(kc, vb, cb);
+    t[static_cast<std::size_t>(2 * r)] = MPI_Wtime() - s;
+    HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
+    s = MPI_Wtime();
+    run_collective(kc, in.data(), to, keep);
+    t[static_cast<std::size_t>(2 * r + 1)] = MPI_Wtime() - s;
+  }
+  t.back() = MPI_Wtime() - start;
+  // One agreement: every time as its maximum over ranks, so every rank decides from the same numbers.
+  HPF_MPI_CHECK(
+      MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, m_comm.get()));
+  std::vector<double> steady_t, vendor_t;
+  for (int r = 0; r < k_calibration_rounds; ++r) {
+    steady_t.push_back(t[static_cast<std::size_t>(2 * r)]);
+    vendor_t.push_back(t[static_cast<std::size_t>(2 * r + 1)]);
+  }
+  const double predicted = predicted_steady(kc);
+  if (predicted > 0) {
+    m_choice.steady_correction = median(steady_t) / predicted;
+    m_choice.steady_seconds *= m_choice.steady_correction;
+  }
+  m_choice.collective_seconds =
+      std::max(median(vendor_t), 1e-12) * static_cast<double>(phases) / static_cast<double>(kc);
+  m_choice.calibration_seconds = t.back();
 }
 
 void SeriesCore::check_live(const char* call) const {

@@ -1,10 +1,12 @@
-// hpf::AdaptiveBroadcast on 1..4 ranks: every algorithm of Table 1 of seed 003 and every two-level
+// hpf::AdaptiveBroadcast on 1..4 and 7 ranks: every algorithm of Table 1 of seed 003 and every two-level
 // schedule delivers root's exact bytes to every rank, from every root, for empty messages and sizes
-// that the segment size does not divide; pLogP measurement agrees on every rank; bad input throws.
+// that the segment size does not divide; pLogP measurement agrees on every rank; bad input throws. The
+// calibration (issue 11) decides from agreed timings, the same on every rank, and delivers.
 #include "hpf_test.hpp"
 
 #include <hpf/adaptive/broadcast.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -137,6 +139,84 @@ TEST(AdaptiveBroadcast, BadInputThrows) {
 } // namespace
 
 namespace {
+
+// Issue 11: the pure decision of a calibration against brute force (sorted medians; the plan is
+// kept on a tie), on thousands of random timing sets, including ties and one round.
+TEST(AdaptiveBroadcast, CalibrationDecisionAgainstBruteForce) {
+  std::uint64_t x = 88172645463325252ULL;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  auto brute_median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  int vendor_wins = 0, plan_wins = 0;
+  for (int c = 0; c < 5000; ++c) {
+    const std::size_t n = 1 + next() % 9;
+    std::vector<double> plan(n), vendor(n);
+    // Few distinct values, so that equal medians (ties) happen often.
+    for (auto& t : plan) t = static_cast<double>(1 + next() % 6) * 1e-6;
+    for (auto& t : vendor) t = static_cast<double>(1 + next() % 6) * 1e-6;
+    const hpf::BcastDecision d = hpf::detail::decide_bcast(plan, vendor);
+    ASSERT_TRUE(d.measured);
+    ASSERT_EQ(d.plan_seconds, brute_median(plan)) << "case " << c;
+    ASSERT_EQ(d.vendor_seconds, brute_median(vendor)) << "case " << c;
+    ASSERT_EQ(d.vendor, brute_median(vendor) < brute_median(plan)) << "case " << c;
+    (d.vendor ? vendor_wins : plan_wins) += 1;
+  }
+  EXPECT_GT(vendor_wins, 0);
+  EXPECT_GT(plan_wins, 0);
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast({}, {}), "same number", "got 0 and 0");
+  const std::vector<double> two{1, 2}, three{1, 2, 3};
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, three), "got 2 and 3");
+}
+
+// Issue 11: a calibrated broadcast measures the plan against MPI_Bcast on its first call for a
+// (root, bytes), decides the same on every rank, and delivers the root's bytes on that call and after.
+TEST(AdaptiveBroadcast, CalibratedChoiceIsAgreedAndDelivers) {
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const int P = world_size();
+  const hpf::PLogP lan = hpf::PLogP::linear(50e-6, 20e-6, 1e-8);
+  const AdaptiveBroadcast b = AdaptiveBroadcast::plan(comm, 4096, lan, hpf::BcastCalibration{true, 3});
+  EXPECT_TRUE(b.calibration().enabled);
+  int salt = 500;
+  for (int root = 0; root < P; ++root)
+    for (std::size_t m : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(65537)}) {
+      EXPECT_FALSE(b.decision(m, root).has_value());
+      check_bcast(b, m, root, ++salt, "calibrated, first call");
+      const std::optional<hpf::BcastDecision> d = b.decision(m, root);
+      ASSERT_TRUE(d.has_value());
+      EXPECT_EQ(d->measured, P > 1 && m > 0) << "m " << m;
+      // The same decision and the same numbers on every rank.
+      double v[3] = {d->vendor ? 1.0 : 0.0, d->plan_seconds, d->vendor_seconds};
+      double lo[3], hi[3];
+      MPI_Allreduce(v, lo, 3, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      MPI_Allreduce(v, hi, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(lo[i], hi[i]) << "value " << i << ", m " << m << ", root " << root;
+      if (d->measured) {
+        EXPECT_GT(d->plan_seconds, 0);
+        EXPECT_GT(d->vendor_seconds, 0);
+        EXPECT_EQ(d->vendor, d->vendor_seconds < d->plan_seconds);
+      }
+      check_bcast(b, m, root, ++salt, "calibrated, decided");
+    }
+  // The vendor candidate alone, and a calibrated two-level plan.
+  const AdaptiveBroadcast v = AdaptiveBroadcast::vendor(comm);
+  EXPECT_TRUE(v.vendor_only());
+  for (int root = 0; root < P; ++root) check_bcast(v, 70001, root, root, "MPI_Bcast");
+  EXPECT_TRUE(v.decision(8, 0)->vendor);
+  const auto plan = hpf::plan_hierarchical(hpf::ClusterMap::uniform(std::vector<int>{P}, lan, lan), 0, 5000);
+  const AdaptiveBroadcast h = AdaptiveBroadcast(comm, plan).with_calibration({true, 2});
+  check_bcast(h, 5000, 0, 3, "calibrated two-level");
+  check_bcast(h, 5000, 0, 4, "calibrated two-level, decided");
+  HPF_EXPECT_ERROR(b.with_calibration({true, 0}), "calibration.rounds", "[1, 64]", "got 0");
+  HPF_EXPECT_ERROR(b.with_calibration({true, 65}), "got 65");
+}
 
 // Section 4.1 of seed 003 on this machine: the discovered map partitions the ranks, is the same on
 // every rank, and its two-level plan delivers from every root.

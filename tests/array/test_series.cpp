@@ -7,6 +7,7 @@
 
 #include <hpf/array/series.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -144,6 +145,50 @@ TEST(Series, ReductionAutoChoosesAndEqualsTheSequentialFold) {
   check_reduction(hpf::SeriesStrategy::Auto, 0, 5, 1000, 0); // an empty array: no result anywhere
 }
 
+TEST(Series, ReductionCollectiveEqualsTheSequentialFold) {
+  check_reduction(hpf::SeriesStrategy::Collective, 37, 30, 7, 2);
+  check_reduction(hpf::SeriesStrategy::Collective, 37, 12, 5, 1, 2); // an array with SHADOW width 2
+  check_reduction(hpf::SeriesStrategy::Collective, 5, 9, 1000, 3);   // ranks that own nothing at 3+
+  check_reduction(hpf::SeriesStrategy::Collective, 0, 4, 1000, 0);   // an empty array
+}
+
+// Auto measures the vendor reduction and the steady state (calibration) and decides from agreed
+// numbers: the choice and its reason (which prints every number) are the same on every rank.
+TEST(Series, ReductionAutoCalibratesAndAgreesOnItsChoice) {
+  const int P = world_size();
+  const auto grid = hpf::ProcessGrid::world({P});
+  const hpf::Layout<1> layout({4 * P + 3}, {hpf::Block()}, grid);
+  for (std::int64_t expected : {10, 300}) {
+    hpf::SeriesOptions opts;
+    opts.platform = measured();
+    opts.expected = expected;
+    opts.batch = 100;
+    hpf::ReductionSeries<Mat> red(layout, mul, opts);
+    const hpf::SeriesChoice& c = red.choice();
+    EXPECT_TRUE(same_on_every_rank(c.reason + "|" + hpf::to_string(c.chosen))) << c.reason;
+    if (P == 1) continue;
+    EXPECT_GT(c.collective_seconds, 0) << c.reason;
+    EXPECT_GT(c.steady_correction, 0) << c.reason;
+    EXPECT_GT(c.calibration_seconds, 0) << c.reason;
+    EXPECT_NE(c.reason.find("vendor MPI_Reduce"), std::string::npos) << c.reason;
+    // Steady state against the tree charges the LP (it must pay it back); the vendor reduction is
+    // chosen when it is faster than the run time of that choice.
+    const bool steady = c.steady_seconds + c.lp_seconds < c.tree_seconds;
+    const double base = steady ? c.steady_seconds : c.tree_seconds;
+    const hpf::SeriesStrategy want = c.collective_seconds < base ? hpf::SeriesStrategy::Collective
+                                     : steady                    ? hpf::SeriesStrategy::SteadyState
+                                                                 : hpf::SeriesStrategy::TreePerOperation;
+    EXPECT_EQ(c.chosen, want) << c.reason;
+  }
+  // Explicit strategies are not calibrated.
+  hpf::SeriesOptions opts;
+  opts.platform = measured();
+  opts.strategy = hpf::SeriesStrategy::Collective;
+  hpf::ReductionSeries<Mat> red(layout, mul, opts);
+  EXPECT_EQ(red.choice().collective_seconds, 0);
+  EXPECT_EQ(red.choice().steady_correction, 1);
+}
+
 TEST(Series, ResultBeforeWaitAllRunsTheWaitingPhases) {
   const int P = world_size();
   const auto grid = hpf::ProcessGrid::world({P});
@@ -246,7 +291,8 @@ TEST(Series, OperatorThatThrowsOnOneRankFailsEveryRank) {
   const auto grid = hpf::ProcessGrid::world({P});
   const hpf::Layout<1> layout({3 * P + 1}, {hpf::Cyclic(1)}, grid);
   hpf::DistArray<Mat, 1> A("A", layout);
-  for (auto strategy : {hpf::SeriesStrategy::SteadyState, hpf::SeriesStrategy::TreePerOperation}) {
+  for (auto strategy : {hpf::SeriesStrategy::SteadyState, hpf::SeriesStrategy::TreePerOperation,
+                        hpf::SeriesStrategy::Collective}) {
     hpf::SeriesOptions opts;
     opts.platform = measured();
     opts.strategy = strategy;
@@ -309,6 +355,10 @@ TEST(Series, AnotherLayoutOrAPhaseNeverSubmittedThrowsOnEveryRank) {
     sc.submit(wrong);
     HPF_EXPECT_ERROR(sc.wait_all(), "on rank 0", "holds 3 elements", "global size 10");
   }
+  opts.strategy = hpf::SeriesStrategy::Collective; // the vendor path is for reductions only
+  HPF_EXPECT_ERROR(hpf::ScatterSeries<Mat>(layout, opts), "Collective is for reductions only", "scatter");
+  HPF_EXPECT_ERROR(hpf::GossipSeries<Mat>(layout, 2, opts), "Collective is for reductions only");
+  opts.strategy = hpf::SeriesStrategy::Auto;
   opts.root = P;
   HPF_EXPECT_ERROR(hpf::ReductionSeries<Mat>(layout, mul, opts), "opts.root", "got " + std::to_string(P));
   opts.root = 0;

@@ -62,16 +62,54 @@ PLogP measure_plogp(const Comm& comm);
 /// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
 ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 
+/// How an AdaptiveBroadcast lets measured times correct its model's choice (issue 11: natively never
+/// slower than MPI_Bcast). MPI_Bcast is the extra candidate. On the first execute() for a (root,
+/// bytes), every rank times `rounds` runs of the plan and `rounds` of MPI_Bcast, interleaved, each
+/// after a barrier, on the caller's buffer (every run broadcasts the root's bytes, so the buffer ends
+/// as one execute() leaves it); one MPI_Allreduce (MPI_MAX) makes every timing the slowest rank's,
+/// and detail::decide_bcast keeps the plan unless MPI_Bcast's median is smaller. The same numbers on
+/// every rank give the same decision. Later calls for that (root, bytes) run the winner without
+/// measuring. Bounded: 2 * rounds broadcasts, 2 * rounds barriers and one allreduce per (root, bytes)
+/// entry of the prepared cache (at most 8 entries; an evicted one is measured again).
+struct BcastCalibration {
+  bool enabled = false;
+  int rounds = 5; ///< in [1, 64]
+};
+
+/// What execute() runs for one (root, bytes), and the agreed medians that decided it.
+struct BcastDecision {
+  bool vendor = false;       ///< MPI_Bcast was measured faster than the plan
+  bool measured = false;     ///< false: no calibration ran (disabled, one rank, or 0 bytes)
+  double plan_seconds = 0;   ///< median over rounds of the slowest rank's time of the plan
+  double vendor_seconds = 0; ///< the same for MPI_Bcast
+};
+
+namespace detail {
+/// Pure: the decision from agreed timings of the same number (>= 1) of rounds each. The plan is kept
+/// unless MPI_Bcast's median is strictly smaller. Throws hpf::Error on empty or unequal counts.
+BcastDecision decide_bcast(std::span<const double> plan, std::span<const double> vendor);
+} // namespace detail
+
 /// A broadcast plan bound to a communicator. Cheap to copy; execute() may be called many times.
 class AdaptiveBroadcast {
 public:
   /// Local: runs algorithm `a` of Table 1 over all ranks of `comm` with segments of `segment` bytes
   /// (used by the segmented variants only). Throws hpf::Error unless segment >= 1.
   AdaptiveBroadcast(Comm comm, BcastAlgorithm a, std::size_t segment);
-  /// Local: the best algorithm and segment of choose_bcast(comm.size(), m, model).
-  static AdaptiveBroadcast plan(Comm comm, std::size_t m, const PLogP& model);
-  /// Collective over `comm`: measure_plogp(comm), then plan(comm, m, model).
-  static AdaptiveBroadcast measured(Comm comm, std::size_t m);
+  /// Local: the best algorithm and segment of choose_bcast(comm.size(), m, model); with
+  /// calibration enabled, MPI_Bcast is a candidate measured against it (BcastCalibration).
+  static AdaptiveBroadcast plan(Comm comm, std::size_t m, const PLogP& model,
+                                BcastCalibration calibration = {});
+  /// Collective over `comm`: measure_plogp(comm), then plan(comm, m, model, calibration): by default
+  /// calibrated, so that natively it is never measured slower than MPI_Bcast.
+  static AdaptiveBroadcast measured(Comm comm, std::size_t m,
+                                    BcastCalibration calibration = BcastCalibration{true, 5});
+  /// Local: a broadcast that always runs the vendor's MPI_Bcast (the candidate calibration measures
+  /// against the plan), behind the same interface.
+  static AdaptiveBroadcast vendor(Comm comm);
+  /// Local: this plan with another calibration policy (decisions already made are kept). Throws
+  /// hpf::Error unless calibration.rounds is in [1, 64].
+  [[nodiscard]] AdaptiveBroadcast with_calibration(BcastCalibration calibration) const;
   /// Local: a two-level plan (plan_hierarchical); its P must be comm.size() and execute() must use
   /// the plan's root. Throws hpf::Error otherwise.
   AdaptiveBroadcast(Comm comm, HierarchicalPlan plan);
@@ -86,20 +124,29 @@ public:
     execute(std::as_writable_bytes(std::span<T>(v)), root);
   }
 
+  /// The model's algorithm (not what a calibration decided: see decision()).
   [[nodiscard]] BcastAlgorithm algorithm() const noexcept { return m_algorithm; }
+  [[nodiscard]] bool vendor_only() const noexcept { return m_vendor_only; }
   [[nodiscard]] std::size_t segment() const noexcept { return m_segment; }
   [[nodiscard]] bool hierarchical() const noexcept { return m_hier; }
   [[nodiscard]] const HierarchicalPlan& hierarchical_plan() const noexcept { return m_plan; }
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  [[nodiscard]] BcastCalibration calibration() const noexcept { return m_calibration; }
+  /// Local: what execute() decided for (bytes, root), if it has run for them (and the entry is still
+  /// cached). The same on every rank.
+  [[nodiscard]] std::optional<BcastDecision> decision(std::size_t bytes, int root) const;
 
 private:
   std::vector<detail::BcastRun> prepare(std::size_t bytes, int root) const;
+  BcastDecision calibrate(std::vector<detail::BcastRun>& runs, std::span<std::byte> data, int root) const;
 
   Comm m_comm;
   BcastAlgorithm m_algorithm = BcastAlgorithm::binomial;
   std::size_t m_segment = 1;
   bool m_hier = false;
   HierarchicalPlan m_plan;
+  BcastCalibration m_calibration;
+  bool m_vendor_only = false;
   /// Per (root, bytes): this rank's prepared runs (the inter-cluster one of a coordinator, then the
   /// one of its group). Built by the first execute() for that pair and reused (plan once, run many
   /// times); shared by copies. At most k_prepared entries, the oldest dropped first.
@@ -107,6 +154,7 @@ private:
     int root = 0;
     std::size_t bytes = 0;
     std::vector<detail::BcastRun> runs;
+    BcastDecision decision;
   };
   static constexpr std::size_t k_prepared = 8;
   std::shared_ptr<std::vector<Prepared>> m_prepared = std::make_shared<std::vector<Prepared>>();

@@ -25,9 +25,18 @@
 //     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
 //     series' own communicator: no duplicate, barrier or time agreement per batch);
 //   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
-//     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters.
-// choice() reports both predictions and the reason. Every rank makes the same choice: the platform
-// is the one rank 0 measured and broadcast, and the LP's solve time is agreed by a maximum.
+//     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters;
+//   - Collective (reductions only): the vendor's own reduction, one MPI_Reduce per phase, on a user
+//     MPI_Op created with commute = 0 (MPI then folds in rank order, so the result is still the
+//     sequential fold; a window of MPI_Ireduce in flight measured slower, docs/steady.md).
+// For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
+// calibration batch of min(phases, 128) dummy phases on the steady-state pipeline and as vendor
+// reductions, 3 rounds interleaved, each time the maximum over ranks (one MPI_Allreduce), medians
+// kept. The steady-state prediction is scaled by measured / predicted of its calibration batch, and
+// the vendor's is its measured time scaled to `phases`.
+// choice() reports every prediction and the reason. Every rank makes the same choice: the platform
+// is the one rank 0 measured and broadcast, and the LP's solve time and the calibration times are
+// agreed by a maximum.
 //
 // submit() never communicates: it folds (reduction) or stores (scatter, on the root) the phase and
 // returns. When opts.batch phases are waiting, the next submit runs them (a collective: every rank
@@ -58,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -73,6 +83,8 @@ enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
   SteadyState,      ///< seed 000's periodic schedule
   TreePerOperation, ///< one seed-002 tree (reductions) or one direct scatter per phase
+  Collective,       ///< reductions only: one vendor MPI_Reduce per phase, with a user op created
+                    ///< non-commutative (MPI folds in rank order)
 };
 std::string to_string(SeriesStrategy s);
 
@@ -92,14 +104,28 @@ struct SeriesChoice {
   double steady_seconds = 0; ///< predicted: `phases` operations on the steady-state schedule, LP excluded
   double lp_seconds = 0;     ///< measured: solving the LP and planning (maximum over ranks)
   double tree_seconds = 0;   ///< predicted: `phases` operations one at a time
-  std::int64_t phases = 0;   ///< the series length the prediction is for
-  std::string throughput;    ///< the LP's TP, operations per time unit (a fraction)
+  /// Reductions under Auto: `phases` vendor reductions, extrapolated from a measured calibration run
+  /// (0 when not measured).
+  double collective_seconds = 0;
+  /// Reductions under Auto: measured / predicted time of the steady-state calibration batch;
+  /// steady_seconds is already multiplied by it (1 when not measured).
+  double steady_correction = 1;
+  double calibration_seconds = 0; ///< time the calibration runs took (0 when none ran)
+  std::int64_t phases = 0;        ///< the series length the prediction is for
+  std::string throughput;         ///< the LP's TP, operations per time unit (a fraction)
   std::string reason;
 };
 
 namespace detail {
 
 struct SteadyPlans;
+/// The MPI datatype and non-commutative MPI_Op of SeriesStrategy::Collective (series.cpp).
+struct VendorReduce;
+struct VendorReduceFree {
+  void operator()(VendorReduce* v) const noexcept;
+};
+/// inout = in (+) inout on one value of the series' value size; in holds the lower ranks' fold.
+using ByteFold = std::function<void(const std::byte* in, std::byte* inout)>;
 
 /// The part of a series that does not depend on T: platform, LP, choice, plans, error agreement.
 class SeriesCore {
@@ -130,9 +156,14 @@ public:
   void check_phase(std::int64_t t, std::int64_t submitted);
   /// run_pipeline of the plan of K phases, rank r playing node r.
   void run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb);
+  /// Collective (reductions): K vendor reductions to the root, value t from in + t * value_bytes to
+  /// out + t * value_bytes (significant on the root only; nullptr elsewhere), folded by `fold` in rank
+  /// order. `fold` must not throw (it is called from inside MPI).
+  void run_collective(std::int64_t K, const std::byte* in, std::byte* out, const ByteFold& fold);
 
 private:
   [[nodiscard]] double predicted_steady(std::int64_t phases);
+  void calibrate(std::int64_t phases);
 
   Comm m_comm;
   int m_rank = 0, m_size = 1;
@@ -143,6 +174,8 @@ private:
   /// on the same platform and problem (a cache keyed by their values, never by a handle).
   std::shared_ptr<SteadyPlans> m_steady;
   std::unique_ptr<TreeReducer> m_tree;
+  std::unique_ptr<VendorReduce, VendorReduceFree> m_vendor; ///< reductions only
+  std::size_t m_value_bytes = 0;
   SeriesChoice m_choice;
   bool m_cancelled = false;
 };
@@ -158,10 +191,12 @@ public:
   /// solves, chooses. `op(left, right) -> T` is associative, not necessarily commutative. Throws
   /// hpf::Error on every rank for a root outside the communicator or bad options.
   template <int N, class Op> ReductionSeries(const Layout<N>& layout, Op op, SeriesOptions opts = {})
-      : m_layout(layout), m_op(std::move(op)), m_core(layout.grid().comm().get(), steady::SteadyOp::Reduce,
-                                                      sizeof(Part), timer(), opts, "ReductionSeries") {}
+      : m_layout(layout), m_op(op), m_fold_run(run_folder(std::move(op))),
+        m_core(layout.grid().comm().get(), steady::SteadyOp::Reduce, sizeof(Part), timer(), opts,
+               "ReductionSeries") {}
 
-  /// Not collective (unless opts.batch phases are then waiting: see the header comment). Folds this
+  /// Not collective (unless opts.batch phases are then waiting: see the header comment; or the
+  /// strategy is Collective, whose submit runs its phase's MPI_Reduce at once). Folds this
   /// rank's local elements of A as phase submitted(). Throws hpf::Error (and cancels) when A's layout
   /// is not the series' layout: every rank sees the same layouts, so every rank throws.
   template <int N> void submit(const DistArray<T, N>& A) {
@@ -174,11 +209,17 @@ public:
                   ", not the series' layout; the series is cancelled");
     }
     Part part{T{}, 0};
-    // The owned elements in Fortran order of the owned block (shadow slots skipped).
-    A.for_each_owned_run([&](const T* run, index_t len) {
-      for (index_t i = 0; i < len; ++i) part = combine(part, Part{run[i], 1});
-    });
+    // The owned elements in Fortran order of the owned block (shadow slots skipped), a run per call
+    // of the typed fold (the operator inlined there, not one std::function call per element).
+    if (!m_failed) {
+      try {
+        A.for_each_owned_run([&](const T* run, index_t len) { m_fold_run(run, len, part); });
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
     m_waiting.push_back(part);
+    if (m_core.size() > 1 && m_core.choice().chosen == SeriesStrategy::Collective) reduce_waiting();
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
@@ -225,14 +266,28 @@ private:
     if (m_failed) return a;
     try {
       return Part{static_cast<T>(m_op(a.value, b.value)), 1};
-    } catch (const std::exception& e) {
-      m_failed = true;
-      m_message = std::string("the operator threw: ") + e.what();
     } catch (...) {
-      m_failed = true;
-      m_message = "the operator threw an exception not derived from std::exception";
+      fail(std::current_exception());
     }
     return a;
+  }
+  void fail(std::exception_ptr e) {
+    m_failed = true;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      m_message = std::string("the operator threw: ") + x.what();
+    } catch (...) {
+      m_message = "the operator threw an exception not derived from std::exception";
+    }
+  }
+  // part = part (+) run[0] (+) ... (+) run[len-1]; may throw (the operator's exception).
+  template <class Op> static std::function<void(const T*, index_t, Part&)> run_folder(Op op) {
+    return [op = std::move(op)](const T* run, index_t len, Part& part) {
+      index_t i = 0;
+      if (part.has == 0 && len > 0) part = Part{run[i++], 1};
+      for (; i < len; ++i) part.value = static_cast<T>(op(part.value, run[i]));
+    };
   }
 
   std::function<void()> timer() {
@@ -268,6 +323,8 @@ private:
                                  [this](const Part& a, const Part& b) { return combine(a, b); });
         if (on_root) m_results[static_cast<std::size_t>(m_done + t)] = *r;
       }
+    } else if (m_core.choice().chosen == SeriesStrategy::Collective) {
+      reduce_waiting(); // submit() reduced every phase already
     } else {
       steady::PipelineCallbacks cb;
       cb.make = [this](int i, std::int64_t stamp, std::byte* out) {
@@ -288,16 +345,43 @@ private:
       m_core.run(K, sizeof(Part), cb);
     }
     m_waiting.clear();
+    m_reduced = 0;
     m_done += K;
     m_core.agree(m_failed, m_message);
   }
 
+  // Collective: the vendor reduction of every waiting phase not reduced yet, at once (submit calls
+  // it for each phase, so that the reductions interleave with the program's work as back-to-back
+  // MPI_Reduce calls do; measured faster than reducing a whole batch in a row, docs/steady.md).
+  // Every rank submits the same phases, so every rank calls it the same number of times.
+  void reduce_waiting() {
+    const auto n = static_cast<std::int64_t>(m_waiting.size());
+    if (m_reduced == n) return;
+    const bool on_root = m_core.rank() == m_core.root();
+    if (on_root) m_results.resize(static_cast<std::size_t>(m_done + n), Part{T{}, 0});
+    // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
+    // (Built here, not kept: a member capturing `this` would dangle in a moved-from series.)
+    const detail::ByteFold fold = [this](const std::byte* in, std::byte* inout) {
+      Part a, b;
+      std::memcpy(static_cast<void*>(&a), in, sizeof a);
+      std::memcpy(static_cast<void*>(&b), inout, sizeof b);
+      const Part c = combine(a, b);
+      std::memcpy(static_cast<void*>(inout), &c, sizeof c);
+    };
+    m_core.run_collective(
+        n - m_reduced, reinterpret_cast<const std::byte*>(m_waiting.data() + m_reduced),
+        on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done + m_reduced) : nullptr, fold);
+    m_reduced = n;
+  }
+
   std::any m_layout;
   std::function<T(const T&, const T&)> m_op;
+  std::function<void(const T*, index_t, Part&)> m_fold_run;
   detail::SeriesCore m_core;
   std::vector<Part> m_waiting; // contributions of phases m_done.. (at most opts.batch)
   std::vector<Part> m_results; // root: results of phases 0..m_done-1
   std::int64_t m_done = 0;
+  std::int64_t m_reduced = 0; // Collective: waiting phases already reduced
   bool m_failed = false;
   std::string m_message;
 };
