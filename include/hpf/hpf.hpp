@@ -8,8 +8,8 @@
 #include <hpf/layout/align.hpp>
 #include <hpf/layout/cyclic_map.hpp>
 #include <hpf/layout/distribution.hpp>
-#include <hpf/layout/halo.hpp>
 #include <hpf/layout/grid_coords.hpp>
+#include <hpf/layout/halo.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/process_grid.hpp>
 #include <hpf/layout/runs.hpp>

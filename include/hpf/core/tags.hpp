@@ -18,12 +18,12 @@ inline constexpr Range exchange{2000, 100};       ///< exec/: Exchange default a
 inline constexpr Range irregular{2100, 900};      ///< irregular/: GatherPlan / ScatterPlan (tag and tag + 1)
 inline constexpr Range redist{3000,
                               1000}; ///< redist/: RedistOptions::tag (plans in flight need distinct tags)
-inline constexpr Range reduce{4000, 100}; ///< reduce/: tree reductions
-inline constexpr Range bcast{5000, 100};  ///< adaptive/: broadcasts (a two-level plan uses several tags)
-inline constexpr Range steady{6000, 100}; ///< steady/: pipelines
-inline constexpr Range shadow{6100, 100}; ///< array/: DistArray shadow updates (update_shadow, post_shadow)
-inline constexpr Range shift{6200, 100};  ///< array/: cshift / eoshift
+inline constexpr Range reduce{4000, 100};  ///< reduce/: tree reductions
+inline constexpr Range bcast{5000, 100};   ///< adaptive/: broadcasts (a two-level plan uses several tags)
+inline constexpr Range steady{6000, 100};  ///< steady/: pipelines
+inline constexpr Range shadow{6100, 100};  ///< array/: DistArray shadow updates (update_shadow, post_shadow)
+inline constexpr Range shift{6200, 100};   ///< array/: cshift / eoshift
 inline constexpr Range section{6500, 100}; ///< section/: SectionPlan (array sections, transposes)
-inline constexpr Range user{7000, 25000}; ///< free for programs that share a communicator with hpfrt
+inline constexpr Range user{7000, 25000};  ///< free for programs that share a communicator with hpfrt
 
 } // namespace hpf::tags
