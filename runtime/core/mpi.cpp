@@ -46,6 +46,11 @@ Comm Comm::adopt(MPI_Comm owned) {
   return c;
 }
 
+void Datatype::reset() noexcept {
+  if (m_type != MPI_DATATYPE_NULL && detail::mpi_alive()) MPI_Type_free(&m_type);
+  m_type = MPI_DATATYPE_NULL;
+}
+
 int Comm::rank() const { return comm_rank(get()); }
 int Comm::size() const { return comm_size(get()); }
 

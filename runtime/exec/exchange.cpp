@@ -92,8 +92,76 @@ Exchange::Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag)
   }
 }
 
-void Exchange::post(PackFn pack, UnpackFn unpack) {
+void Exchange::set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types) {
+  detail::require(!m_posted, "Exchange::set_in_place: a post() is pending");
+  auto check = [](const std::vector<MPI_Datatype>& types, const std::vector<Transfer>& list,
+                  const char* what) {
+    detail::require(types.empty() || types.size() == list.size(), "Exchange::set_in_place: ", what, " has ",
+                    types.size(), " datatypes; expected 0 or one per ", what, " (", list.size(), ")");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] == MPI_DATATYPE_NULL) continue;
+      MPI_Count size = 0;
+      HPF_MPI_CHECK(MPI_Type_size_x(types[i], &size));
+      detail::require(
+          size >= 0 && static_cast<std::size_t>(size) == list[i].bytes && list[i].bytes <= max_message_bytes,
+          "Exchange::set_in_place: the datatype of ", what, " ", i, " holds ", size,
+          " bytes; expected the transfer's ", list[i].bytes, " bytes (at most ", max_message_bytes, ")");
+    }
+  };
+  check(send_types, m_plan.sends, "send");
+  check(recv_types, m_plan.recvs, "receive");
+  m_send_types = std::move(send_types);
+  m_recv_types = std::move(recv_types);
+}
+
+MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
+  return i < m_send_types.size() ? m_send_types[i] : MPI_DATATYPE_NULL;
+}
+
+MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
+  return i < m_recv_types.size() ? m_recv_types[i] : MPI_DATATYPE_NULL;
+}
+
+void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {
+  const Transfer& t = m_plan.recvs[i];
+  if (const MPI_Datatype type = recv_type(i); type != MPI_DATATYPE_NULL) {
+    HPF_MPI_CHECK(MPI_Irecv(m_recv_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
+    return;
+  }
+  buf.resize(t.bytes);
+  irecv_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
+}
+
+void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
+  if (send_type(i) != MPI_DATATYPE_NULL) return; // MPI reads it in place
+  buf.resize(m_plan.sends[i].bytes);
+  m_pack(i, buf.data());
+}
+
+void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs) {
+  const Transfer& t = m_plan.sends[i];
+  if (const MPI_Datatype type = send_type(i); type != MPI_DATATYPE_NULL) {
+    HPF_MPI_CHECK(MPI_Isend(m_send_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
+    return;
+  }
+  isend_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
+}
+
+void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf) {
+  if (recv_type(i) == MPI_DATATYPE_NULL) m_unpack(i, buf.data());
+}
+
+void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* recv_base) {
   detail::require(!m_posted, "Exchange::post: the previous post() has not been completed by wait()");
+  const auto in_place = [](const std::vector<MPI_Datatype>& types) {
+    return std::any_of(types.begin(), types.end(), [](MPI_Datatype t) { return t != MPI_DATATYPE_NULL; });
+  };
+  detail::require(send_base != nullptr || !in_place(m_send_types),
+                  "Exchange::post: sends are in place (set_in_place) but send_base is null");
+  detail::require(recv_base != nullptr || !in_place(m_recv_types),
+                  "Exchange::post: receives are in place (set_in_place) but recv_base is null");
+  m_send_base = send_base;
+  m_recv_base = recv_base;
   m_pack = std::move(pack);
   m_unpack = std::move(unpack);
   m_posted = true;
@@ -163,20 +231,18 @@ void Exchange::start_step() {
   m_send_started = false;
   m_step_open = true;
   if (m_step_receiving) {
-    const Transfer& t = m_plan.recvs[m_ri];
-    m_recv_buf.resize(t.bytes);
-    irecv_bytes(m_comm, m_recv_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+    start_recv(m_ri, m_recv_buf, m_step_reqs);
     if (m_mode == ExecMode::Handshake) // S1 of seed 001: tell the sender its receive is posted
-      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), m_step_reqs.add()));
+      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, m_plan.recvs[m_ri].peer, m_tag + 1, m_comm.get(),
+                              m_step_reqs.add()));
   }
   if (m_step_sending) {
-    const Transfer& t = m_plan.sends[m_si];
-    m_send_buf.resize(t.bytes);
-    m_pack(m_si, m_send_buf.data());
+    pack_send(m_si, m_send_buf);
     if (m_mode == ExecMode::Handshake) {
-      HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, t.peer, m_tag + 1, m_comm.get(), m_ready_req.add()));
+      HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, m_plan.sends[m_si].peer, m_tag + 1, m_comm.get(),
+                              m_ready_req.add()));
     } else {
-      isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+      start_send(m_si, m_send_buf, m_step_reqs);
       m_send_started = true;
     }
   }
@@ -189,8 +255,7 @@ bool Exchange::finish_step(bool block) {
     } else if (!m_ready_req.test()) {
       return false;
     }
-    const Transfer& t = m_plan.sends[m_si];
-    isend_bytes(m_comm, m_send_buf.data(), t.bytes, t.peer, m_tag, m_step_reqs);
+    start_send(m_si, m_send_buf, m_step_reqs);
     m_send_started = true;
   }
   if (block) {
@@ -198,7 +263,7 @@ bool Exchange::finish_step(bool block) {
   } else if (!m_step_reqs.test()) {
     return false;
   }
-  if (m_step_receiving) m_unpack(m_ri++, m_recv_buf.data());
+  if (m_step_receiving) finish_recv(m_ri++, m_recv_buf);
   if (m_step_sending) ++m_si;
   m_step_open = false;
   return true;
@@ -234,15 +299,13 @@ bool Exchange::progress_flow(bool block) {
     while (m_rarrived < m_rposted && m_arrived[m_rarrived] != 0) ++m_rarrived;
     const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
     while (m_rposted < nr && m_rposted - m_rarrived < window) {
-      const Transfer& t = recvs[m_rposted];
-      m_recv_bufs[m_rposted].resize(t.bytes);
-      irecv_bytes(m_comm, m_recv_bufs[m_rposted].data(), t.bytes, t.peer, m_tag, m_rreq[m_rposted]);
+      start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
       ++m_rposted;
     }
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
     for (std::size_t i = m_rdone; i < m_rposted; ++i) {
       if (m_unpacked[i] == 0 && m_arrived[i] != 0) {
-        m_unpack(i, m_recv_bufs[i].data());
+        finish_recv(i, m_recv_bufs[i]);
         m_unpacked[i] = 1;
       }
       if (m_unpacked[i] == 0 && pipelined) break;
@@ -257,10 +320,8 @@ bool Exchange::progress_flow(bool block) {
     const int send_barrier = m_sdone < m_sstarted ? sends[m_sdone].step : INT_MAX;
     while (m_sstarted < ns && (!pipelined || (sends[m_sstarted].step <= recv_barrier &&
                                               sends[m_sstarted].step <= send_barrier))) {
-      const Transfer& t = sends[m_sstarted];
-      m_send_bufs[m_sstarted].resize(t.bytes);
-      m_pack(m_sstarted, m_send_bufs[m_sstarted].data());
-      isend_bytes(m_comm, m_send_bufs[m_sstarted].data(), t.bytes, t.peer, m_tag, m_sreq[m_sstarted]);
+      pack_send(m_sstarted, m_send_bufs[m_sstarted]);
+      start_send(m_sstarted, m_send_bufs[m_sstarted], m_sreq[m_sstarted]);
       ++m_sstarted;
     }
     if (m_rdone == nr && m_sdone == ns) return true;

@@ -8,6 +8,7 @@
 #include <hpf/hpf.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
@@ -26,12 +27,17 @@ using hpf::test::world_size;
 
 const std::vector<Strategy>& all_strategies() { return hpf::all_strategies(); }
 
+/// RedistOptions::in_place_min_piece_bytes for the options of opts(): the default, or set by the
+/// in-place tests (every message in place, or a different choice on even and odd ranks).
+std::size_t g_in_place_min = RedistOptions{}.in_place_min_piece_bytes;
+
 /// Fixed cost model, so that tests do not measure the network for every new grid.
 RedistOptions opts(Strategy s) {
   RedistOptions o;
   o.strategy = s;
   o.alpha = 1e-6;
   o.beta = 1e-9;
+  o.in_place_min_piece_bytes = g_in_place_min;
   return o;
 }
 
@@ -201,7 +207,7 @@ std::pair<int, int> near_square(int n) {
   return {n / b, b};
 }
 
-TEST(Redistribute, TwoDimensional) {
+void two_dimensional() {
   const int n = world_size();
   const auto [a, b] = near_square(n);
   const ProcessGrid sq(MPI_COMM_WORLD, {a, b});
@@ -222,7 +228,9 @@ TEST(Redistribute, TwoDimensional) {
             Strategy::KoenigStepwise);
 }
 
-TEST(Redistribute, ThreeAndFourDimensional) {
+TEST(Redistribute, TwoDimensional) { two_dimensional(); }
+
+void three_and_four_dimensional() {
   const int n = world_size();
   const auto [a, b] = near_square(n);
   const ProcessGrid g3(MPI_COMM_WORLD, {b, 1, a});
@@ -235,6 +243,41 @@ TEST(Redistribute, ThreeAndFourDimensional) {
     run_nd<4>(Layout<4>({5, 4, 3, 9}, {hpf::Collapsed(), hpf::Collapsed(), hpf::Collapsed(), Cyclic(2)}, g1),
               Layout<4>({5, 4, 3, 9}, {Cyclic(2), hpf::Collapsed(), hpf::Collapsed(), hpf::Collapsed()}, g1),
               s);
+  }
+}
+
+TEST(Redistribute, ThreeAndFourDimensional) { three_and_four_dimensional(); }
+
+// Messages moved in place by MPI datatypes (no pack, no unpack): every message on every rank, and
+// then only on even ranks, so that an in-place sender meets a packing receiver and the other way
+// round (each end decides for itself). Every strategy, grid relation and rank count of the suites above.
+TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
+  const std::size_t saved = g_in_place_min;
+  for (const bool mixed : {false, true}) {
+    SCOPED_TRACE(mixed ? "in place on even ranks only" : "every message in place");
+    g_in_place_min = mixed && world_rank() % 2 == 1 ? SIZE_MAX : 0;
+    for (const Case1D& c : cases_1d())
+      for (Strategy s : all_strategies()) run_1d(c, opts(s));
+    two_dimensional();
+    three_and_four_dimensional();
+  }
+  g_in_place_min = saved;
+  // The executor reports what it moves in place: with threshold 0 every message, with SIZE_MAX none.
+  const int n = world_size();
+  const Layout<1> a({1009}, {Cyclic(3)}, line(0, n));
+  const Layout<1> b({1009}, {Cyclic(5)}, line(0, n));
+  for (const std::size_t min : {std::size_t{0}, SIZE_MAX}) {
+    RedistOptions o = opts(Strategy::KoenigStepwise);
+    o.in_place_min_piece_bytes = min;
+    const hpf::RedistributionPlan<1> plan(a, b, o);
+    DistArray<double, 1> A("A", a);
+    DistArray<double, 1> B("B", b);
+    fill(A, 0.5);
+    hpf::RedistributionExecutor<1> ex(plan);
+    ex.execute(A, B);
+    EXPECT_EQ(wrong(B, 0.5), 0);
+    EXPECT_EQ(ex.in_place_sends(), min == 0 ? plan.num_sends() : 0U);
+    EXPECT_EQ(ex.in_place_recvs(), min == 0 ? plan.num_recvs() : 0U);
   }
 }
 

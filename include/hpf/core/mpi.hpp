@@ -3,6 +3,7 @@
 // - HPF_MPI_CHECK(call): turns a non-success return code into hpf::Error naming the call.
 // - Comm: shared, value-semantic owner of a duplicated communicator that uses MPI_ERRORS_RETURN.
 // - Requests: an owned list of MPI_Request; its destructor completes whatever is still pending.
+// - Datatype: an owned derived datatype, freed unless MPI is already finalised.
 // - Large messages: isend_bytes / irecv_bytes split a byte range into chunks of at most INT_MAX
 //   bytes, so no count is ever narrowed to int with wrap-around.
 // - Agreement (runtime/core/agree.cpp): detail::agree_on_error makes a check that failed on some ranks
@@ -84,6 +85,39 @@ public:
 
 private:
   std::vector<MPI_Request> m_reqs;
+};
+
+/// An owned MPI datatype: move-only, freed by the destructor unless MPI is finalised (or null).
+class Datatype {
+public:
+  Datatype() = default;
+  /// Takes ownership of a derived datatype (MPI_DATATYPE_NULL gives an empty Datatype).
+  explicit Datatype(MPI_Datatype owned) noexcept : m_type(owned) {}
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+  Datatype(Datatype&& other) noexcept : m_type(other.release()) {}
+  Datatype& operator=(Datatype&& other) noexcept {
+    if (this != &other) {
+      reset();
+      m_type = other.release();
+    }
+    return *this;
+  }
+  ~Datatype() { reset(); }
+
+  [[nodiscard]] MPI_Datatype get() const noexcept { return m_type; }
+  [[nodiscard]] bool is_null() const noexcept { return m_type == MPI_DATATYPE_NULL; }
+  /// Gives up ownership: the caller frees the handle.
+  [[nodiscard]] MPI_Datatype release() noexcept {
+    const MPI_Datatype t = m_type;
+    m_type = MPI_DATATYPE_NULL;
+    return t;
+  }
+  /// Frees the handle (if any, and if MPI is still running).
+  void reset() noexcept;
+
+private:
+  MPI_Datatype m_type = MPI_DATATYPE_NULL;
 };
 
 /// Largest byte count sent in one MPI message; larger ranges are split.

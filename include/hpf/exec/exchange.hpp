@@ -32,6 +32,10 @@
 // blocking collective, completes in post()).
 // Messages larger than INT_MAX bytes are split (never wrapped); MPI_Alltoallv falls back to AllAtOnce
 // (decided collectively) when any count or displacement would not fit an int.
+// In place: set_in_place gives a message an MPI datatype that describes where its bytes lie in the
+// caller's memory; MPI then sends it from there, or receives it straight into place, with no message
+// buffer and no pack or unpack call (MPI's own engine walks the datatype). The two ends of a message
+// decide independently: a datatype built of MPI_BYTE matches a packed buffer of as many bytes.
 #pragma once
 
 #include <hpf/core/memory.hpp>
@@ -118,8 +122,18 @@ public:
   Exchange& operator=(Exchange&&) noexcept = default;
   ~Exchange() = default;
 
-  void post(PackFn pack, UnpackFn unpack);
+  /// post(pack, unpack): starts the exchange. `send_base` / `recv_base` are the addresses the in-place
+  /// datatypes (set_in_place) are relative to; required when any send / receive is in place.
+  void post(PackFn pack, UnpackFn unpack, const void* send_base = nullptr, void* recv_base = nullptr);
   void wait();
+  /// Sends i / receives i whose datatype here is not MPI_DATATYPE_NULL move in place: one element of
+  /// that datatype at the base given to post(), instead of pack(i) / unpack(i) on a buffer. The vectors
+  /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be
+  /// committed, its size must equal the transfer's bytes (at most INT_MAX), and it stays the caller's:
+  /// it must outlive every post() that uses it. Alltoallv mode packs one buffer (in place applies only
+  /// when it falls back to AllAtOnce).
+  /// Throws hpf::Error for a size mismatch or a pending post().
+  void set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types);
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
   /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
@@ -146,6 +160,13 @@ private:
   bool progress_flow(bool block);
   void setup_alltoallv();
   void run_alltoallv();
+  // One message, packed or in place: the buffer is used (and sized) only when it is packed.
+  [[nodiscard]] MPI_Datatype send_type(std::size_t i) const noexcept;
+  [[nodiscard]] MPI_Datatype recv_type(std::size_t i) const noexcept;
+  void start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs);
+  void pack_send(std::size_t i, detail::ByteBuffer& buf);
+  void start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs);
+  void finish_recv(std::size_t i, const detail::ByteBuffer& buf);
 
   Comm m_comm;
   ExchangePlan m_plan;
@@ -154,6 +175,11 @@ private:
   PackFn m_pack;
   UnpackFn m_unpack;
   bool m_posted = false;
+  // In place: per send / receive a datatype (MPI_DATATYPE_NULL: packed), and this post()'s bases.
+  std::vector<MPI_Datatype> m_send_types;
+  std::vector<MPI_Datatype> m_recv_types;
+  const void* m_send_base = nullptr;
+  void* m_recv_base = nullptr;
   // Step-driven modes: progress through the steps and the two reusable message buffers.
   std::vector<int> m_steps;
   std::size_t m_next_step = 0;

@@ -34,11 +34,13 @@
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/runs.hpp>
+#include <hpf/redist/runs_datatype.hpp>
 #include <hpf/schedule/gen_block.hpp>
 #include <hpf/schedule/strategy.hpp>
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -60,6 +62,12 @@ struct RedistOptions {
   std::optional<double> beta;
   /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
   std::size_t element_bytes = 8;
+  /// A message whose contiguous pieces (in dimension 0) average at least this many bytes moves in
+  /// place: MPI sends it from the source block and receives it into the target block through a
+  /// derived datatype (redist/runs_datatype.hpp), with no pack, unpack or message buffer. Messages of
+  /// shorter pieces are packed by the plan's copy loops. 0: every message in place; SIZE_MAX: none.
+  /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs.
+  std::size_t in_place_min_piece_bytes = 256;
   /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
   /// not waited in the same order on every rank need distinct tags.
   int tag = tags::redist.base + 1;
@@ -289,6 +297,37 @@ public:
     detail::move_message<N, detail::Side::Dst, T>(message_runs<detail::Side::Dst>(m_recvs[i]), m_src_strides,
                                                   m_dst_strides, nullptr, dst, in, nullptr);
   }
+  /// The datatype of send i (Side::Src, relative to the source block) or receive i (Side::Dst, relative
+  /// to the target block) for elements of `elem_bytes` bytes, committed, when that message moves in
+  /// place (see RedistOptions::in_place_min_piece_bytes); a null Datatype when it is packed.
+  template <detail::Side side>
+  [[nodiscard]] Datatype message_datatype(std::size_t i, std::size_t elem_bytes) const {
+    static_assert(side != detail::Side::Both, "message_datatype: a message has a sender and a receiver side");
+    const Msg& m = side == detail::Side::Src ? m_sends.at(i) : m_recvs.at(i);
+    const std::array<const PeriodicRuns*, N> runs = message_runs<side>(m);
+    const double bytes = static_cast<double>(m.len) * static_cast<double>(elem_bytes);
+    if (bytes > static_cast<double>(max_message_bytes) ||
+        detail::mean_piece_bytes(*runs[0], elem_bytes) <
+            static_cast<double>(m_opt.in_place_min_piece_bytes) ||
+        elem_bytes > static_cast<std::size_t>(INT_MAX))
+      return {};
+    MPI_Datatype e = MPI_DATATYPE_NULL;
+    HPF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(elem_bytes), MPI_BYTE, &e));
+    Datatype type(e);
+    const Index<N>& strides = side == detail::Side::Src ? m_src_strides : m_dst_strides;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+      // Dimension 0's runs count elements of the column; dimension d > 0 steps over whole columns.
+      const index_t stride = d == 0 ? 1 : strides[d];
+      std::optional<Datatype> t = detail::runs_datatype(
+          *runs[d], side, type.get(), static_cast<MPI_Aint>(stride * static_cast<index_t>(elem_bytes)));
+      if (!t) return {};
+      type = std::move(*t);
+    }
+    MPI_Datatype committed = type.release();
+    HPF_MPI_CHECK(MPI_Type_commit(&committed));
+    return Datatype(committed);
+  }
+
   template <class T> void copy_local(const T* src, T* dst) const {
     if (!m_self) return;
     if (m_identical) { // the whole block, as it is
@@ -606,13 +645,15 @@ public:
       m_exchange.emplace(m_plan->source().grid().comm(), m_plan->exchange_plan(sizeof(T)),
                          m_plan->exec_mode(), m_tag);
       m_elem_bytes = sizeof(T);
+      set_in_place();
     }
     const RedistributionPlan<N>* plan = m_plan;
     m_exchange->post(
         [plan, src](std::size_t i, std::byte* buf) { plan->pack(i, src, reinterpret_cast<T*>(buf)); },
         [plan, dst](std::size_t i, const std::byte* buf) {
           plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
-        });
+        },
+        src, dst);
     // The locally kept part is copied while the first messages are in flight.
     m_plan->copy_local(src, dst);
   }
@@ -623,10 +664,40 @@ public:
     m_exchange->wait();
   }
 
+  /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size.
+  [[nodiscard]] std::size_t in_place_sends() const noexcept { return count_types(m_send_types); }
+  [[nodiscard]] std::size_t in_place_recvs() const noexcept { return count_types(m_recv_types); }
+
 private:
+  static std::size_t count_types(const std::vector<Datatype>& types) noexcept {
+    return static_cast<std::size_t>(
+        std::count_if(types.begin(), types.end(), [](const Datatype& t) { return !t.is_null(); }));
+  }
+
+  /// Builds the datatypes of the messages that move in place and hands them to the exchange.
+  void set_in_place() {
+    m_send_types.clear();
+    m_recv_types.clear();
+    if (m_plan->exec_mode() == ExecMode::Alltoallv) return; // one packed buffer
+    for (std::size_t i = 0; i < m_plan->num_sends(); ++i)
+      m_send_types.push_back(m_plan->template message_datatype<detail::Side::Src>(i, m_elem_bytes));
+    for (std::size_t i = 0; i < m_plan->num_recvs(); ++i)
+      m_recv_types.push_back(m_plan->template message_datatype<detail::Side::Dst>(i, m_elem_bytes));
+    if (in_place_sends() + in_place_recvs() == 0) return;
+    auto raw = [](const std::vector<Datatype>& types) {
+      std::vector<MPI_Datatype> out;
+      for (const Datatype& t : types) out.push_back(t.get());
+      return out;
+    };
+    m_exchange->set_in_place(raw(m_send_types), raw(m_recv_types));
+  }
+
   const RedistributionPlan<N>* m_plan;
   int m_tag;
   std::size_t m_elem_bytes = 0;
+  // Declared before the exchange, so that they outlive it.
+  std::vector<Datatype> m_send_types;
+  std::vector<Datatype> m_recv_types;
   std::optional<Exchange> m_exchange;
 };
 
