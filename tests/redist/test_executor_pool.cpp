@@ -159,3 +159,45 @@ TEST(StorageIdentical, InPlaceRedistributeOnlyRelabels) {
 }
 
 } // namespace
+
+namespace {
+
+// A REDISTRIBUTE back and forth reuses the block the previous one released (array/block_pool.hpp),
+// never one a caller still holds, and not at all with the pool disabled.
+TEST(BlockPool, RedistributeReusesTheReleasedBlockOnly) {
+  const int n = hpf::test::world_size();
+  const auto grid = hpf::ProcessGrid::world({n});
+  const Layout<1> a({40000}, {hpf::Cyclic(3)}, grid);
+  const Layout<1> b({40000}, {hpf::Cyclic(5)}, grid);
+  hpf::detail::release_block_pool();
+  DistArray<double, 1> A("pooled", a);
+  fill(A, 0.5);
+  const std::size_t reuses = hpf::detail::block_pool_stats().reuses;
+  A.redistribute(b, opts(hpf::Strategy::KoenigStepwise)); // releases A's CYCLIC(3) block
+  A.redistribute(a, opts(hpf::Strategy::KoenigStepwise)); // takes it, releases the CYCLIC(5) one
+  A.redistribute(b, opts(hpf::Strategy::KoenigStepwise)); // takes that
+  EXPECT_EQ(wrong(A, 0.5), 0);
+  const bool moves = n > 1; // on one rank CYCLIC(3) and CYCLIC(5) keep the same block: relabelled
+  EXPECT_EQ(hpf::detail::block_pool_stats().reuses - reuses, moves ? 2U : 0U);
+
+  // A view copied out of the array keeps its block: it is neither pooled nor overwritten.
+  const auto held = A.local_view();
+  const std::vector<double> before(held.data(), held.data() + A.local_size());
+  const std::size_t pooled = hpf::detail::block_pool_stats().blocks;
+  A.redistribute(a, opts(hpf::Strategy::KoenigStepwise));
+  EXPECT_EQ(hpf::detail::block_pool_stats().blocks, moves ? pooled - 1 : pooled); // took one, gave none
+  A.redistribute(b, opts(hpf::Strategy::KoenigStepwise));
+  EXPECT_EQ(std::vector<double>(held.data(), held.data() + before.size()), before);
+  EXPECT_EQ(wrong(A, 0.5), 0);
+
+  // Disabled: nothing is kept.
+  const std::size_t limit = hpf::detail::buffer_pool_limit();
+  hpf::detail::set_buffer_pool_limit(0);
+  hpf::detail::release_block_pool();
+  A.redistribute(a, opts(hpf::Strategy::KoenigStepwise));
+  EXPECT_EQ(hpf::detail::block_pool_stats().blocks, 0U);
+  EXPECT_EQ(wrong(A, 0.5), 0);
+  hpf::detail::set_buffer_pool_limit(limit);
+}
+
+} // namespace

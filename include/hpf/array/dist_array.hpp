@@ -16,6 +16,7 @@
 // primary copy only.
 #pragma once
 
+#include <hpf/array/block_pool.hpp>
 #include <hpf/core/error.hpp>
 #include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -273,10 +275,13 @@ public:
       relabel(layout); // every rank keeps its block as it is: only the layout changes
       return;
     }
-    // The target is not initialised: every owned element of it is written.
+    // The target is not initialised: every owned element of it is written. It may be a block an
+    // earlier REDISTRIBUTE released (array/block_pool.hpp), and this one's goes to the pool in turn.
     DistArray next(m_label, layout, detail::Uninitialized{});
     run_into(*ex, *this, next); // on failure *this is untouched
+    view_type released = m_view;
     *this = std::move(next);
+    detail::recycle_view(released, m_label);
   }
 
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
@@ -555,6 +560,15 @@ private:
       if constexpr (N == 3) m_view = view_type(how, e[0], e[1], e[2]);
       if constexpr (N == 4) m_view = view_type(how, e[0], e[1], e[2], e[3]);
     };
+    if (!init && !m_layout.has_shadow()) { // a block of this shape that REDISTRIBUTE released
+      detail::BlockKey key{typeid(view_type), m_label, {}};
+      for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+        key.extents[d] = static_cast<std::size_t>(e[d]);
+      if (std::optional<view_type> v = detail::reuse_view<view_type>(key)) {
+        m_view = std::move(*v);
+        return;
+      }
+    }
     try {
       // Allocated untouched and advised as huge pages (core/memory.hpp), then filled when asked: the
       // first touch of a large block faults once per 2 MiB, not once per 4 KiB.
