@@ -11,6 +11,7 @@
 //   bare-part      part40-fn on a duplicated communicator (the series' datatype, op and communicator)
 //   bare-part+allreduce  bare-part and one MPI_Allreduce after (the series' error agreement)
 //   part-batch     the contributions kept, then one MPI_Reduce of count K
+//   part-batch+allreduce  part-batch and one MPI_Allreduce after (what the series now does per batch)
 //   series         ReductionSeries<Mat>, SeriesStrategy::Collective (series.loop: the phase loop,
 //                  series.wait: wait_all)
 //   mpirun -n P bench_series_probe [--ops K] [--repeats R] [--only variant]
@@ -210,6 +211,19 @@ int main(int argc, char** argv) {
       }
       HPF_MPI_CHECK(
           MPI_Reduce(in.data(), pout.data(), static_cast<int>(K), part_type, op_part, 0, dup.get()));
+    });
+    timed("part-batch+allreduce", [&] {
+      std::vector<Part> in(static_cast<std::size_t>(K));
+      for (long long k = 0; k < K; ++k) {
+        hpf::forall(A, [k](const hpf::Index<1>& g, Mat& x) { x = element(g[0], k); });
+        Part part{A.local_data()[0], 1};
+        for (hpf::index_t i = 1; i < A.local_size(); ++i) part.value = g_op(part.value, A.local_data()[i]);
+        in[static_cast<std::size_t>(k)] = part;
+      }
+      HPF_MPI_CHECK(
+          MPI_Reduce(in.data(), pout.data(), static_cast<int>(K), part_type, op_part, 0, dup.get()));
+      int x = 0, y = 0;
+      HPF_MPI_CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, dup.get()));
     });
     timed("bare-part+allreduce", [&] {
       bare_part(op_part, dup.get());
