@@ -343,11 +343,13 @@ void SeriesCore::run_collective(std::int64_t K, const std::byte* in, std::byte* 
 // strategy applies P - 1 times per phase.
 void SeriesCore::calibrate(std::int64_t phases) {
   const double start = MPI_Wtime();
-  // The steady state on at most 128 phases, scaled by the model; the vendor reduction on one whole
-  // batch (or the series, if shorter), which it reduces in one call.
-  const std::int64_t kc = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, k_calibration_phases}));
-  const std::int64_t kv = std::max<std::int64_t>(1, std::min(phases, m_opts.batch));
+  // The steady state on at most 128 phases, scaled by the model; the vendor reduction on what it
+  // reduces in one call: one batch (or the series, if shorter), at most one 1 MiB piece (beyond a
+  // piece, each piece is one more call, so scaling up is linear).
   const std::size_t vb = m_value_bytes;
+  const std::int64_t kc = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, k_calibration_phases}));
+  const auto piece = static_cast<std::int64_t>(k_vendor_piece_bytes / vb);
+  const std::int64_t kv = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, piece}));
   std::vector<std::byte> in(static_cast<std::size_t>(kv) * vb), out(in.size());
   std::byte* to = m_rank == m_opts.root ? out.data() : nullptr;
   const ByteFold keep = [](const std::byte*, std::byte*, int) {};

@@ -33,9 +33,10 @@
 //     phase sat on the critical path of every reduction (docs/steady.md).
 // For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
 // calibration batch of min(phases, batch, 128) dummy phases on the steady-state pipeline and one of
-// min(phases, batch) as a vendor reduction, 3 rounds interleaved, each time the maximum over ranks
-// (one MPI_Allreduce), medians kept. The steady-state prediction is scaled by measured / predicted
-// of its calibration batch, and the vendor's is its measured time scaled to `phases`.
+// min(phases, batch, 1 MiB of values) as a vendor reduction, 3 rounds interleaved, each time the
+// maximum over ranks (one MPI_Allreduce), medians kept. The steady-state prediction is scaled by
+// measured / predicted of its calibration batch, and the vendor's is its measured time scaled to
+// `phases`.
 // choice() reports every prediction and the reason. Every rank makes the same choice: the platform
 // is the one rank 0 measured and broadcast, and the LP's solve time and the calibration times are
 // agreed by a maximum.
