@@ -1,6 +1,8 @@
 // bench_series: K reductions of a DistArray's phases with hpf::ReductionSeries (issue 14) against
 // back-to-back MPI_Reduce of the same contributions (a user operator declared non-commutative), and
-// one memcpy of the same bytes (K values) in the same job.
+// one memcpy of the same bytes (K values) in the same job. A second reference, mpi-reduce-batch, keeps
+// the K contributions and reduces them with one MPI_Reduce of count K (same datatype and operator):
+// what SeriesStrategy::Collective does inside, written by hand.
 //
 //   mpirun -n P bench_series [--ops 100,1000] [--repeats 9] [--elements 4] [--csv file]
 //
@@ -124,6 +126,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::vector<double>> correction; // SeriesChoice::steady_correction per repeat
     std::map<std::string, int> collective_picks;           // repeats whose construction chose Collective
     std::vector<Mat> reference(static_cast<std::size_t>(K));
+    bool batch_ok = true; // mpi-reduce-batch equal to back-to-back MPI_Reduce (on rank 0)
     for (int rep = 0; rep < repeats; ++rep) {
       { // back-to-back MPI_Reduce
         HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -136,6 +139,21 @@ int main(int argc, char** argv) {
               MPI_Reduce(&part, &reference[static_cast<std::size_t>(k)], 1, mat_type, op, 0, MPI_COMM_WORLD));
         }
         t["mpi-reduce"].push_back(slowest(MPI_Wtime() - t0));
+      }
+      { // the same contributions kept, then one MPI_Reduce of count K
+        std::vector<Mat> parts(static_cast<std::size_t>(K)), got(static_cast<std::size_t>(K));
+        HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        const double t0 = MPI_Wtime();
+        for (long long k = 0; k < K; ++k) {
+          hpf::forall(A, [k](const hpf::Index<1>& g, Mat& x) { x = element(g[0], k); });
+          Mat part = A.local_data()[0];
+          for (hpf::index_t i = 1; i < A.local_size(); ++i) part = mul(part, A.local_data()[i]);
+          parts[static_cast<std::size_t>(k)] = part;
+        }
+        HPF_MPI_CHECK(
+            MPI_Reduce(parts.data(), got.data(), static_cast<int>(K), mat_type, op, 0, MPI_COMM_WORLD));
+        t["mpi-reduce-batch"].push_back(slowest(MPI_Wtime() - t0));
+        if (rank == 0) batch_ok = batch_ok && got == reference;
       }
       for (const auto& [name, strategy] : variants) {
         hpf::SeriesOptions so;
@@ -181,7 +199,9 @@ int main(int argc, char** argv) {
       const double m = hpf::bench::median(samples);
       const std::string ch = chosen.count(name) ? chosen[name] : "-";
       const double lp_us = lp.count(name) ? lp[name] * 1e6 : 0.0;
-      const char* ok = correct.count(name) ? (correct[name] ? "yes" : "NO") : "-";
+      const char* ok = correct.count(name)          ? (correct[name] ? "yes" : "NO")
+                       : name == "mpi-reduce-batch" ? (batch_ok ? "yes" : "NO")
+                                                    : "-";
       if (rank == 0) {
         std::printf("P=%d K=%lld %-14s %-18s median %10.1f us  %7.3f us/op  x%.3f MPI_Reduce  x%.0f memcpy  "
                     "LP %.0f us  %s\n",

@@ -37,8 +37,9 @@ set key outside bottom center horizontal
 set xtics rotate by -20
 plot '< awk -F, ''NR > 1 && $3 == "series-steady"'' docs/results/series_native.csv' using 7:xtic(sprintf("P=%d K=%d", $1, $2)) title 'steady state', \
      '< awk -F, ''NR > 1 && $3 == "series-tree"'' docs/results/series_native.csv' using 7 title 'tree per operation', \
-     '< awk -F, ''NR > 1 && $3 == "series-collective"'' docs/results/series_native.csv' using 7 title 'vendor MPI_Reduce per phase (collective)', \
+     '< awk -F, ''NR > 1 && $3 == "series-collective"'' docs/results/series_native.csv' using 7 title 'vendor MPI_Reduce per batch (collective)', \
      '< awk -F, ''NR > 1 && $3 == "series-auto"'' docs/results/series_native.csv' using 7 title 'auto', \
+     '< awk -F, ''NR > 1 && $3 == "mpi-reduce-batch"'' docs/results/series_native.csv' using 7 title 'MPI_Reduce of the K values in one call (by hand)', \
      1.1 with lines dt 2 lc rgb 'black' title '1.1 x MPI_Reduce'
 GP
 echo "results: $out, docs/results/series_native.png ($(nproc) cores; load before the run: $load)"

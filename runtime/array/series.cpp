@@ -33,7 +33,7 @@ namespace detail {
 struct VendorReduce {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
-  std::vector<std::byte> scratch; ///< the receive buffer of ranks other than the root
+  std::vector<std::byte> scratch; ///< the receive buffer of ranks other than the root (one piece)
 };
 
 void VendorReduceFree::operator()(VendorReduce* v) const noexcept {
@@ -75,21 +75,19 @@ double median_edge_seconds(const steady::MeasuredPlatform& m) {
 // duration of its reductions (MPI calls the function only from inside those calls, on this thread).
 struct ActiveFold {
   const ByteFold* fold = nullptr;
-  std::size_t bytes = 0;
 };
 thread_local ActiveFold t_active;
 
 void vendor_fold(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const std::byte*>(in);
-  auto* b = static_cast<std::byte*>(inout);
-  for (int i = 0; i < *len; ++i)
-    (*t_active.fold)(a + static_cast<std::size_t>(i) * t_active.bytes,
-                     b + static_cast<std::size_t>(i) * t_active.bytes);
+  (*t_active.fold)(static_cast<const std::byte*>(in), static_cast<std::byte*>(inout), *len);
 }
 
-/// Phases of the calibration batch (Auto, reductions) and its interleaved rounds.
+/// Phases of the steady-state calibration batch (Auto, reductions) and its interleaved rounds.
 constexpr std::int64_t k_calibration_phases = 128;
 constexpr int k_calibration_rounds = 3;
+/// The vendor reduction of a batch goes in MPI_Reduce calls of at most this many bytes (at least one
+/// value each): it bounds the receive buffer of the other ranks and what MPI allocates inside.
+constexpr std::size_t k_vendor_piece_bytes = std::size_t{1} << 20;
 
 double slowest_task_seconds(const steady::MeasuredPlatform& m) {
   double worst = 0;
@@ -199,7 +197,6 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
     detail::require(value_bytes <= static_cast<std::size_t>(INT32_MAX), who, ": a value of ", value_bytes,
                     " bytes is too large for one MPI datatype; expected at most ", INT32_MAX);
     m_vendor.reset(new VendorReduce);
-    m_vendor->scratch.resize(value_bytes);
     HPF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(value_bytes), MPI_BYTE, &m_vendor->type));
     HPF_MPI_CHECK(MPI_Type_commit(&m_vendor->type));
     HPF_MPI_CHECK(MPI_Op_create(&vendor_fold, 0, &m_vendor->op)); // 0: not commutative, rank order
@@ -210,7 +207,7 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
       // here, with the rest of the construction, and not in the first batch (calibrate does too).
       std::vector<std::byte> in(value_bytes), out(value_bytes);
       run_collective(1, in.data(), m_rank == opts.root ? out.data() : nullptr,
-                     [](const std::byte*, std::byte*) {});
+                     [](const std::byte*, std::byte*, int) {});
     }
   }
 
@@ -318,18 +315,24 @@ void SeriesCore::run_collective(std::int64_t K, const std::byte* in, std::byte* 
   detail::require(m_vendor != nullptr, m_who,
                   ": the vendor reduction is for reductions only (internal error)");
   const ActiveFold saved = t_active;
-  t_active = {&fold, m_value_bytes};
-  // One blocking MPI_Reduce per phase: measured, a window of MPI_Ireduce in flight was 3x to 30x
-  // slower on Open MPI 4.1 at 2 and 4 ranks (its non-blocking collectives progress only inside MPI
-  // calls), so the phases are not overlapped (docs/steady.md).
-  // Ranks other than the root pass a scratch value as the receive buffer, not NULL: Open MPI's
-  // in-order reduction for non-commutative ops combines at rank P - 1 and sends the result on to the
-  // root, and with no receive buffer it allocates and frees one in every call.
-  std::byte* scratch = m_vendor->scratch.data();
-  for (std::int64_t t = 0; t < K; ++t) {
+  t_active = {&fold};
+  // The whole batch in one MPI_Reduce (count = phases; in pieces of at most k_vendor_piece_bytes):
+  // MPI applies the non-commutative op to every phase in rank order. One MPI_Reduce per phase
+  // measured 1.2-1.3x back-to-back MPI_Reduce: the series' own work per phase (the layout check,
+  // the fold, storing the value) sat on the critical path of every reduction, and a window of
+  // MPI_Ireduce was slower still on Open MPI 4.1 (docs/steady.md). Ranks other than the root pass a
+  // scratch receive buffer: Open MPI's in-order reduction for non-commutative ops combines away from
+  // the root and allocates one per call when given none.
+  const std::int64_t piece =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(k_vendor_piece_bytes / m_value_bytes));
+  if (out == nullptr)
+    m_vendor->scratch.resize(
+        std::max(m_vendor->scratch.size(), static_cast<std::size_t>(std::min(K, piece)) * m_value_bytes));
+  for (std::int64_t t = 0; t < K; t += piece) {
     const auto at = static_cast<std::size_t>(t) * m_value_bytes;
-    HPF_MPI_CHECK(MPI_Reduce(in + at, out == nullptr ? scratch : out + at, 1, m_vendor->type, m_vendor->op,
-                             m_opts.root, m_comm.get()));
+    const int n = static_cast<int>(std::min(piece, K - t)); // <= 1 MiB / value_bytes, or 1
+    HPF_MPI_CHECK(MPI_Reduce(in + at, out == nullptr ? m_vendor->scratch.data() : out + at, n, m_vendor->type,
+                             m_vendor->op, m_opts.root, m_comm.get()));
   }
   t_active = saved;
 }
@@ -340,17 +343,22 @@ void SeriesCore::run_collective(std::int64_t K, const std::byte* in, std::byte* 
 // strategy applies P - 1 times per phase.
 void SeriesCore::calibrate(std::int64_t phases) {
   const double start = MPI_Wtime();
-  const std::int64_t kc = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, k_calibration_phases}));
+  // The steady state on at most 128 phases, scaled by the model; the vendor reduction on what it
+  // reduces in one call: one batch (or the series, if shorter), at most one 1 MiB piece (beyond a
+  // piece, each piece is one more call, so scaling up is linear).
   const std::size_t vb = m_value_bytes;
-  std::vector<std::byte> in(static_cast<std::size_t>(kc) * vb), out(in.size());
+  const std::int64_t kc = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, k_calibration_phases}));
+  const auto piece = static_cast<std::int64_t>(k_vendor_piece_bytes / vb);
+  const std::int64_t kv = std::max<std::int64_t>(1, std::min({phases, m_opts.batch, piece}));
+  std::vector<std::byte> in(static_cast<std::size_t>(kv) * vb), out(in.size());
   std::byte* to = m_rank == m_opts.root ? out.data() : nullptr;
-  const ByteFold keep = [](const std::byte*, std::byte*) {};
+  const ByteFold keep = [](const std::byte*, std::byte*, int) {};
   steady::PipelineCallbacks cb;
   cb.make = [vb](int, std::int64_t, std::byte* o) { std::memset(o, 0, vb); };
   cb.combine = [vb](const std::byte* l, const std::byte*, std::byte* o) { std::memcpy(o, l, vb); };
   cb.deliver = [](int, std::int64_t, const std::byte*) {};
   run(kc, vb, cb); // warm-up: first-use costs (buffers, the library's connections)
-  run_collective(kc, in.data(), to, keep);
+  run_collective(kv, in.data(), to, keep);
   std::vector<double> t(2 * k_calibration_rounds + 1);
   for (int r = 0; r < k_calibration_rounds; ++r) {
     HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
@@ -359,7 +367,7 @@ void SeriesCore::calibrate(std::int64_t phases) {
     t[static_cast<std::size_t>(2 * r)] = MPI_Wtime() - s;
     HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
     s = MPI_Wtime();
-    run_collective(kc, in.data(), to, keep);
+    run_collective(kv, in.data(), to, keep);
     t[static_cast<std::size_t>(2 * r + 1)] = MPI_Wtime() - s;
   }
   t.back() = MPI_Wtime() - start;
@@ -377,7 +385,7 @@ void SeriesCore::calibrate(std::int64_t phases) {
     m_choice.steady_seconds *= m_choice.steady_correction;
   }
   m_choice.collective_seconds =
-      std::max(median(vendor_t), 1e-12) * static_cast<double>(phases) / static_cast<double>(kc);
+      std::max(median(vendor_t), 1e-12) * static_cast<double>(phases) / static_cast<double>(kv);
   m_choice.calibration_seconds = t.back();
 }
 

@@ -152,6 +152,53 @@ TEST(Series, ReductionCollectiveEqualsTheSequentialFold) {
   check_reduction(hpf::SeriesStrategy::Collective, 0, 4, 1000, 0);   // an empty array
 }
 
+// The vendor reduction takes a whole batch in one MPI_Reduce, cut into pieces of at most 1 MiB: with
+// 64 KiB values a batch of 40 phases goes in pieces of 15, 15 and 10, and every phase is still the
+// sequential fold in rank order (two batches here, the second shorter).
+TEST(Series, ReductionCollectiveCutsABatchIntoPieces) {
+  struct Big {
+    Mat m;
+    std::array<std::uint64_t, 8192> pad; // 64 KiB: 1 MiB holds 15 values with the series' flag
+  };
+  const int P = world_size();
+  const auto grid = hpf::ProcessGrid::world({P});
+  const hpf::Layout<1> layout({2 * P + 1}, {hpf::Cyclic(2)}, grid);
+  hpf::DistArray<Big, 1> A("A", layout);
+  hpf::SeriesOptions opts;
+  opts.strategy = hpf::SeriesStrategy::Collective;
+  opts.batch = 40;
+  opts.expected = 55;
+  opts.platform = measured(); // forced strategy: the platform only feeds the (unused) LP
+  const auto big_mul = [](const Big& x, const Big& y) {
+    Big z{};
+    z.m = mul(x.m, y.m);
+    z.pad[0] = x.pad[0] + y.pad[0];
+    return z;
+  };
+  hpf::ReductionSeries<Big> red(layout, big_mul, opts);
+  for (std::int64_t t = 0; t < opts.expected; ++t) {
+    hpf::forall(A, [t](const hpf::Index<1>& g, Big& x) {
+      x.m = element(g[0], t);
+      x.pad.fill(0);
+      x.pad[0] = 1;
+    });
+    red.submit(A);
+  }
+  red.wait_all();
+  int wrong = 0;
+  for (std::int64_t t = 0; t < opts.expected; ++t) {
+    const std::optional<Big> got = red.result(t);
+    if (world_rank() != 0) {
+      EXPECT_FALSE(got.has_value());
+      continue;
+    }
+    const std::optional<Mat> want = reference(layout, t);
+    ASSERT_TRUE(got.has_value() && want.has_value()) << "phase " << t;
+    if (got->m != *want || got->pad[0] != static_cast<std::uint64_t>(layout.global_size())) ++wrong;
+  }
+  EXPECT_EQ(wrong, 0) << "phases differing from the sequential fold";
+}
+
 // Auto measures the vendor reduction and the steady state (calibration) and decides from agreed
 // numbers: the choice and its reason (which prints every number) are the same on every rank.
 TEST(Series, ReductionAutoCalibratesAndAgreesOnItsChoice) {

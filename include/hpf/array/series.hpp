@@ -26,14 +26,17 @@
 //     series' own communicator: no duplicate, barrier or time agreement per batch);
 //   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
 //     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters;
-//   - Collective (reductions only): the vendor's own reduction, one MPI_Reduce per phase, on a user
-//     MPI_Op created with commute = 0 (MPI then folds in rank order, so the result is still the
-//     sequential fold; a window of MPI_Ireduce in flight measured slower, docs/steady.md).
+//   - Collective (reductions only): the vendor's own reduction of a whole batch, one MPI_Reduce whose
+//     count is the batch's phases (in pieces of at most 1 MiB), on a user MPI_Op created with
+//     commute = 0 (MPI then folds every phase in rank order, so the result is still the sequential
+//     fold). One MPI_Reduce per phase cost 1.2-1.3x back-to-back MPI_Reduce: the series' work per
+//     phase sat on the critical path of every reduction (docs/steady.md).
 // For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
-// calibration batch of min(phases, 128) dummy phases on the steady-state pipeline and as vendor
-// reductions, 3 rounds interleaved, each time the maximum over ranks (one MPI_Allreduce), medians
-// kept. The steady-state prediction is scaled by measured / predicted of its calibration batch, and
-// the vendor's is its measured time scaled to `phases`.
+// calibration batch of min(phases, batch, 128) dummy phases on the steady-state pipeline and one of
+// min(phases, batch, 1 MiB of values) as a vendor reduction, 3 rounds interleaved, each time the
+// maximum over ranks (one MPI_Allreduce), medians kept. The steady-state prediction is scaled by
+// measured / predicted of its calibration batch, and the vendor's is its measured time scaled to
+// `phases`.
 // choice() reports every prediction and the reason. Every rank makes the same choice: the platform
 // is the one rank 0 measured and broadcast, and the LP's solve time and the calibration times are
 // agreed by a maximum.
@@ -45,8 +48,10 @@
 // Memory (the documented bound): at most opts.batch phases wait per rank (one value of
 // sizeof(T) + 1 byte per reduction phase; the whole array per scatter phase on the root); the
 // pipeline's buffers hold at most plan().max_buffer values each, at most 2 periods' worth (seed 000,
-// Section 3.4); results stay where they were delivered (one T per phase on the root for a reduction,
-// each rank's block per phase for a scatter) until the series is destroyed.
+// Section 3.4); Collective: a receive buffer of at most 1 MiB (or one value) on ranks other than
+// the root, besides what MPI_Reduce allocates inside; results stay where they were delivered (one T
+// per phase on the root for a reduction, each rank's block per phase for a scatter) until the series
+// is destroyed.
 //
 // Errors, on every rank, and the series is cancelled (every later call throws): an operator that
 // throws (on any rank; the pipeline finishes its batch with the failed value, then every rank learns
@@ -63,6 +68,7 @@
 #include <hpf/steady/measure.hpp>
 #include <hpf/steady/pipeline.hpp>
 
+#include <algorithm>
 #include <any>
 #include <cstddef>
 #include <cstdint>
@@ -83,8 +89,8 @@ enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
   SteadyState,      ///< seed 000's periodic schedule
   TreePerOperation, ///< one seed-002 tree (reductions) or one direct scatter per phase
-  Collective,       ///< reductions only: one vendor MPI_Reduce per phase, with a user op created
-                    ///< non-commutative (MPI folds in rank order)
+  Collective,       ///< reductions only: one vendor MPI_Reduce per batch (count = its phases), with a
+                    ///< user op created non-commutative (MPI folds every phase in rank order)
 };
 std::string to_string(SeriesStrategy s);
 
@@ -124,8 +130,9 @@ struct VendorReduce;
 struct VendorReduceFree {
   void operator()(VendorReduce* v) const noexcept;
 };
-/// inout = in (+) inout on one value of the series' value size; in holds the lower ranks' fold.
-using ByteFold = std::function<void(const std::byte* in, std::byte* inout)>;
+/// inout[i] = in[i] (+) inout[i] for `count` consecutive values of the series' value size (MPI's
+/// user-function convention); in holds the lower ranks' fold.
+using ByteFold = std::function<void(const std::byte* in, std::byte* inout, int count)>;
 
 /// The part of a series that does not depend on T: platform, LP, choice, plans, error agreement.
 class SeriesCore {
@@ -156,9 +163,10 @@ public:
   void check_phase(std::int64_t t, std::int64_t submitted);
   /// run_pipeline of the plan of K phases, rank r playing node r.
   void run(std::int64_t K, std::size_t value_bytes, const steady::PipelineCallbacks& cb);
-  /// Collective (reductions): K vendor reductions to the root, value t from in + t * value_bytes to
-  /// out + t * value_bytes (significant on the root only; nullptr elsewhere), folded by `fold` in rank
-  /// order. `fold` must not throw (it is called from inside MPI).
+  /// Collective (reductions): the vendor reduction of K values to the root, value t from
+  /// in + t * value_bytes to out + t * value_bytes (significant on the root only; nullptr elsewhere),
+  /// each folded by `fold` in rank order: one MPI_Reduce of count K, in pieces of at most 1 MiB.
+  /// `fold` must not throw (it is called from inside MPI).
   void run_collective(std::int64_t K, const std::byte* in, std::byte* out, const ByteFold& fold);
 
 private:
@@ -191,12 +199,15 @@ public:
   /// solves, chooses. `op(left, right) -> T` is associative, not necessarily commutative. Throws
   /// hpf::Error on every rank for a root outside the communicator or bad options.
   template <int N, class Op> ReductionSeries(const Layout<N>& layout, Op op, SeriesOptions opts = {})
-      : m_layout(layout), m_op(op), m_fold_run(run_folder(std::move(op))),
+      : m_layout(layout), m_op(op), m_fold_parts(parts_folder(op)), m_fold_run(run_folder(std::move(op))),
         m_core(layout.grid().comm().get(), steady::SteadyOp::Reduce, sizeof(Part), timer(), opts,
-               "ReductionSeries") {}
+               "ReductionSeries") {
+    // Room for the first batch of the phases announced, so that submit does not reallocate.
+    const SeriesOptions& o = m_core.options();
+    if (o.expected > 0) m_waiting.reserve(static_cast<std::size_t>(std::min(o.expected, o.batch)));
+  }
 
-  /// Not collective (unless opts.batch phases are then waiting: see the header comment; or the
-  /// strategy is Collective, whose submit runs its phase's MPI_Reduce at once). Folds this
+  /// Not collective (unless opts.batch phases are then waiting: see the header comment). Folds this
   /// rank's local elements of A as phase submitted(). Throws hpf::Error (and cancels) when A's layout
   /// is not the series' layout: every rank sees the same layouts, so every rank throws.
   template <int N> void submit(const DistArray<T, N>& A) {
@@ -219,7 +230,6 @@ public:
       }
     }
     m_waiting.push_back(part);
-    if (m_core.size() > 1 && m_core.choice().chosen == SeriesStrategy::Collective) reduce_waiting();
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
@@ -290,6 +300,33 @@ private:
     };
   }
 
+  // The vendor reduction's fold: inout[i] = in[i] (+) inout[i] for `count` parts (the memory MPI
+  // hands over need not be aligned for Part), as combine() does it, with the operator inlined: one
+  // std::function call per MPI callback, not three per value. Never throws (called from inside MPI).
+  using PartsFold = std::function<void(ReductionSeries&, const std::byte*, std::byte*, int)>;
+  template <class Op> static PartsFold parts_folder(Op op) {
+    return [op = std::move(op)](ReductionSeries& self, const std::byte* in, std::byte* inout, int count) {
+      for (int i = 0; i < count; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i) * sizeof(Part);
+        Part a, b;
+        std::memcpy(static_cast<void*>(&a), in + at, sizeof a);
+        if (a.has == 0) continue; // b stands
+        std::memcpy(static_cast<void*>(&b), inout + at, sizeof b);
+        if (b.has == 0 || self.m_failed) {
+          b = a; // an absent right operand, or a failure already recorded: the left operand goes on
+        } else {
+          try {
+            b.value = static_cast<T>(op(a.value, b.value));
+          } catch (...) {
+            self.fail(std::current_exception());
+            b = a;
+          }
+        }
+        std::memcpy(static_cast<void*>(inout + at), &b, sizeof b);
+      }
+    };
+  }
+
   std::function<void()> timer() {
     // One operation on a unit of data: what a node of the platform computes per task.
     return [this] {
@@ -307,11 +344,10 @@ private:
     const auto K = static_cast<std::int64_t>(m_waiting.size());
     // A contribution's fold may have failed: the batch runs all the same (combine() passes the left
     // operand on once m_failed is set) and the one agreement after it reports the failure, so a batch
-    // costs one collective besides the pipeline.
-    if (K == 0) {
-      m_core.agree(m_failed, m_message);
-      return;
-    }
+    // costs one collective besides the pipeline. With nothing waiting there is nothing to agree on:
+    // a failure is only ever recorded by submit (which leaves its phase waiting) or inside a batch
+    // (agreed at its end), and every rank has the same number of waiting phases.
+    if (K == 0) return;
     const bool on_root = m_core.rank() == m_core.root();
     if (on_root) m_results.resize(static_cast<std::size_t>(m_done + K), Part{T{}, 0});
     if (m_core.size() == 1) {
@@ -324,7 +360,14 @@ private:
         if (on_root) m_results[static_cast<std::size_t>(m_done + t)] = *r;
       }
     } else if (m_core.choice().chosen == SeriesStrategy::Collective) {
-      reduce_waiting(); // submit() reduced every phase already
+      // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
+      // (Built here, not kept: a member capturing `this` would dangle in a moved-from series.)
+      const detail::ByteFold fold = [this](const std::byte* in, std::byte* inout, int count) {
+        m_fold_parts(*this, in, inout, count);
+      };
+      m_core.run_collective(K, reinterpret_cast<const std::byte*>(m_waiting.data()),
+                            on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done) : nullptr,
+                            fold);
     } else {
       steady::PipelineCallbacks cb;
       cb.make = [this](int i, std::int64_t stamp, std::byte* out) {
@@ -345,43 +388,18 @@ private:
       m_core.run(K, sizeof(Part), cb);
     }
     m_waiting.clear();
-    m_reduced = 0;
     m_done += K;
     m_core.agree(m_failed, m_message);
   }
 
-  // Collective: the vendor reduction of every waiting phase not reduced yet, at once (submit calls
-  // it for each phase, so that the reductions interleave with the program's work as back-to-back
-  // MPI_Reduce calls do; measured faster than reducing a whole batch in a row, docs/steady.md).
-  // Every rank submits the same phases, so every rank calls it the same number of times.
-  void reduce_waiting() {
-    const auto n = static_cast<std::int64_t>(m_waiting.size());
-    if (m_reduced == n) return;
-    const bool on_root = m_core.rank() == m_core.root();
-    if (on_root) m_results.resize(static_cast<std::size_t>(m_done + n), Part{T{}, 0});
-    // MPI folds in rank order for an op created non-commutative: `in` is the lower ranks' part.
-    // (Built here, not kept: a member capturing `this` would dangle in a moved-from series.)
-    const detail::ByteFold fold = [this](const std::byte* in, std::byte* inout) {
-      Part a, b;
-      std::memcpy(static_cast<void*>(&a), in, sizeof a);
-      std::memcpy(static_cast<void*>(&b), inout, sizeof b);
-      const Part c = combine(a, b);
-      std::memcpy(static_cast<void*>(inout), &c, sizeof c);
-    };
-    m_core.run_collective(
-        n - m_reduced, reinterpret_cast<const std::byte*>(m_waiting.data() + m_reduced),
-        on_root ? reinterpret_cast<std::byte*>(m_results.data() + m_done + m_reduced) : nullptr, fold);
-    m_reduced = n;
-  }
-
   std::any m_layout;
   std::function<T(const T&, const T&)> m_op;
+  PartsFold m_fold_parts;
   std::function<void(const T*, index_t, Part&)> m_fold_run;
   detail::SeriesCore m_core;
   std::vector<Part> m_waiting; // contributions of phases m_done.. (at most opts.batch)
   std::vector<Part> m_results; // root: results of phases 0..m_done-1
   std::int64_t m_done = 0;
-  std::int64_t m_reduced = 0; // Collective: waiting phases already reduced
   bool m_failed = false;
   std::string m_message;
 };
