@@ -18,22 +18,26 @@
 #
 #   bench/redistribute/smpi_run.sh --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S]
 #                                  [--repeats K] [--csv file (rows appended)] [--shared 0|1] [--jobs J]
+#                                  [--alltoallv pair,ring,bruck,ompi]
 # --M: default 131072 N (1 MiB of doubles per rank, the problem of docs/scale.md).
 # --repeats: default 3, and 1 from 1024 ranks on (as smpi_results.sh).
 # --shared: SMPI_SHARED_MALLOC source and target blocks (default 1 from 256 ranks on; the check then
 # runs on a smaller problem with the same pattern, and the timed runs skip packing, see smpi_driver.cpp).
 # From 1024 ranks on the MPI_Alltoallv rows are not checked (checked_elements 0; see sim below).
 # --jobs: smpiruns at a time (default $HPF_JOBS, the number of cores); the longest start first.
+# --alltoallv: SMPI's algorithms to run (default pair,ring,bruck,ompi, and pair,ring,bruck from 1024
+# ranks on: there SMPI's ompi selector picks basic_linear, every one of the P^2 messages posted at
+# once, whose simulation advanced 1 us of simulated time in 2 minutes; see docs/scale.md).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/platforms/smpi_common.sh"
-usage="usage: $0 --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S] [--repeats K] [--csv file] [--shared 0|1] [--jobs J]"
-ranks="" platform="" M="" r=3 s=5 repeats="" csv="" shared="" jobs="$HPF_JOBS"
+usage="usage: $0 --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S] [--repeats K] [--csv file] [--shared 0|1] [--jobs J] [--alltoallv a,b,...]"
+ranks="" platform="" M="" r=3 s=5 repeats="" csv="" shared="" jobs="$HPF_JOBS" a2a=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$1: missing value; $usage" >&2; exit 2; }
   case "$1" in
     --ranks) ranks="$2" ;; --platform) platform="$2" ;; --M) M="$2" ;; --r) r="$2" ;; --s) s="$2" ;;
-    --repeats) repeats="$2" ;; --csv) csv="$2" ;; --shared) shared="$2" ;; --jobs) jobs="$2" ;;
+    --repeats) repeats="$2" ;; --csv) csv="$2" ;; --shared) shared="$2" ;; --jobs) jobs="$2" ;; --alltoallv) a2a="$2" ;;
     *) echo "unknown option '$1'; $usage" >&2; exit 2 ;;
   esac
   shift 2
@@ -44,6 +48,11 @@ case "$platform" in cluster|torus|mesh) ;; *) echo "--platform: expected cluster
 [ -n "$M" ] || M=$((131072 * ranks))
 [ -n "$repeats" ] || { if [ "$ranks" -ge 1024 ]; then repeats=1; else repeats=3; fi; }
 [ -n "$shared" ] || { if [ "$ranks" -ge 256 ]; then shared=1; else shared=0; fi; }
+[ -n "$a2a" ] || { if [ "$ranks" -ge 1024 ]; then a2a=pair,ring,bruck; else a2a=pair,ring,bruck,ompi; fi; }
+IFS=, read -r -a a2a_algs <<< "$a2a"
+for alg in "${a2a_algs[@]}"; do
+  case "$alg" in pair|ring|bruck|ompi) ;; *) echo "--alltoallv: expected pair, ring, bruck or ompi, got '$alg'; $usage" >&2; exit 2 ;; esac
+done
 
 out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/redistribute"  # HPF_SMPI_BUILD: CTest's build tree
 mkdir -p "$out"
@@ -88,8 +97,13 @@ if [ "$ranks" -le 256 ]; then cat_methods=(caterpillar caterpillar-steps); else 
 hpf_methods=("${cat_methods[@]}" class koenig-stepwise koenig-greedy all-at-once)
 # One smpirun per method, at most --jobs at a time, longest first (their real times at 1024 ranks on
 # the torus, docs/scale.md): bruck, all-at-once, the other alltoallv algorithms, the step methods.
-runs=(alltoallv_bruck all-at-once alltoallv_pair alltoallv_ring alltoallv_ompi koenig-stepwise koenig-greedy class
-      "${cat_methods[@]}")
+a2a_methods=("${a2a_algs[@]/#/alltoallv_}")
+runs=()
+for m in alltoallv_bruck all-at-once alltoallv_pair alltoallv_ring alltoallv_ompi koenig-stepwise koenig-greedy class \
+  "${cat_methods[@]}"; do
+  case "$m" in alltoallv_*) [[ " ${a2a_methods[*]} " == *" $m "* ]] || continue ;; esac
+  runs+=("$m")
+done
 for i in "${!runs[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   case "${runs[$i]}" in
@@ -101,19 +115,20 @@ wait
 # Rows in the CSV's order: the hpfrt methods, then pair, ring, bruck, ompi. A failed smpirun left
 # no rows, which the check below reports.
 : > "$results"
-for want in "${hpf_methods[@]}" alltoallv_pair alltoallv_ring alltoallv_bruck alltoallv_ompi; do
+for want in "${hpf_methods[@]}" "${a2a_methods[@]}"; do
   for i in "${!runs[@]}"; do if [ "${runs[$i]}" = "$want" ]; then cat "$results.$i" >> "$results"; fi; done
 done
 for i in "${!runs[@]}"; do rm -f "$results.$i"; done
 
-python3 - "$results" "$platform" "$ranks" "$M" "$r" "$s" "$csv" <<'PY'
+python3 - "$results" "$platform" "$ranks" "$M" "$r" "$s" "$csv" "${#a2a_methods[@]}" <<'PY'
 import os, sys
-results, platform, ranks, M, r, s, csv = sys.argv[1:]
+results, platform, ranks, M, r, s, csv, n_a2a = sys.argv[1:]
 rows = [l.strip().split(",")[1:] for l in open(results) if l.strip()]
 t = {x[0]: float(x[1]) for x in rows}
 cat = "caterpillar" if "caterpillar" in t else "caterpillar-steps"
-if cat not in t or len(rows) != 9 + ("caterpillar" in t):
-    sys.exit(f"smpi_run.sh: expected the caterpillar and 8 other methods, got {[x[0] for x in rows]}")
+if cat not in t or len(rows) != 5 + int(n_a2a) + ("caterpillar" in t):
+    sys.exit(f"smpi_run.sh: expected the caterpillar, 4 other hpfrt methods and {n_a2a} alltoallv, "
+             f"got {[x[0] for x in rows]}")
 best_a2a = min(v for k, v in t.items() if k.startswith("alltoallv_"))
 header = ("platform,ranks,M,r,s,method,simulated_seconds,ratio_to_caterpillar,ratio_to_best_alltoallv,"
           "steps,total_cost,largest_message_bytes,smallest_message_bytes,checked_elements,wall_seconds")
