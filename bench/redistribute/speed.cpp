@@ -7,6 +7,8 @@
 //   - redistribute:   A.redistribute(b) then A.redistribute(a) (both directions timed; the plan is
 //                     cached after the warm-up, the target array is allocated by each call, as in HPF);
 //   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
+//   - executor-packed: the same with every message packed (no MPI datatypes; see RedistOptions::
+//                     in_place_min_piece_bytes);
 //   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
 //   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair over the runs (MPI packs);
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
@@ -21,6 +23,7 @@
 //   mpirun -n 2 bench_redistribute_speed [--M 8e6] [--r 3] [--s 5] [--repeats 9] [--csv out.csv]
 #include "peers.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -155,6 +158,14 @@ int main(int argc, char** argv) {
     methods.push_back({"tpetra", [&] { tp.run(); }, {}});
 #endif
 
+    // The same executor with every message packed (no MPI datatypes, RedistOptions::
+    // in_place_min_piece_bytes = SIZE_MAX): what moving long pieces in place gains or loses here.
+    hpf::RedistOptions packed_opt = opt;
+    packed_opt.in_place_min_piece_bytes = SIZE_MAX;
+    const hpf::RedistributionPlan<1> packed_plan(a, b, packed_opt);
+    hpf::RedistributionExecutor<1> ex_packed(packed_plan);
+    methods.push_back({"executor-packed", [&] { ex_packed.execute(X, Y); }, {}});
+
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;
     auto check = [&](const char* what, bool good) {
@@ -181,6 +192,10 @@ int main(int argc, char** argv) {
     methods[7].run();
     check("tpetra", holds_global_index(tp.result().get(), b));
 #endif
+
+    Y.fill(0);
+    methods.back().run();
+    check("executor-packed", holds_global_index(Y.local_data(), b));
 
     for (int k = 0; k < repeats; ++k)
       for (Method& meth : methods) meth.t.push_back(time_once(meth.run));

@@ -29,6 +29,7 @@
 //          [--n2d 8000 --r2d 36 --s2d 128 --tpetra2d 0|1] [--repeats 9] [--csv out.csv]
 #include "peers.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -142,6 +143,13 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   const auto plan = hpf::cached_plan(a, b, hpf::detail::with_model(a, {}, sizeof(double)));
   hpf::RedistributionExecutor<N> ex(*plan);
   methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}, false, {}});
+  // The same executor with every message packed (no MPI datatypes): what moving the messages of long
+  // pieces in place (RedistOptions::in_place_min_piece_bytes) gains or loses in this cell.
+  hpf::RedistOptions packed_opt = hpf::detail::with_model(a, {}, sizeof(double));
+  packed_opt.in_place_min_piece_bytes = SIZE_MAX;
+  const hpf::RedistributionPlan<N> packed_plan(a, b, packed_opt);
+  hpf::RedistributionExecutor<N> ex_packed(packed_plan);
+  methods.push_back({"executor-packed", [&] { ex_packed.execute(X, Y); }, {}, false, {}});
   methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}, false, {}});
   // The MPI peers in 1-D only: COSTA's 2-D case is compared with pdgemr2d and Tpetra (the naive
   // MPI_Alltoallv took 8.8 s a call there, 9.5x Tpetra, and would double the sweep's run time).
