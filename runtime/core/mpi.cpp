@@ -84,6 +84,30 @@ Requests::~Requests() {
     MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
 }
 
+void Requests::cancel_receives() noexcept {
+  if (m_reqs.empty() || !detail::mpi_alive()) return;
+  for (MPI_Request& r : m_reqs) {
+    // A receive that has completed (maybe truncated: the caller is already failing) is only freed:
+    // Open MPI 4.1 never completes a truncated receive once it is cancelled. One still pending is
+    // cancelled, and completes locally (MPI 3.1 Sec. 3.8.4), or else was matched and completes with
+    // its sender's progress.
+    int done = 0;
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (done == 0 && r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+  }
+  m_reqs.clear();
+}
+
+void Requests::release_sends() noexcept {
+  if (detail::mpi_alive())
+    for (MPI_Request& r : m_reqs)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  m_reqs.clear();
+}
+
 void Requests::wait_all() {
   if (m_reqs.empty()) return;
   std::vector<MPI_Request> pending;

@@ -202,6 +202,15 @@ void Exchange::wait() {
   m_posted = false;
 }
 
+void Exchange::abandon() {
+  detail::require(abandonable(), "Exchange::abandon: mode ", to_string(m_mode),
+                  " cannot be abandoned; expected all-at-once or pipelined");
+  if (!m_posted) return;
+  for (Requests& r : m_rreq) r.cancel_receives();
+  for (Requests& r : m_sreq) r.release_sends();
+  m_posted = false;
+}
+
 bool Exchange::test() {
   detail::require(m_posted, "Exchange::test: nothing was posted");
   const bool flow = m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||

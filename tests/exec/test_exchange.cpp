@@ -145,6 +145,77 @@ TEST(Exchange, Errors) {
   HPF_EXPECT_ERROR(ok.wait(), "nothing was posted");
 }
 
+// In place (set_in_place): a send read through a strided datatype and a receive written through one
+// deliver the same bytes as packing, on a ring (every rank sends to the next), in every mode; a packed
+// end matches an in-place one. Bad datatypes and a missing base are errors naming what was expected.
+TEST(Exchange, InPlaceMatchesPackingAndRefusesBadDatatypes) {
+  const int n = world_size();
+  const int me = world_rank();
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  constexpr int count = 5; // every third int of 15: one message of 20 bytes each way
+  hpf::ExchangePlan plan;
+  plan.sends.push_back({(me + 1) % n, count * sizeof(int), 0});
+  plan.recvs.push_back({(me + n - 1) % n, count * sizeof(int), 0});
+  MPI_Datatype raw = MPI_DATATYPE_NULL;
+  HPF_MPI_CHECK(MPI_Type_vector(count, 1, 3, MPI_INT, &raw));
+  HPF_MPI_CHECK(MPI_Type_commit(&raw));
+  const hpf::Datatype every_third(raw);
+  for (ExecMode mode :
+       {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake, ExecMode::Pipelined})
+    for (int ends = 0; ends < 4; ++ends) { // bit 0: send in place, bit 1: receive in place
+      // Mixed ends: ranks differ (odd ranks send in place only when bit 0 is set), as RedistOptions'
+      // per-rank threshold may make them.
+      const bool send_in_place = (ends & 1) != 0 && (me % 2 == 0 || ends == 3);
+      const bool recv_in_place = (ends & 2) != 0;
+      hpf::Exchange ex(comm, plan, mode);
+      ex.set_in_place(
+          send_in_place ? std::vector<MPI_Datatype>{every_third.get()} : std::vector<MPI_Datatype>{},
+          recv_in_place ? std::vector<MPI_Datatype>{every_third.get()} : std::vector<MPI_Datatype>{});
+      std::vector<int> src(3 * count), dst(3 * count, -1);
+      std::iota(src.begin(), src.end(), 100 * me);
+      ex.post(
+          [&](std::size_t, std::byte* buf) {
+            for (int k = 0; k < count; ++k) std::memcpy(buf + k * sizeof(int), &src[3 * k], sizeof(int));
+          },
+          [&](std::size_t, const std::byte* buf) {
+            for (int k = 0; k < count; ++k) std::memcpy(&dst[3 * k], buf + k * sizeof(int), sizeof(int));
+          },
+          src.data(), dst.data());
+      ex.wait();
+      const int from = (me + n - 1) % n;
+      for (int k = 0; k < 3 * count; ++k)
+        EXPECT_EQ(dst[static_cast<std::size_t>(k)], k % 3 == 0 ? 100 * from + k : -1)
+            << to_string(mode) << " ends " << ends << " element " << k;
+    }
+
+  hpf::Exchange ex(comm, plan, ExecMode::AllAtOnce);
+  HPF_EXPECT_ERROR(ex.set_in_place({every_third.get(), every_third.get()}, {}), "send has 2 datatypes",
+                   "expected 0 or one per send (1)");
+  MPI_Datatype four_ints = MPI_DATATYPE_NULL;
+  HPF_MPI_CHECK(MPI_Type_contiguous(4, MPI_INT, &four_ints));
+  HPF_MPI_CHECK(MPI_Type_commit(&four_ints));
+  const hpf::Datatype wrong(four_ints);
+  HPF_EXPECT_ERROR(ex.set_in_place({}, {wrong.get()}), "the datatype of receive 0 holds 16 bytes",
+                   "expected the transfer's 20 bytes");
+  ex.set_in_place({every_third.get()}, {});
+  HPF_EXPECT_ERROR(ex.post([](std::size_t, std::byte*) {}, [](std::size_t, const std::byte*) {}),
+                   "sends are in place (set_in_place) but send_base is null");
+
+  // abandon(): a posted all-at-once exchange is taken back without waiting for any peer (on a
+  // communicator freed next, with whatever no rank received); the step modes refuse.
+  {
+    const hpf::Comm scratch = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    hpf::Exchange flow(scratch, plan, ExecMode::AllAtOnce);
+    flow.post([](std::size_t, std::byte* buf) { std::memset(buf, 1, count * sizeof(int)); },
+              [](std::size_t, const std::byte*) {});
+    flow.abandon();
+    EXPECT_FALSE(flow.posted());
+    hpf::Exchange steps(scratch, plan, ExecMode::StepSynchronous);
+    HPF_EXPECT_ERROR(steps.abandon(), "mode step-synchronous cannot be abandoned",
+                     "expected all-at-once or pipelined");
+  }
+}
+
 // Issue 15: a message's bytes are a size_t product; one that would wrap is an error on every rank (it
 // used to wrap to a small count), and a count past INT_MAX is planned as it is (exec/ splits it).
 TEST(Exchange, PlanRefusesMessageBytesThatWrap) {

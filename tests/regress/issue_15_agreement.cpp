@@ -3,6 +3,7 @@
 // right. Runs at 1 to 4 and 7 ranks; mismatches need two ranks or more.
 #include "hpf_test.hpp"
 
+#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/hpf.hpp>
 #include <hpf/layout/agree.hpp>
 
@@ -106,6 +107,54 @@ TEST(Issue15, DistArrayCollectivesRefuseDifferentLayoutsAndRoots) {
   if (world_rank() == 0) {
     for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], double(i));
   }
+}
+
+// Issue 10: on small communicators the agreement of A.redistribute travels with its messages
+// (core/pairwise_agreement.hpp). Ranks that disagree all throw, whether the exchange had already
+// posted its messages (all at once) or waited for the agreement (a step mode, MPI_Alltoallv), and no
+// message of a refused call reaches a later one: every refused call is followed by a correct one whose
+// data is checked. The same with the allreduce check (pairwise agreement limit 0).
+TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  const index_t M = 1000;
+  const int limit = hpf::detail::pairwise_agreement_limit();
+  for (const int lim : {limit, 0}) {
+    hpf::detail::set_pairwise_agreement_limit(lim);
+    for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise,
+                                   hpf::Strategy::Alltoallv, hpf::Strategy::Auto}) {
+      hpf::RedistOptions opt;
+      opt.strategy = st;
+      DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(2)}, grid));
+      hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+      for (int round = 0; round < 6; ++round) {
+        const index_t good = 3 + round;
+        if (n >= 2) {
+          // Every rank moves data in both plans, in different amounts: unmatched and truncated messages.
+          const Layout<1> bad({M}, {hpf::Cyclic(me == round % n ? good + 1 : good)}, grid);
+          EXPECT_EQ(ranks_that_threw([&] { A.redistribute(bad, opt); }, kDiffers), n)
+              << "strategy " << hpf::to_string(st) << " limit " << lim << " round " << round;
+          // One rank asks for a different strategy only.
+          hpf::RedistOptions other = opt;
+          if (me == 0)
+            other.strategy =
+                st == hpf::Strategy::AllAtOnce ? hpf::Strategy::KoenigStepwise : hpf::Strategy::AllAtOnce;
+          EXPECT_EQ(ranks_that_threw(
+                        [&] { A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), other); }, kDiffers),
+                    n);
+        }
+        A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), opt);
+        EXPECT_EQ(A.layout().dist(0).block(), good);
+        const auto all = A.gather(0);
+        if (me == 0) {
+          for (std::size_t i = 0; i < all.size(); ++i)
+            ASSERT_EQ(all[i], double(i)) << "strategy " << hpf::to_string(st) << " round " << round;
+        }
+      }
+    }
+  }
+  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 TEST(Issue15, ReductionsRefuseDifferentArrays) {

@@ -20,6 +20,7 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/layout/agree.hpp>
@@ -266,24 +267,19 @@ public:
   /// with the array unchanged, for other extents or a grid on another parent communicator.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
     // Every rank must pass the same layouts (issue 15: CYCLIC(3) on one rank and CYCLIC(5) on another
-    // failed in MPI_Waitall on one rank only); checked before the early return, which is per rank.
-    check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
-                              "DistArray::redistribute");
-    if (layout == m_layout) return; // already there: HPF REDISTRIBUTE to the same layout moves nothing
-    auto ex = executor_between(m_layout, layout, options);
-    if (!has_shadow() && !layout.has_shadow() && ex.plan().storage_identical()) {
-      relabel(layout); // every rank keeps its block as it is: only the layout changes
+    // failed in MPI_Waitall on one rank only), checked before the early returns, which are per rank.
+    // On small communicators the check travels with the data (core/pairwise_agreement.hpp): it costs
+    // no round of its own.
+    const auto strategy = static_cast<std::int64_t>(options.strategy);
+    const MPI_Comm comm = m_layout.grid().comm().get();
+    if (!detail::pairwise_agreement(comm)) {
+      check_same_redistribution(m_layout, layout, strategy, "DistArray::redistribute");
+      redistribute_agreed(layout, options, nullptr);
       return;
     }
-    // The target is not initialised: every owned element of it is written. It may be a block an
-    // earlier REDISTRIBUTE released (array/block_pool.hpp), and this one's goes to the pool in turn.
-    DistArray next(m_label, layout, detail::Uninitialized{});
-    run_into(*ex, *this, next); // on failure *this is untouched
-    view_type released = m_view;
-    *this = std::move(next);
-    detail::recycle_view(released, m_label);
+    detail::PairwiseAgreement round(comm, redistribution_hash(m_layout, layout, strategy));
+    redistribute_agreed(layout, options, &round);
   }
-
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
   /// elements go through a contiguous copy); dst's shadow is stale afterwards.
@@ -525,9 +521,61 @@ private:
     m_halo_valid = 0;
   }
 
+  /// redistribute() once the ranks agree, or (with `round`) while their agreement is in flight: it is
+  /// confirmed before anything is returned or waited for, and on a difference every rank takes its
+  /// messages back and throws the allreduce check's error (which names the differing word in debug
+  /// builds); the array is then unchanged.
+  void redistribute_agreed(const Layout<N>& layout, const RedistOptions& options,
+                           detail::PairwiseAgreement* round) {
+    const auto differ = [&] {
+      round->discard();
+      clear_plan_cache(); // no cached executor keeps the discarded communicator
+      check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
+                                "DistArray::redistribute");
+      detail::fail("DistArray::redistribute: the ranks passed different arguments to a collective; every "
+                   "rank must pass the same");
+    };
+    const auto confirm = [&] {
+      if (round != nullptr && !round->agreed()) differ();
+    };
+    if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
+      confirm();
+      return;
+    }
+    auto ex = executor_between(m_layout, layout, options);
+    if (!has_shadow() && !layout.has_shadow() && ex.plan().storage_identical()) {
+      confirm();
+      relabel(layout); // every rank keeps its block as it is: only the layout changes
+      return;
+    }
+    // The target is not initialised: every owned element of it is written. It may be a block an
+    // earlier REDISTRIBUTE released (array/block_pool.hpp), and this one's goes to the pool in turn.
+    DistArray next(m_label, layout, detail::Uninitialized{});
+    if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->abandonable()) {
+      // The messages go out with the agreement's, on its private communicator.
+      ex->use_comm(round->comm(), round->generation());
+      ex->post(static_cast<const T*>(local_data()), next.local_data());
+      if (!round->agreed()) {
+        ex->abandon();
+        differ();
+      }
+      ex->wait();
+    } else {
+      confirm(); // a step mode or MPI_Alltoallv may block in post(): agree first
+      ex->use_comm(Comm(), 0);
+      run_into(*ex, *this, next); // on failure *this is untouched
+    }
+    next.m_halo_valid = 0;
+    view_type released = m_view;
+    *this = std::move(next);
+    detail::recycle_view(released, m_label);
+  }
+
   /// An executor of the cached plan between the two layouts without their shadow widths (only owned
   /// elements move), from the plan's pool. Local; the model lookup is collective the first time.
   static auto executor_between(const Layout<N>& from, const Layout<N>& to, const RedistOptions& options) {
+    if (!from.has_shadow() && !to.has_shadow()) // the common case: no layout copies per call
+      return cached_executor(from, to, detail::with_model(from, options, sizeof(T)));
     const Layout<N> s = from.with_shadow(Index<N>{});
     return cached_executor(s, to.with_shadow(Index<N>{}), detail::with_model(s, options, sizeof(T)));
   }

@@ -80,6 +80,12 @@ public:
   [[nodiscard]] bool done(std::size_t i) const { return m_reqs.at(i) == MPI_REQUEST_NULL; }
   /// Forgets every request; all must have completed. Throws hpf::Error otherwise.
   void clear();
+  /// Takes back pending receives: cancels each and completes it (a cancelled receive completes
+  /// locally, MPI 3.1 Sec. 3.8.4), so that MPI no longer writes to their buffers. Never throws.
+  void cancel_receives() noexcept;
+  /// Gives up pending sends without waiting for them (MPI_Request_free; a send never matched stays
+  /// with MPI). For an exchange abandoned on a communicator about to be freed. Never throws.
+  void release_sends() noexcept;
   [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
 

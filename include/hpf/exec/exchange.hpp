@@ -141,6 +141,16 @@ public:
   /// transfer overlaps the combination of the previous input, one input at a time (seed 002, Sec. 3.1).
   void set_receive_window(std::size_t w) noexcept { m_window = w; }
   [[nodiscard]] bool posted() const noexcept { return m_posted; }
+  /// True when post() only starts nonblocking sends and receives that abandon() can take back (the
+  /// flow modes, AllAtOnce and Pipelined). The step modes and Alltoallv are not abandonable.
+  [[nodiscard]] bool abandonable() const noexcept {
+    return m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined;
+  }
+  /// Takes back a post() whose peers turned out to disagree (DistArray::redistribute's agreement):
+  /// pending receives are cancelled and completed, pending sends released. A send no peer receives
+  /// stays with MPI, so the communicator must be freed next and never reused. Then nothing is posted.
+  /// Throws hpf::Error unless abandonable(); never blocks on a peer.
+  void abandon();
   void execute(PackFn pack, UnpackFn unpack) {
     post(std::move(pack), std::move(unpack));
     wait();

@@ -83,13 +83,28 @@ template <int N> void check_same_layout_and_root(const Layout<N>& L, int root, s
 }
 
 /// As check_same_layout for both layouts of a redistribution and its strategy.
-template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
-                                                std::int64_t strategy, std::string_view what) {
+/// The words of a REDISTRIBUTE's arguments: the strategy, then the source and target layouts.
+template <int N>
+AgreementWords redistribution_words(const Layout<N>& from, const Layout<N>& to, std::int64_t strategy) {
   AgreementWords w;
+  w.words.reserve(64); // a call's words in one allocation (REDISTRIBUTE of small arrays is latency-bound)
   w.add(strategy, [] { return std::string("strategy"); });
   add_layout_words(w, from, "source.");
   add_layout_words(w, to, "target.");
-  w.check(from.grid().comm().get(), what);
+  return w;
+}
+
+/// Collective over the source grid's communicator: throws the same hpf::Error on every rank unless
+/// every rank passed the same layouts and strategy.
+template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
+                                                std::int64_t strategy, std::string_view what) {
+  redistribution_words(from, to, strategy).check(from.grid().comm().get(), what);
+}
+
+/// The hash of the same words (what core/pairwise_agreement.hpp sends to the other ranks). Local.
+template <int N>
+std::uint64_t redistribution_hash(const Layout<N>& from, const Layout<N>& to, std::int64_t strategy) {
+  return detail::hash_words(redistribution_words(from, to, strategy).words);
 }
 
 } // namespace hpf

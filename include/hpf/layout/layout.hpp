@@ -213,14 +213,15 @@ public:
   /// dimensions any width is allowed: a shadow wider than a neighbour's block (or a zero-size
   /// GEN_BLOCK block) reaches past it to the next owner. Not collective.
   [[nodiscard]] Layout with_shadow(const Index<N>& widths) const {
+    if (widths == m_shadow) return *this; // shares the cache of what is derived from the layout
     Layout out = *this;
     for (int d = 0; d < N; ++d) {
       const index_t w = widths[u(d)];
       detail::require(w >= 0, "Layout::with_shadow: width[", d, "] must be >= 0, got ", w);
-      detail::require(m_dists[u(d)].kind() != Distribution::Kind::Cyclic || w <= m_dists[u(d)].block(),
-                      "Layout::with_shadow: width[", d, "] = ", w, " is larger than the block size of ",
-                      m_dists[u(d)].to_string(), "; expected a width <= ", m_dists[u(d)].block(),
-                      " on a CYCLIC dimension (use BLOCK for wider shadows)");
+      if (m_dists[u(d)].kind() == Distribution::Kind::Cyclic && w > m_dists[u(d)].block()) // named lazily
+        detail::fail("Layout::with_shadow: width[", d, "] = ", w, " is larger than the block size of ",
+                     m_dists[u(d)].to_string(), "; expected a width <= ", m_dists[u(d)].block(),
+                     " on a CYCLIC dimension (use BLOCK for wider shadows)");
       // An INDIRECT dimension has no blocks to pad: each element would need its own shadow.
       detail::require(m_dists[u(d)].kind() != Distribution::Kind::Indirect || w == 0,
                       "Layout::with_shadow: width[", d, "] = ", w,

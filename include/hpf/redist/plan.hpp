@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -641,10 +642,12 @@ public:
     static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
     detail::require(!m_exchange || !m_exchange->posted(),
                     "RedistributionExecutor::post: the previous post() has not been completed by wait()");
-    if (!m_exchange || m_elem_bytes != sizeof(T)) {
-      m_exchange.emplace(m_plan->source().grid().comm(), m_plan->exchange_plan(sizeof(T)),
-                         m_plan->exec_mode(), m_tag);
+    if (!m_exchange || m_elem_bytes != sizeof(T) || m_built_generation != m_comm_generation) {
+      m_exchange.reset(); // the old exchange holds the raw datatypes that set_in_place() replaces
+      m_exchange.emplace(m_comm_generation != 0 ? m_comm_override : m_plan->source().grid().comm(),
+                         m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
       m_elem_bytes = sizeof(T);
+      m_built_generation = m_comm_generation;
       set_in_place();
     }
     const RedistributionPlan<N>* plan = m_plan;
@@ -662,6 +665,25 @@ public:
   void wait() {
     detail::require(m_exchange && m_exchange->posted(), "RedistributionExecutor::wait: nothing was posted");
     m_exchange->wait();
+  }
+
+  /// Runs the next post() on `comm`, a congruent duplicate of the plan's grid communicator
+  /// (DistArray::redistribute's private one, core/pairwise_agreement.hpp); `generation` identifies it,
+  /// since MPI may reuse a freed handle (0: back to the grid's communicator). Local.
+  void use_comm(const Comm& comm, std::uint64_t generation) {
+    detail::require(!pending(), "RedistributionExecutor::use_comm: a post() is pending");
+    m_comm_override = generation != 0 ? comm : Comm();
+    m_comm_generation = generation;
+  }
+  /// True when post() never blocks on a peer and abandon() can take it back (Exchange::abandonable:
+  /// the all-at-once modes).
+  [[nodiscard]] bool abandonable() const noexcept {
+    return m_plan->exec_mode() == ExecMode::AllAtOnce || m_plan->exec_mode() == ExecMode::Pipelined;
+  }
+  /// Takes back a pending post() whose peers disagreed (Exchange::abandon); its communicator must be
+  /// freed next. Local; never blocks on a peer.
+  void abandon() {
+    if (m_exchange) m_exchange->abandon();
   }
 
   /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size.
@@ -695,6 +717,9 @@ private:
   const RedistributionPlan<N>* m_plan;
   int m_tag;
   std::size_t m_elem_bytes = 0;
+  Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)
+  std::uint64_t m_comm_generation = 0;  // what the next post() runs on
+  std::uint64_t m_built_generation = 0; // what m_exchange was built on
   // Declared before the exchange, so that they outlive it.
   std::vector<Datatype> m_send_types;
   std::vector<Datatype> m_recv_types;

@@ -1,0 +1,96 @@
+// PairwiseAgreement (core/pairwise_agreement.hpp): the hash of a collective's arguments sent to every
+// other rank beside the collective's own messages, on a private duplicate of the communicator.
+#include <hpf/core/pairwise_agreement.hpp>
+#include <hpf/core/tags.hpp>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+namespace hpf::detail {
+namespace {
+
+std::atomic<int> g_limit{16};
+
+/// The private duplicate of a communicator, kept as its attribute: never copied to a duplicate of
+/// the communicator, freed with it (the Comm frees its handle).
+struct Private {
+  Comm comm;
+  std::uint64_t generation = 0;
+};
+
+int delete_private(MPI_Comm, int, void* attr, void*) {
+  delete static_cast<Private*>(attr);
+  return MPI_SUCCESS;
+}
+
+int private_keyval() {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_private, &k, nullptr));
+    return k;
+  }();
+  return keyval;
+}
+
+/// The private duplicate of `comm`, made on first use (collective over `comm`).
+const Private& private_of(MPI_Comm comm) {
+  static std::uint64_t next_generation = 0; // rank-local: only compared with itself
+  void* attr = nullptr;
+  int found = 0;
+  HPF_MPI_CHECK(MPI_Comm_get_attr(comm, private_keyval(), &attr, &found));
+  if (found != 0) return *static_cast<const Private*>(attr);
+  auto made = std::make_unique<Private>(Private{Comm::duplicate(comm), ++next_generation});
+  HPF_MPI_CHECK(MPI_Comm_set_attr(comm, private_keyval(), made.get()));
+  return *made.release();
+}
+
+} // namespace
+
+int pairwise_agreement_limit() noexcept { return g_limit.load(); }
+void set_pairwise_agreement_limit(int ranks) noexcept { g_limit.store(ranks); }
+bool pairwise_agreement(MPI_Comm comm) { return comm_size(comm) <= pairwise_agreement_limit(); }
+
+PairwiseAgreement::PairwiseAgreement(MPI_Comm comm, std::uint64_t hash) : m_parent(comm), m_hash(hash) {
+  const Private& p = private_of(comm);
+  m_private = p.comm;
+  m_generation = p.generation;
+  const int n = m_private.size();
+  const int me = m_private.rank();
+  m_theirs.assign(static_cast<std::size_t>(n), hash);
+  const MPI_Comm c = m_private.get();
+  const int tag = tags::agreement.base;
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    HPF_MPI_CHECK(
+        MPI_Irecv(&m_theirs[static_cast<std::size_t>(q)], 1, MPI_UINT64_T, q, tag, c, m_reqs.add()));
+  }
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    HPF_MPI_CHECK(MPI_Isend(&m_hash, 1, MPI_UINT64_T, q, tag, c, m_reqs.add()));
+  }
+}
+
+bool PairwiseAgreement::agreed() {
+  if (m_state == 0) {
+    m_reqs.wait_all();
+    bool same = true;
+    for (const std::uint64_t h : m_theirs) same = same && h == m_hash;
+    m_state = same ? 1 : -1;
+  }
+  return m_state == 1;
+}
+
+void PairwiseAgreement::discard() {
+  require(m_state == -1, "PairwiseAgreement::discard: the ranks agreed; nothing to discard");
+  // The duplicate is kept, unused, until the program ends, not freed: a message of the abandoned call
+  // may still be on its way to it, and Open MPI gives a freed communicator's context id to the next
+  // new one, where that message would match a receive (seen in tests/regress/issue_15_agreement.cpp).
+  // One communicator per refused call.
+  static std::vector<Comm> retired;
+  retired.push_back(m_private);
+  HPF_MPI_CHECK(MPI_Comm_delete_attr(m_parent, private_keyval()));
+  m_private = Comm();
+}
+
+} // namespace hpf::detail
