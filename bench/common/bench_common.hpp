@@ -5,12 +5,14 @@
 #pragma once
 
 #include <hpf/core/error.hpp>
+#include <hpf/core/memory.hpp>
 #include <hpf/core/stats.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -140,6 +142,26 @@ public:
 private:
   std::FILE* m_file = nullptr;
   bool m_owned = false;
+};
+
+/// `bytes` filled with `fill`, allocated as DistArray allocates its blocks (core/memory.hpp: advised
+/// as transparent huge pages from 2 MiB on). The buffers of a benchmark's memcpy limit, so that the
+/// limit copies memory of the same kind as the arrays it is compared with.
+class LargeBuffer {
+public:
+  LargeBuffer(std::size_t bytes, unsigned char fill)
+      : m_bytes(std::max<std::size_t>(bytes, 1)),
+        m_data(static_cast<char*>(detail::allocate_large(m_bytes))) {
+    std::memset(m_data, fill, m_bytes);
+  }
+  LargeBuffer(const LargeBuffer&) = delete;
+  LargeBuffer& operator=(const LargeBuffer&) = delete;
+  ~LargeBuffer() { detail::free_large(m_data, m_bytes); }
+  [[nodiscard]] char* data() const noexcept { return m_data; }
+
+private:
+  std::size_t m_bytes;
+  char* m_data;
 };
 
 } // namespace hpf::bench

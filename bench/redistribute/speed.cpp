@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
     // memcpy of this rank's larger local block, every rank at once.
     const auto bytes =
         static_cast<std::size_t>(std::max(a.my_local_extents()[0], b.my_local_extents()[0])) * sizeof(double);
-    std::vector<char> mx(bytes, 1);
-    std::vector<char> my(bytes, 2);
+    const hpf::bench::LargeBuffer mx(bytes, 1); // allocated as the arrays are
+    const hpf::bench::LargeBuffer my(bytes, 2);
 
     // ScaLAPACK as documented: one P x 1 context, M x 1 matrices with MB = r (then s), NB = 1.
     int ctxt = -1;

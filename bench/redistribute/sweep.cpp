@@ -133,8 +133,8 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   fill_ids(A, ids_a);
   fill_ids(X, ids_a);
   const auto bytes = std::max<std::size_t>(1, std::max(ids_a.size(), ids_b.size()) * sizeof(double));
-  std::vector<char> mx(bytes, 1);
-  std::vector<char> my(bytes, 2);
+  const hpf::bench::LargeBuffer mx(bytes, 1); // allocated as the arrays are
+  const hpf::bench::LargeBuffer my(bytes, 2);
 
   std::vector<Method> methods;
   methods.push_back({"redistribute", [&] { A.redistribute(b); }, [&] { A.redistribute(a); }, false, {}});
