@@ -28,8 +28,17 @@ const std::vector<int> no_owners;
 template <class V> std::string list(const V& v) {
   std::string s;
   const std::size_t shown = std::min<std::size_t>(v.size(), 8);
-  for (std::size_t i = 0; i < shown; ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  if (shown < v.size()) s += ",... (" + std::to_string(v.size()) + " entries)";
+  // Appended piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive, its bug 105651) on
+  // `const char* + std::string&&`.
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(v[i]);
+  }
+  if (shown < v.size()) {
+    s += ",... (";
+    s += std::to_string(v.size());
+    s += " entries)";
+  }
   return s;
 }
 

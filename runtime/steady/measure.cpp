@@ -14,6 +14,8 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace hpf::steady {
 
@@ -125,16 +127,19 @@ MeasuredPlatform platform_from_costs(const MeasuredCosts& c, const MeasureOption
     if (it != by_clusters.end()) return median(it->second);
     return inter.empty() ? median(c.seconds) : median(inter);
   };
+  // Node names "r<rank>", built once (GCC 12 at -O3 warns, -Wrestrict, a false positive of its bug
+  // 105651, on `"r" + std::to_string(...)` inlined here).
+  std::vector<std::string> name(idx(P));
+  for (int r = 0; r < P; ++r) name[idx(r)].append("r").append(std::to_string(r));
   for (int r = 0; r < P; ++r) {
     const double t = c.task_seconds[idx(r)];
-    out.platform.add_node("r" + std::to_string(r),
+    out.platform.add_node(name[idx(r)],
                           t > 0 ? Rational(1) / in_units(t, out.time_unit, opts.digits) : Rational(1));
   }
   for (int a = 0; a < P; ++a)
     for (int b = 0; b < P; ++b)
       if (a != b)
-        out.platform.add_edge("r" + std::to_string(a), "r" + std::to_string(b),
-                              in_units(cost(a, b), out.time_unit, opts.digits));
+        out.platform.add_edge(name[idx(a)], name[idx(b)], in_units(cost(a, b), out.time_unit, opts.digits));
   return out;
 }
 
