@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
                                 return true;
                               });
   hpf::detail::require(repeats >= 9, "--repeats: must be >= 9 (medians), got ", repeats);
-  hpf::detail::require(M >= 1 && r >= 0 && s >= 0, "--M must be >= 1 and --r, --s >= 0 (0 = BLOCK)");
+  hpf::detail::require(M >= 1, "--M: must be >= 1, got ", M);
+  hpf::detail::require(r >= 0 && s >= 0, "--r, --s: block sizes must be >= 0 (0 = BLOCK), got ", r, " and ",
+                       s);
 
   int P = 0;
   int me = 0;
