@@ -60,7 +60,7 @@ srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime
       runtime/schedule/schedule.cpp runtime/schedule/matching.cpp runtime/schedule/strategy.cpp
       runtime/schedule/all_to_many.cpp runtime/schedule/routing.cpp runtime/exec/exchange.cpp
       runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/redist/pattern.cpp runtime/redist/plan.cpp
-      runtime/redist/runs.cpp runtime/redist/runs_datatype.cpp runtime/schedule/gen_block.cpp bench/redistribute/smpi_driver.cpp)
+      runtime/redist/runs.cpp runtime/redist/runs_datatype.cpp runtime/exec/datatype.cpp runtime/schedule/gen_block.cpp bench/redistribute/smpi_driver.cpp)
 smpi_build "$out" bench_redistribute_smpi "${srcs[@]}"
 exe="$out/bench_redistribute_smpi"
 xml=$(smpi_platform "$platform" "$ranks" "$out")

@@ -28,6 +28,7 @@
 
 #include <hpf/core/error.hpp>
 #include <hpf/core/tags.hpp>
+#include <hpf/exec/datatype.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
 #include <hpf/layout/layout.hpp>
@@ -312,9 +313,7 @@ public:
             static_cast<double>(m_opt.in_place_min_piece_bytes) ||
         elem_bytes > static_cast<std::size_t>(INT_MAX))
       return {};
-    MPI_Datatype e = MPI_DATATYPE_NULL;
-    HPF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(elem_bytes), MPI_BYTE, &e));
-    Datatype type(e);
+    Datatype type = detail::element_datatype(elem_bytes);
     const Index<N>& strides = side == detail::Side::Src ? m_src_strides : m_dst_strides;
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
       // Dimension 0's runs count elements of the column; dimension d > 0 steps over whole columns.
@@ -324,9 +323,7 @@ public:
       if (!t) return {};
       type = std::move(*t);
     }
-    MPI_Datatype committed = type.release();
-    HPF_MPI_CHECK(MPI_Type_commit(&committed));
-    return Datatype(committed);
+    return detail::committed(std::move(type));
   }
 
   template <class T> void copy_local(const T* src, T* dst) const {

@@ -1,15 +1,7 @@
-// The runs of a message as an MPI datatype, so that MPI sends a message straight from the source
-// block and receives it straight into the target block (Exchange::set_in_place): no pack, no unpack,
-// no message buffer. Without MPI's single-copy transport a packed message is copied four times (pack,
-// into the shared segment, out of it, unpack); in place it is copied twice.
-//
-// A PeriodicRuns (redist/runs.hpp) maps onto MPI's constructors one to one:
-//   - a piece of `len` elements is a contiguous (or, above dimension 0, an hvector of) `len` elements;
-//   - a StridedRun is an hvector of `count` pieces, `step` elements apart, at its local offset;
-//   - one slice is the struct of its runs, resized to the slice shift and repeated `reps` times
-//     (MPI_Type_contiguous), followed by the tail runs.
-// The datatype's type map lists the bytes in the order pack() writes them (global order), so either
-// end of a message may be in place while the other packs.
+// The runs of a REDISTRIBUTE message as an MPI datatype (Exchange::set_in_place): a PeriodicRuns
+// (redist/runs.hpp) is one side's period of StridedRuns, repeated at the slice shift, then a tail, which
+// is the form exec/datatype.hpp builds. The type map lists the bytes in global order, the order pack()
+// writes them.
 #pragma once
 
 #include <hpf/core/mpi.hpp>

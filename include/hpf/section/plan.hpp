@@ -23,6 +23,7 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/mpi.hpp>
 #include <hpf/core/tags.hpp>
+#include <hpf/exec/datatype.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/layout/grid_coords.hpp>
 #include <hpf/layout/layout.hpp>
@@ -33,7 +34,9 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -53,6 +56,12 @@ struct SectionOptions {
   ExecMode mode = ExecMode::StepSynchronous;
   /// Message tag, in hpf::tags::section.
   int tag = tags::section.base;
+  /// A message whose contiguous pieces (along B's dimension 0, in this rank's local block) are this
+  /// many bytes long on average or more moves in place: MPI reads it from A's block or writes it into
+  /// B's through a derived datatype (exec/datatype.hpp), with no pack, unpack or message buffer. Shorter
+  /// pieces (strided sections, transposes) are packed by the plan's tiled loops, which measure faster.
+  /// Each end decides for itself: ranks may differ.
+  std::size_t in_place_min_piece_bytes = 256;
   friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
 };
 
@@ -232,6 +241,10 @@ public:
   [[nodiscard]] index_t local_copy_elements() const noexcept { return m_self_elems; }
   [[nodiscard]] std::size_t num_sends() const noexcept { return m_sends.size(); }
   [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
+  /// Sends / receives of this rank that move in place (SectionOptions::in_place_min_piece_bytes);
+  /// known from the first execute() on (0 before).
+  [[nodiscard]] std::size_t in_place_sends() const noexcept { return m_exec ? m_exec->in_place_sends : 0; }
+  [[nodiscard]] std::size_t in_place_recvs() const noexcept { return m_exec ? m_exec->in_place_recvs : 0; }
 
   /// Collective over the parent communicator of both grids (every rank of it calls; ranks in neither
   /// grid move nothing): B(sb) = A(sa) for two arrays laid out as planned (e.g. hpf::DistArray<T, N>).
@@ -278,15 +291,9 @@ public:
   /// Collective, as above, on local blocks: `src` holds the calling rank's block of source() (its
   /// my_local_extents() in Fortran order), `dst` its block of target(). They must not overlap.
   void execute(T* dst, const T* src) const {
-    if (!m_exchange) {
-      int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
-      HPF_MPI_CHECK(MPI_Comm_compare(m_src.grid().comm().get(), m_dst.grid().comm().get(), &cmp));
-      detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "SectionPlan: the source grid (",
-                      m_src.grid().size(), " ranks) and the target grid (", m_dst.grid().size(),
-                      " ranks) are built on different parent communicators; expected one parent");
-      m_exchange = std::make_shared<Exchange>(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
-    }
-    m_exchange->post(
+    if (!m_exec) build_executor();
+    Exchange& exchange = *m_exec->exchange;
+    exchange.post(
         [this, src](std::size_t i, std::byte* buf) {
           T* out = reinterpret_cast<T*>(buf);
           for_message(m_sends[i], true, [&](const detail::SectionPiece& p) {
@@ -298,7 +305,8 @@ public:
           for_message(m_recvs[i], false, [&](const detail::SectionPiece& p) {
             detail::copy_2d(dst + p.dof, p.ds0, p.ds1, in + p.pos, 1, p.ps1, p.n0, p.n1);
           });
-        });
+        },
+        src, dst);
     // The part this rank sends to itself, copied while the messages are in flight: test() between
     // its pieces moves them on (with Open MPI's copy-in/copy-out shared memory transport a large
     // message only advances inside MPI calls), and unpacks those that have arrived.
@@ -310,11 +318,11 @@ public:
         detail::copy_2d(dst + p.dof, p.ds0, p.ds1, src + p.so, p.ss0, p.ss1, p.n0, p.n1);
         copied += p.n0 * p.n1;
         if (!done && copied >= index_t{1} << 15) {
-          done = m_exchange->test();
+          done = exchange.test();
           copied = 0;
         }
       });
-    if (!done) m_exchange->wait();
+    if (!done) exchange.wait();
   }
 
 private:
@@ -466,6 +474,87 @@ private:
     }
   }
 
+  /// The exchange of this plan and the datatypes of its in-place messages, built on first execute and
+  /// reused (its buffers too).
+  struct Executor {
+    std::vector<Datatype> send_types; // declared before the exchange, so that they outlive it
+    std::vector<Datatype> recv_types;
+    std::size_t in_place_sends = 0;
+    std::size_t in_place_recvs = 0;
+    std::optional<Exchange> exchange;
+  };
+
+  void build_executor() const {
+    int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
+    HPF_MPI_CHECK(MPI_Comm_compare(m_src.grid().comm().get(), m_dst.grid().comm().get(), &cmp));
+    detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "SectionPlan: the source grid (",
+                    m_src.grid().size(), " ranks) and the target grid (", m_dst.grid().size(),
+                    " ranks) are built on different parent communicators; expected one parent");
+    auto exec = std::make_shared<Executor>();
+    exec->exchange.emplace(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
+    for (const Msg& m : m_sends) exec->send_types.push_back(message_datatype(m, true));
+    for (const Msg& m : m_recvs) exec->recv_types.push_back(message_datatype(m, false));
+    auto raw = [](const std::vector<Datatype>& types, std::size_t& count) {
+      std::vector<MPI_Datatype> out;
+      for (const Datatype& t : types) {
+        out.push_back(t.get());
+        count += t.is_null() ? 0 : 1;
+      }
+      return out;
+    };
+    std::vector<MPI_Datatype> sends = raw(exec->send_types, exec->in_place_sends);
+    std::vector<MPI_Datatype> recvs = raw(exec->recv_types, exec->in_place_recvs);
+    if (exec->in_place_sends + exec->in_place_recvs > 0) exec->exchange->set_in_place(sends, recvs);
+    m_exec = std::move(exec);
+  }
+
+  /// The committed datatype of a message of this rank, relative to A's block (a send) or to B's (a
+  /// receive), when it moves in place (SectionOptions::in_place_min_piece_bytes); null when it is
+  /// packed. Its type map lists the elements in the message's order, B's section order: dimension d's
+  /// element is the datatype of dimensions below d, one local stride of that side apart.
+  [[nodiscard]] Datatype message_datatype(const Msg& m, bool sending) const {
+    const Index<N>& strides = sending ? m_src_strides : m_dst_strides;
+    const auto runs_of = [&](std::size_t d) -> const SectionRuns& {
+      return sending ? m_runs_from[d][static_cast<std::size_t>(m.coords[d])]
+                     : m_runs_to[d][static_cast<std::size_t>(m.coords[d])];
+    };
+    // One side of a run: a piece of len adjacent elements, or len pieces of one element.
+    const auto pieces = [&](const std::vector<SectionRun>& runs, bool adjacent_steps) {
+      std::vector<detail::PieceRun> out;
+      out.reserve(runs.size());
+      for (const SectionRun& r : runs) {
+        const index_t local = sending ? r.src_local : r.dst_local;
+        const index_t step = sending ? r.src_step : r.dst_step;
+        out.push_back(step == 1 && adjacent_steps ? detail::PieceRun{local, r.len, 1, 0}
+                                                  : detail::PieceRun{local, 1, r.len, step});
+      }
+      return out;
+    };
+    // The average contiguous piece along dimension 0 decides.
+    const SectionRuns& r0 = runs_of(0);
+    index_t period_pieces = 0;
+    index_t tail_pieces = 0;
+    for (const detail::PieceRun& p : pieces(r0.period, strides[0] == 1)) period_pieces += p.count;
+    for (const detail::PieceRun& p : pieces(r0.tail, strides[0] == 1)) tail_pieces += p.count;
+    const index_t count = period_pieces * r0.reps + tail_pieces;
+    const double bytes = static_cast<double>(m.len) * static_cast<double>(sizeof(T));
+    if (count == 0 || bytes > static_cast<double>(INT_MAX) ||
+        bytes / static_cast<double>(count) < static_cast<double>(m_opt.in_place_min_piece_bytes))
+      return {};
+    Datatype type = detail::element_datatype(sizeof(T));
+    for (std::size_t d = 0; d < n_; ++d) {
+      const SectionRuns& r = runs_of(d);
+      const auto stride = static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(sizeof(T)));
+      const std::vector<detail::PieceRun> period = pieces(r.period, true);
+      const std::vector<detail::PieceRun> tail = pieces(r.tail, true);
+      std::optional<Datatype> t = detail::periodic_datatype(
+          period, r.reps, sending ? r.src_shift : r.dst_shift, tail, type.get(), stride);
+      if (!t) return {};
+      type = std::move(*t);
+    }
+    return detail::committed(std::move(type));
+  }
+
   [[nodiscard]] ExchangePlan exchange_plan() const {
     ExchangePlan xp;
     for (const Msg& m : m_sends)
@@ -598,9 +687,9 @@ private:
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
-  // The executor of this plan, built on first execute and reused (its buffers too); shared by copies
-  // of the plan, so a plan must not be executed by two threads at once.
-  mutable std::shared_ptr<Exchange> m_exchange;
+  // The executor of this plan, built on first execute and reused; shared by copies of the plan, so a
+  // plan must not be executed by two threads at once.
+  mutable std::shared_ptr<Executor> m_exec;
 };
 
 } // namespace hpf
