@@ -69,8 +69,11 @@ std::optional<Datatype> periodic_datatype(std::span<const PieceRun> period, inde
                                           std::span<const PieceRun> tail, MPI_Datatype elem,
                                           MPI_Aint elem_stride) {
   StructBuilder whole;
-  if (reps > 0 && !period.empty()) {
-    if (!fits_int(reps) || (shift < 0 && reps > 1)) return std::nullopt;
+  if (reps == 1) { // one copy: its runs as they are, no resized extent
+    for (const PieceRun& r : period)
+      if (!add_run(whole, r, elem, elem_stride)) return std::nullopt;
+  } else if (reps > 1 && !period.empty()) {
+    if (!fits_int(reps) || shift < 0) return std::nullopt;
     StructBuilder slice;
     for (const PieceRun& r : period)
       if (!add_run(slice, r, elem, elem_stride)) return std::nullopt;
