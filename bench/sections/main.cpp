@@ -352,7 +352,10 @@ int main(int argc, char** argv) {
     // Runs every method `repeats` times interleaved, plus one memcpy of `bytes` local bytes, and
     // reports medians with the ratio to the best peer and to the memcpy.
     const auto bench_case = [&](index_t n, const char* what, std::vector<Method> methods, std::size_t bytes) {
-      std::vector<double> src(bytes / sizeof(double) + 1, 1.0), dst(src.size());
+      // Allocated as the arrays' blocks are (huge pages where the kernel grants them): a std::vector's
+      // 4 KiB pages made this limit several times slower (docs/redistribute.md).
+      const hpf::bench::LargeBuffer src(bytes, 1);
+      const hpf::bench::LargeBuffer dst(bytes, 0);
       methods.push_back({"memcpy", Kind::Alone,
                          [&] { return timed([&] { std::memcpy(dst.data(), src.data(), bytes); }); }});
       std::vector<std::vector<double>> t(methods.size());
