@@ -13,7 +13,7 @@ rm -f "$out"
 echo "# uptime around each bench_adaptive_bcast run of bench/adaptive/run.sh" > "$loadlog"
 for n in 2 4; do
   echo "before np=$n: $(uptime)" >> "$loadlog"
-  mpiexec --oversubscribe --bind-to none -n "$n" "$build/bench/adaptive/bench_adaptive_bcast" --repeats 41 --csv "$out"
+  mpiexec --oversubscribe --bind-to none -n "$n" "$build/bench/adaptive/bench_adaptive_bcast" --repeats 201 --csv "$out"
   echo "after  np=$n: $(uptime)" >> "$loadlog"
 done
 gnuplot -e "csv='$out'; png='docs/results/adaptive_bcast.png'" bench/adaptive/plot.gp

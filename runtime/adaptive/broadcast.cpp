@@ -114,6 +114,8 @@ AdaptiveBroadcast AdaptiveBroadcast::measured(Comm comm, std::size_t m, BcastCal
 AdaptiveBroadcast AdaptiveBroadcast::with_calibration(BcastCalibration calibration) const {
   detail::require(calibration.rounds >= 1 && calibration.rounds <= 64,
                   "AdaptiveBroadcast: calibration.rounds must be in [1, 64], got ", calibration.rounds);
+  detail::require(calibration.margin >= 0 && calibration.margin < 1,
+                  "AdaptiveBroadcast: calibration.margin must be in [0, 1), got ", calibration.margin);
   AdaptiveBroadcast b = *this;
   b.m_calibration = calibration;
   return b;
@@ -132,15 +134,17 @@ std::optional<BcastDecision> AdaptiveBroadcast::decision(std::size_t bytes, int 
   return std::nullopt;
 }
 
-BcastDecision detail::decide_bcast(std::span<const double> plan, std::span<const double> vendor) {
+BcastDecision detail::decide_bcast(std::span<const double> plan, std::span<const double> vendor,
+                                   double margin) {
   require(!plan.empty() && plan.size() == vendor.size(),
           "decide_bcast: expected the same number (>= 1) of plan and MPI_Bcast timings, got ", plan.size(),
           " and ", vendor.size());
+  require(margin >= 0 && margin < 1, "decide_bcast: margin must be in [0, 1), got ", margin);
   BcastDecision d;
   d.measured = true;
   d.plan_seconds = median(std::vector<double>(plan.begin(), plan.end()));
   d.vendor_seconds = median(std::vector<double>(vendor.begin(), vendor.end()));
-  d.vendor = d.vendor_seconds < d.plan_seconds;
+  d.vendor = !(d.plan_seconds < (1 - margin) * d.vendor_seconds);
   return d;
 }
 
@@ -187,18 +191,26 @@ BcastDecision AdaptiveBroadcast::calibrate(std::vector<detail::BcastRun>& runs, 
   const auto n = static_cast<std::size_t>(m_calibration.rounds);
   std::vector<double> t(2 * n);
   const MPI_Comm c = m_comm.get();
-  for (std::size_t r = 0; r < n; ++r) {
+  const auto timed = [&](bool plan) {
     HPF_MPI_CHECK(MPI_Barrier(c));
-    double s = MPI_Wtime();
-    for (detail::BcastRun& run : runs) run.run(data);
-    t[r] = MPI_Wtime() - s;
-    HPF_MPI_CHECK(MPI_Barrier(c));
-    s = MPI_Wtime();
-    vendor_bcast(m_comm, data, root);
-    t[n + r] = MPI_Wtime() - s;
+    const double s = MPI_Wtime();
+    if (plan) {
+      for (detail::BcastRun& run : runs) run.run(data);
+    } else {
+      vendor_bcast(m_comm, data, root);
+    }
+    return MPI_Wtime() - s;
+  };
+  for (std::size_t r = 0; r < n; ++r) { // odd rounds run MPI_Bcast first: no order favours either
+    const bool plan_first = r % 2 == 0;
+    const double first = timed(plan_first);
+    const double second = timed(!plan_first);
+    t[r] = plan_first ? first : second;
+    t[n + r] = plan_first ? second : first;
   }
   HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, c));
-  return detail::decide_bcast(std::span<const double>(t).first(n), std::span<const double>(t).last(n));
+  return detail::decide_bcast(std::span<const double>(t).first(n), std::span<const double>(t).last(n),
+                              m_calibration.margin);
 }
 
 std::vector<detail::BcastRun> AdaptiveBroadcast::prepare(std::size_t bytes, int root) const {

@@ -161,18 +161,22 @@ TEST(AdaptiveBroadcast, CalibrationDecisionAgainstBruteForce) {
     // Few distinct values, so that equal medians (ties) happen often.
     for (auto& t : plan) t = static_cast<double>(1 + next() % 6) * 1e-6;
     for (auto& t : vendor) t = static_cast<double>(1 + next() % 6) * 1e-6;
-    const hpf::BcastDecision d = hpf::detail::decide_bcast(plan, vendor);
+    const double margin = std::array<double, 3>{0.0, 0.05, 0.4}[static_cast<std::size_t>(c % 3)];
+    const hpf::BcastDecision d = hpf::detail::decide_bcast(plan, vendor, margin);
     ASSERT_TRUE(d.measured);
     ASSERT_EQ(d.plan_seconds, brute_median(plan)) << "case " << c;
     ASSERT_EQ(d.vendor_seconds, brute_median(vendor)) << "case " << c;
-    ASSERT_EQ(d.vendor, brute_median(vendor) < brute_median(plan)) << "case " << c;
+    // The plan is kept only when clearly faster; ties and near-ties go to MPI_Bcast.
+    ASSERT_EQ(d.vendor, !(brute_median(plan) < (1 - margin) * brute_median(vendor))) << "case " << c;
     (d.vendor ? vendor_wins : plan_wins) += 1;
   }
   EXPECT_GT(vendor_wins, 0);
   EXPECT_GT(plan_wins, 0);
-  HPF_EXPECT_ERROR(hpf::detail::decide_bcast({}, {}), "same number", "got 0 and 0");
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast({}, {}, 0), "same number", "got 0 and 0");
   const std::vector<double> two{1, 2}, three{1, 2, 3};
-  HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, three), "got 2 and 3");
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, three, 0), "got 2 and 3");
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, two, 1.0), "margin must be in [0, 1)", "got 1");
+  HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, two, -0.1), "margin must be in [0, 1)", "got -0.1");
 }
 
 // Issue 11: a calibrated broadcast measures the plan against MPI_Bcast on its first call for a
@@ -201,7 +205,7 @@ TEST(AdaptiveBroadcast, CalibratedChoiceIsAgreedAndDelivers) {
       if (d->measured) {
         EXPECT_GT(d->plan_seconds, 0);
         EXPECT_GT(d->vendor_seconds, 0);
-        EXPECT_EQ(d->vendor, d->vendor_seconds < d->plan_seconds);
+        EXPECT_EQ(d->vendor, !(d->plan_seconds < (1 - b.calibration().margin) * d->vendor_seconds));
       }
       check_bcast(b, m, root, ++salt, "calibrated, decided");
     }
@@ -216,6 +220,7 @@ TEST(AdaptiveBroadcast, CalibratedChoiceIsAgreedAndDelivers) {
   check_bcast(h, 5000, 0, 4, "calibrated two-level, decided");
   HPF_EXPECT_ERROR(b.with_calibration({true, 0}), "calibration.rounds", "[1, 64]", "got 0");
   HPF_EXPECT_ERROR(b.with_calibration({true, 65}), "got 65");
+  HPF_EXPECT_ERROR(b.with_calibration({true, 5, 1.0}), "calibration.margin", "[0, 1)", "got 1");
 }
 
 // Section 4.1 of seed 003 on this machine: the discovered map partitions the ranks, is the same on

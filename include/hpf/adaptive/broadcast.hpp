@@ -66,14 +66,17 @@ ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 /// slower than MPI_Bcast). MPI_Bcast is the extra candidate. On the first execute() for a (root,
 /// bytes), every rank times `rounds` runs of the plan and `rounds` of MPI_Bcast, interleaved, each
 /// after a barrier, on the caller's buffer (every run broadcasts the root's bytes, so the buffer ends
-/// as one execute() leaves it); one MPI_Allreduce (MPI_MAX) makes every timing the slowest rank's,
-/// and detail::decide_bcast keeps the plan unless MPI_Bcast's median is smaller. The same numbers on
-/// every rank give the same decision. Later calls for that (root, bytes) run the winner without
-/// measuring. Bounded: 2 * rounds broadcasts, 2 * rounds barriers and one allreduce per (root, bytes)
-/// entry of the prepared cache (at most 8 entries; an evicted one is measured again).
+/// as one execute() leaves it), alternating which of the two runs first; one MPI_Allreduce (MPI_MAX)
+/// makes every timing the slowest rank's, and detail::decide_bcast keeps the plan only when its median
+/// is below (1 - margin) times MPI_Bcast's: a plan measured about as fast as MPI_Bcast does not
+/// replace it, since timings of a few rounds are noisy and the goal is never to be slower. The same numbers
+/// on every rank give the same decision. Later calls for that (root, bytes) run the winner without measuring.
+/// Bounded: 2 * rounds broadcasts, 2 * rounds barriers and one allreduce per (root, bytes) entry of the
+/// prepared cache (at most 8 entries; an evicted one is measured again).
 struct BcastCalibration {
   bool enabled = false;
-  int rounds = 5; ///< in [1, 64]
+  int rounds = 9;       ///< in [1, 64]
+  double margin = 0.05; ///< in [0, 1): how much faster the plan must measure to be kept
 };
 
 /// What execute() runs for one (root, bytes), and the agreed medians that decided it.
@@ -86,8 +89,9 @@ struct BcastDecision {
 
 namespace detail {
 /// Pure: the decision from agreed timings of the same number (>= 1) of rounds each. The plan is kept
-/// unless MPI_Bcast's median is strictly smaller. Throws hpf::Error on empty or unequal counts.
-BcastDecision decide_bcast(std::span<const double> plan, std::span<const double> vendor);
+/// only when its median is strictly below (1 - margin) times MPI_Bcast's. Throws hpf::Error on empty
+/// or unequal counts, or a margin outside [0, 1).
+BcastDecision decide_bcast(std::span<const double> plan, std::span<const double> vendor, double margin);
 } // namespace detail
 
 /// A broadcast plan bound to a communicator. Cheap to copy; execute() may be called many times.
@@ -103,12 +107,12 @@ public:
   /// Collective over `comm`: measure_plogp(comm), then plan(comm, m, model, calibration): by default
   /// calibrated, so that natively it is never measured slower than MPI_Bcast.
   static AdaptiveBroadcast measured(Comm comm, std::size_t m,
-                                    BcastCalibration calibration = BcastCalibration{true, 5});
+                                    BcastCalibration calibration = BcastCalibration{true});
   /// Local: a broadcast that always runs the vendor's MPI_Bcast (the candidate calibration measures
   /// against the plan), behind the same interface.
   static AdaptiveBroadcast vendor(Comm comm);
   /// Local: this plan with another calibration policy (decisions already made are kept). Throws
-  /// hpf::Error unless calibration.rounds is in [1, 64].
+  /// hpf::Error unless calibration.rounds is in [1, 64] and calibration.margin in [0, 1).
   [[nodiscard]] AdaptiveBroadcast with_calibration(BcastCalibration calibration) const;
   /// Local: a two-level plan (plan_hierarchical); its P must be comm.size() and execute() must use
   /// the plan's root. Throws hpf::Error otherwise.
