@@ -13,23 +13,30 @@
 # method's result is checked on every rank before its time is printed (see smpi_driver.cpp).
 #
 #   bench/adaptive/smpi_run.sh --ranks N [--bytes 1024,65536,1048576] [--bcast a,b,...] [--repeats 1]
-#                              [--csv file (rows appended)] [--hpfrt 0|1]
+#                              [--csv file (rows appended)] [--hpfrt 0|1] [--methods a,b,...]
 # --hpfrt 0: only the MPI_Bcast runs (their rows' ratios are then to the best of those alone).
+# --methods: which of hpfrt's methods run (default all: adaptive and hier-<each heuristic>, hier-auto).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/platforms/smpi_common.sh"
-usage="usage: $0 --ranks N [--bytes list] [--bcast list of SMPI bcast algorithms] [--repeats R] [--csv file] [--hpfrt 0|1]"
+usage="usage: $0 --ranks N [--bytes list] [--bcast list of SMPI bcast algorithms] [--repeats R] [--csv file] [--hpfrt 0|1] [--methods list]"
 ranks="" bytes=1024,65536,1048576 bcasts=binomial_tree,scatter_LR_allgather,ompi_pipeline,ompi,mpich repeats=1 csv="" hpfrt=1
+methods=adaptive,hier-auto,hier-flat,hier-fef,hier-ecef,hier-ecef-la,hier-ecef-lat,hier-ecef-lat-max,hier-bottom-up
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$1: missing value; $usage" >&2; exit 2; }
   case "$1" in
     --ranks) ranks="$2" ;; --bytes) bytes="$2" ;; --bcast) bcasts="$2" ;; --repeats) repeats="$2" ;;
-    --csv) csv="$2" ;; --hpfrt) hpfrt="$2" ;;
+    --csv) csv="$2" ;; --hpfrt) hpfrt="$2" ;; --methods) methods="$2" ;;
     *) echo "unknown option '$1'; $usage" >&2; exit 2 ;;
   esac
   shift 2
 done
 [[ "$ranks" =~ ^[0-9]+$ ]] && [ "$ranks" -ge 6 ] || { echo "--ranks: expected a number >= 6 (six clusters), got '$ranks'; $usage" >&2; exit 2; }
+for m in ${methods//,/ }; do
+  case "$m" in adaptive|hier-auto|hier-flat|hier-fef|hier-ecef|hier-ecef-la|hier-ecef-lat|hier-ecef-lat-max|hier-bottom-up) ;;
+    *) echo "--methods: expected adaptive or hier-<heuristic>, got '$m'; $usage" >&2; exit 2 ;;
+  esac
+done
 
 out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/adaptive"  # HPF_SMPI_BUILD: CTest's build tree
 smpi_build "$out" bench_adaptive_smpi runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp \
@@ -59,7 +66,7 @@ sim() { # driver args...
 overhead=1e-6
 smpi_cfg+=(--cfg=smpi/os:0:$overhead:0 --cfg=smpi/or:0:$overhead:0)
 cfg_extra=()
-[ "$hpfrt" = 0 ] || sim --methods adaptive,hier-auto,hier-flat,hier-fef,hier-ecef,hier-ecef-la,hier-ecef-lat,hier-ecef-lat-max,hier-bottom-up
+[ "$hpfrt" = 0 ] || sim --methods "$methods"
 for alg in ${bcasts//,/ }; do
   cfg_extra=(--cfg=smpi/bcast:"$alg")
   sim --methods mpi --label "bcast_$alg"
