@@ -9,6 +9,8 @@
 //   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
 //   - executor-packed: the same with every message packed (no MPI datatypes; see RedistOptions::
 //                     in_place_min_piece_bytes);
+//   - executor-mpi:   the same with every message through MPI (no shared-memory segments; see
+//                     RedistOptions::shared_memory_min_bytes);
 //   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
 //   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair over the runs (MPI packs);
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
@@ -165,6 +167,13 @@ int main(int argc, char** argv) {
     const hpf::RedistributionPlan<1> packed_plan(a, b, packed_opt);
     hpf::RedistributionExecutor<1> ex_packed(packed_plan);
     methods.push_back({"executor-packed", [&] { ex_packed.execute(X, Y); }, {}});
+    // The same executor with every message through MPI (RedistOptions::shared_memory_min_bytes =
+    // SIZE_MAX): what packing straight into shared memory gains or loses here.
+    hpf::RedistOptions mpi_opt = opt;
+    mpi_opt.shared_memory_min_bytes = SIZE_MAX;
+    const hpf::RedistributionPlan<1> mpi_plan(a, b, mpi_opt);
+    hpf::RedistributionExecutor<1> ex_mpi(mpi_plan);
+    methods.push_back({"executor-mpi", [&] { ex_mpi.execute(X, Y); }, {}});
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;
@@ -194,8 +203,11 @@ int main(int argc, char** argv) {
 #endif
 
     Y.fill(0);
-    methods.back().run();
+    methods[methods.size() - 2].run();
     check("executor-packed", holds_global_index(Y.local_data(), b));
+    Y.fill(0);
+    methods.back().run();
+    check("executor-mpi", holds_global_index(Y.local_data(), b));
 
     for (int k = 0; k < repeats; ++k)
       for (Method& meth : methods) meth.t.push_back(time_once(meth.run));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/results/redistribute_speed.{csv,png} (a repeated REDISTRIBUTE of 8*10^6 doubles,
 # CYCLIC(3) -> CYCLIC(5), against one memcpy of the local block and pdgemr2d, on 2 and 4 ranks,
-# medians of 9) and docs/results/redistribute_planning.csv (planning time at P, Q up to 1024).
+# medians of 15) and docs/results/redistribute_planning.csv (planning time at P, Q up to 1024).
 # Tpetra::Import is a peer when Tpetra is installed; the minimal standalone Tpetra program runs the same
 # case in the same job (redistribute_speed_tpetra_alone.csv), and `uptime` goes to
 # redistribute_speed_load.txt. Extra arguments go to bench_redistribute_speed (keep --M, --r, --s in
@@ -24,10 +24,10 @@ echo "case,ranks,M,r,s,median_s" > "$alone"
 for np in 2 4; do
   echo "before ranks $np: $(uptime)" >> "$load"
   mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_speed" \
-    --repeats 9 --csv "$csv" "$@"
+    --repeats 15 --csv "$csv" "$@"
   if [ -x "$build/bench/redistribute/bench_redistribute_tpetra_alone" ]; then
     mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_tpetra_alone" \
-      --M 8e6 --r 3 --s 5 --repeats 9 --csv "$alone"
+      --M 8e6 --r 3 --s 5 --repeats 15 --csv "$alone"
   fi
 done
 echo "after: $(uptime)" >> "$load"
@@ -40,7 +40,7 @@ set style data histograms
 set style histogram clustered
 set style fill solid 0.8
 set ylabel 'median / one memcpy of the local block (log)'
-set title 'CYCLIC(3) -> CYCLIC(5), 8*10^6 doubles: each method over one memcpy (same job, medians of 9)'
+set title 'CYCLIC(3) -> CYCLIC(5), 8*10^6 doubles: each method over one memcpy (same job, medians of 15)'
 set logscale y
 set yrange [0.5:*]
 set key top left

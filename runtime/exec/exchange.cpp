@@ -3,9 +3,105 @@
 #include <hpf/exec/exchange.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace hpf {
+
+namespace detail {
+
+// One message's POSIX shared-memory segment: a header (the sender's cookie and the receiver's count
+// of unpacked executions) and the packed bytes. The sender creates it and owns its name until its
+// receiver has answered; both map it.
+class SharedSegment {
+public:
+  SharedSegment(const SharedSegment&) = delete;
+  SharedSegment& operator=(const SharedSegment&) = delete;
+  SharedSegment(SharedSegment&&) = delete;
+  SharedSegment& operator=(SharedSegment&&) = delete;
+  ~SharedSegment() {
+    unlink();
+    if (m_base != nullptr) ::munmap(m_base, m_size);
+  }
+
+  /// A new segment for `bytes` bytes, named after this process; null when the system refuses one
+  /// (then the message goes through MPI).
+  static std::shared_ptr<SharedSegment> create(std::size_t bytes) {
+    static std::atomic<std::uint64_t> counter{0};
+    static const std::uint64_t salt = std::random_device{}();
+    SegmentOffer offer;
+    offer.bytes = bytes;
+    offer.cookie = salt ^ (static_cast<std::uint64_t>(::getpid()) << 32U) ^ (counter.fetch_add(1) + 1);
+    std::snprintf(offer.name.data(), offer.name.size(), "/hpfrt-%d-%016llx", static_cast<int>(::getpid()),
+                  static_cast<unsigned long long>(offer.cookie));
+    const int fd = ::shm_open(offer.name.data(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return nullptr;
+    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, true));
+    const bool sized = ::ftruncate(fd, static_cast<off_t>(seg->m_size)) == 0;
+    if (sized) seg->map(fd);
+    ::close(fd);
+    if (seg->m_base == nullptr) return nullptr; // the destructor unlinks the name
+    ::new (seg->m_base) Header{offer.cookie, {}};
+    seg->header().consumed.store(0, std::memory_order_release);
+    return seg;
+  }
+
+  /// Maps the segment `offer` names; null unless it exists here, is large enough and carries the
+  /// offer's cookie (a segment of that name on another node is never seen: /dev/shm is per node).
+  static std::shared_ptr<SharedSegment> open(const SegmentOffer& offer) {
+    if (offer.name[0] != '/' || offer.name.back() != '\0') return nullptr;
+    const int fd = ::shm_open(offer.name.data(), O_RDWR, 0);
+    if (fd < 0) return nullptr;
+    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, false));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= seg->m_size) seg->map(fd);
+    ::close(fd);
+    if (seg->m_base == nullptr || seg->header().cookie != offer.cookie) return nullptr;
+    return seg;
+  }
+
+  [[nodiscard]] const SegmentOffer& offer() const noexcept { return m_offer; }
+  [[nodiscard]] std::byte* data() const noexcept { return static_cast<std::byte*>(m_base) + header_bytes; }
+  /// Executions whose contents the receiver has unpacked.
+  [[nodiscard]] std::atomic<std::uint64_t>& consumed() const noexcept { return header().consumed; }
+  /// Removes the name (the creator, once the receiver has answered); the mappings stay.
+  void unlink() noexcept {
+    if (m_owner) ::shm_unlink(m_offer.name.data());
+    m_owner = false;
+  }
+
+private:
+  struct Header {
+    std::uint64_t cookie;
+    std::atomic<std::uint64_t> consumed;
+  };
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "a shared counter must be lock-free");
+  static constexpr std::size_t header_bytes = 64; // the payload starts on its own cache line
+
+  SharedSegment(const SegmentOffer& offer, bool owner)
+      : m_offer(offer), m_size(header_bytes + offer.bytes), m_owner(owner) {}
+  void map(int fd) {
+    void* p = ::mmap(nullptr, m_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    m_base = p == MAP_FAILED ? nullptr : p;
+  }
+  [[nodiscard]] Header& header() const noexcept { return *static_cast<Header*>(m_base); }
+
+  SegmentOffer m_offer;
+  std::size_t m_size;
+  void* m_base = nullptr;
+  bool m_owner;
+};
+
+} // namespace detail
 
 std::size_t ExchangePlan::send_bytes() const noexcept {
   std::size_t n = 0;
@@ -114,6 +210,110 @@ void Exchange::set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MP
   m_recv_types = std::move(recv_types);
 }
 
+void Exchange::set_shared_memory(std::size_t min_bytes) {
+  detail::require(!m_ever_posted, "Exchange::set_shared_memory: must come before the first post()");
+#ifdef SMPI_H
+  (void)min_bytes; // simulated ranks share one process and simulated time: messages go through MPI
+#else
+  if (m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::AllAtOnce) m_shm_min = min_bytes;
+#endif
+}
+
+std::size_t Exchange::shared_sends() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) n += send_segment(i) != nullptr ? 1 : 0;
+  return n;
+}
+
+std::size_t Exchange::shared_recvs() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) n += recv_segment(i) != nullptr ? 1 : 0;
+  return n;
+}
+
+detail::SharedSegment* Exchange::send_segment(std::size_t i) const noexcept {
+  return m_shm_phase >= 2 && i < m_send_segs.size() ? m_send_segs[i].get() : nullptr;
+}
+
+detail::SharedSegment* Exchange::recv_segment(std::size_t i) const noexcept {
+  return m_shm_phase >= 2 && i < m_recv_segs.size() ? m_recv_segs[i].get() : nullptr;
+}
+
+// The first execution: every message of at least m_shm_min bytes carries an offer from its sender (a
+// segment when the send is packed and one could be made, else none). The second: its receiver
+// answers whether it mapped the segment. Both ends know every message's size, so both know which
+// messages trade them. They are posted before the execution's data, on the data's tag, so that on
+// every (sender, receiver) pair they are matched in the same order on both ends.
+void Exchange::post_shm_setup() {
+  const auto& sends = m_plan.sends;
+  const auto& recvs = m_plan.recvs;
+  if (m_shm_phase == 0) {
+    m_offers_in.assign(recvs.size(), {});
+    m_offers_out.assign(sends.size(), {});
+    m_send_segs.assign(sends.size(), nullptr);
+    m_recv_segs.assign(recvs.size(), nullptr);
+    m_send_uses.assign(sends.size(), 0);
+  } else {
+    m_answers_in.assign(sends.size(), 0);
+  }
+  for (std::size_t i = 0; i < recvs.size(); ++i) {
+    if (recvs[i].bytes < m_shm_min) continue;
+    if (m_shm_phase == 0)
+      HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
+                              m_comm.get(), m_setup_recvs.add()));
+    else
+      HPF_MPI_CHECK(MPI_Isend(&m_answers_out[i], 1, MPI_UINT64_T, recvs[i].peer, m_tag, m_comm.get(),
+                              m_setup_sends.add()));
+  }
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    if (sends[i].bytes < m_shm_min) continue;
+    if (m_shm_phase == 0) {
+      if (send_type(i) == MPI_DATATYPE_NULL) m_send_segs[i] = detail::SharedSegment::create(sends[i].bytes);
+      if (m_send_segs[i]) m_offers_out[i] = m_send_segs[i]->offer();
+      HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, sends[i].peer, m_tag,
+                              m_comm.get(), m_setup_sends.add()));
+    } else {
+      HPF_MPI_CHECK(MPI_Irecv(&m_answers_in[i], 1, MPI_UINT64_T, sends[i].peer, m_tag, m_comm.get(),
+                              m_setup_recvs.add()));
+    }
+  }
+}
+
+// Once an execution of the setup is complete: after the first, each receiver maps what it was
+// offered (into a packed receive of the offered size only); after the second, each sender keeps the
+// segments its receivers accepted, and removes every name.
+void Exchange::finish_shm_setup() {
+  m_setup_recvs.wait_all();
+  m_setup_sends.wait_all();
+  if (m_shm_phase == 0) {
+    m_answers_out.assign(m_plan.recvs.size(), 0);
+    for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
+      const detail::SegmentOffer& offer = m_offers_in[i];
+      if (offer.name[0] == '\0' || offer.bytes != m_plan.recvs[i].bytes || recv_type(i) != MPI_DATATYPE_NULL)
+        continue;
+      m_recv_segs[i] = detail::SharedSegment::open(offer);
+      m_answers_out[i] = m_recv_segs[i] ? 1 : 0;
+    }
+  } else {
+    for (std::size_t i = 0; i < m_send_segs.size(); ++i) {
+      if (!m_send_segs[i]) continue;
+      m_send_segs[i]->unlink();
+      if (m_answers_in[i] == 0) m_send_segs[i].reset();
+    }
+    // What the first two executions buffered for messages that now go through segments is released.
+    for (std::size_t i = 0; i < m_send_segs.size() && i < m_send_bufs.size(); ++i)
+      if (m_send_segs[i]) detail::ByteBuffer().swap(m_send_bufs[i]);
+    for (std::size_t i = 0; i < m_recv_segs.size() && i < m_recv_bufs.size(); ++i)
+      if (m_recv_segs[i]) detail::ByteBuffer().swap(m_recv_bufs[i]);
+    const auto all = [](const std::vector<std::shared_ptr<detail::SharedSegment>>& segs) {
+      return std::all_of(segs.begin(), segs.end(), [](const auto& p) { return p != nullptr; });
+    };
+    if (all(m_send_segs)) detail::ByteBuffer().swap(m_send_buf); // the step modes' buffers
+    if (all(m_recv_segs)) detail::ByteBuffer().swap(m_recv_buf);
+  }
+  ++m_shm_phase;
+}
+
 MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
   return i < m_send_types.size() ? m_send_types[i] : MPI_DATATYPE_NULL;
 }
@@ -124,6 +324,10 @@ MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
 
 void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {
   const Transfer& t = m_plan.recvs[i];
+  if (recv_segment(i) != nullptr) { // the data is in the segment: MPI brings the notice
+    HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
+    return;
+  }
   if (const MPI_Datatype type = recv_type(i); type != MPI_DATATYPE_NULL) {
     HPF_MPI_CHECK(MPI_Irecv(m_recv_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
     return;
@@ -134,12 +338,29 @@ void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs
 
 void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
   if (send_type(i) != MPI_DATATYPE_NULL) return; // MPI reads it in place
+  if (detail::SharedSegment* seg = send_segment(i)) {
+    // The receiver must have unpacked the previous execution's contents; MPI is kept progressing
+    // meanwhile (its notice of this one may need this rank's progress on some transports).
+    const std::uint64_t done = m_send_uses[i]++;
+    while (seg->consumed().load(std::memory_order_acquire) < done) {
+      int flag = 0;
+      HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm.get(), &flag, MPI_STATUS_IGNORE));
+      std::this_thread::yield();
+    }
+    m_pack(i, seg->data());
+    std::atomic_thread_fence(std::memory_order_release);
+    return;
+  }
   buf.resize(m_plan.sends[i].bytes);
   m_pack(i, buf.data());
 }
 
 void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs) {
   const Transfer& t = m_plan.sends[i];
+  if (send_segment(i) != nullptr) { // packed into the segment: only the notice goes through MPI
+    HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
+    return;
+  }
   if (const MPI_Datatype type = send_type(i); type != MPI_DATATYPE_NULL) {
     HPF_MPI_CHECK(MPI_Isend(m_send_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
     return;
@@ -148,6 +369,12 @@ void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests
 }
 
 void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf) {
+  if (detail::SharedSegment* seg = recv_segment(i)) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    m_unpack(i, seg->data());
+    seg->consumed().fetch_add(1, std::memory_order_release); // the sender may pack the next one
+    return;
+  }
   if (recv_type(i) == MPI_DATATYPE_NULL) m_unpack(i, buf.data());
 }
 
@@ -165,6 +392,8 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
   m_pack = std::move(pack);
   m_unpack = std::move(unpack);
   m_posted = true;
+  m_ever_posted = true;
+  if (shm_setting_up()) post_shm_setup();
   switch (m_mode) {
   case ExecMode::StepSynchronous:
   case ExecMode::Handshake:
@@ -199,6 +428,7 @@ void Exchange::wait() {
     if (m_fallback) progress_flow(true);
     break;
   }
+  if (shm_setting_up()) finish_shm_setup();
   m_posted = false;
 }
 
@@ -208,6 +438,11 @@ void Exchange::abandon() {
   if (!m_posted) return;
   for (Requests& r : m_rreq) r.cancel_receives();
   for (Requests& r : m_sreq) r.release_sends();
+  m_setup_recvs.cancel_receives();
+  m_setup_sends.release_sends();
+  m_shm_min = SIZE_MAX; // no further setup: the communicator is about to be freed
+  m_send_segs.clear();
+  m_recv_segs.clear();
   m_posted = false;
 }
 
@@ -218,6 +453,7 @@ bool Exchange::test() {
   const bool steps = m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake;
   if (flow && !progress_flow(false)) return false;
   if (steps && !progress_steps(false)) return false;
+  if (shm_setting_up() && !(m_setup_recvs.test() && m_setup_sends.test())) return false;
   wait();
   return true;
 }

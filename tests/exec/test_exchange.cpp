@@ -4,9 +4,11 @@
 
 #include <hpf/exec/exchange.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 
 namespace {
 
@@ -40,33 +42,54 @@ std::byte byte_of(int src, int dst, std::size_t i, int round) {
   return static_cast<std::byte>((src * 31 + dst * 17 + static_cast<int>(i) * 7 + round) & 0xff);
 }
 
-TEST(Exchange, EveryModeDeliversRandomSchedules) {
+/// A random exchange between random (overlapping) sender and receiver rank sets: message lengths
+/// below `max_len` units, about two pairs in three, scheduled first fit. The same on every rank for
+/// the same generator state.
+struct RandomExchange {
+  std::vector<int> senders;
+  std::vector<int> receivers;
+  CommMatrix matrix;
+  Schedule schedule;
+  int my_sender = -1;   // the calling rank's index among the senders, or -1
+  int my_receiver = -1; // among the receivers
+};
+
+RandomExchange random_exchange(std::mt19937& rng, unsigned max_len) {
   const int n = world_size();
+  RandomExchange x;
+  std::vector<int> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  std::shuffle(all.begin(), all.end(), rng);
+  const int P = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
+  x.senders.assign(all.begin(), all.begin() + P);
+  std::shuffle(all.begin(), all.end(), rng);
+  const int Q = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
+  x.receivers.assign(all.begin(), all.begin() + Q);
+  x.matrix = CommMatrix(P, Q);
+  for (int s = 0; s < P; ++s)
+    for (int r = 0; r < Q; ++r)
+      if (rng() % 3 != 0) x.matrix.add(s, r, static_cast<hpf::index_t>(rng() % max_len));
+  x.schedule = first_fit(x.matrix);
+  const auto pos = [](const std::vector<int>& v, int r) {
+    auto it = std::find(v.begin(), v.end(), r);
+    return it == v.end() ? -1 : static_cast<int>(it - v.begin());
+  };
+  x.my_sender = pos(x.senders, world_rank());
+  x.my_receiver = pos(x.receivers, world_rank());
+  return x;
+}
+
+TEST(Exchange, EveryModeDeliversRandomSchedules) {
   std::mt19937 rng(123); // same seed on every rank: same plans everywhere
   for (int trial = 0; trial < 30; ++trial) {
-    std::vector<int> all(static_cast<std::size_t>(n));
-    std::iota(all.begin(), all.end(), 0);
-    std::shuffle(all.begin(), all.end(), rng);
-    const int P = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
-    std::vector<int> senders(all.begin(), all.begin() + P);
-    std::shuffle(all.begin(), all.end(), rng);
-    const int Q = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
-    std::vector<int> receivers(all.begin(), all.begin() + Q);
-    CommMatrix m(P, Q);
-    for (int s = 0; s < P; ++s)
-      for (int r = 0; r < Q; ++r)
-        if (rng() % 3 != 0) m.add(s, r, static_cast<hpf::index_t>(rng() % 50));
-    const Schedule sched = first_fit(m);
-    hpf::validate(sched, m);
+    const RandomExchange x = random_exchange(rng, 50);
+    const CommMatrix& m = x.matrix;
+    hpf::validate(x.schedule, m);
     const int me = world_rank();
-    const auto pos = [](const std::vector<int>& v, int r) {
-      auto it = std::find(v.begin(), v.end(), r);
-      return it == v.end() ? -1 : static_cast<int>(it - v.begin());
-    };
-    const int my_s = pos(senders, me);
-    const int my_r = pos(receivers, me);
+    const int P = m.num_senders();
+    const int my_r = x.my_receiver;
     const std::size_t unit = 1 + trial % 3;
-    const auto plan = hpf::exchange_plan(sched, my_s, my_r, senders, receivers, unit);
+    const auto plan = hpf::exchange_plan(x.schedule, x.my_sender, my_r, x.senders, x.receivers, unit);
     const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
     for (ExecMode mode : {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Handshake,
                           ExecMode::Alltoallv, ExecMode::Pipelined}) {
@@ -101,6 +124,97 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
       EXPECT_EQ(plan.recv_bytes(), static_cast<std::size_t>(want) * unit);
     }
   }
+}
+
+// Shared memory (Exchange::set_shared_memory): from the third execution on, packed messages of at
+// least the threshold go through segments the receivers map. Every execution carries different bytes
+// (a stale segment would show), some receivers are slow (the sender must wait for them before packing
+// the next execution), and progress alternates between wait() and test(). The modes it does not apply
+// to, and in-place sends, keep going through MPI.
+TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
+  const int n = world_size();
+  const int me = world_rank();
+  std::mt19937 rng(321); // same seed on every rank: same plans everywhere
+  std::size_t shared_total = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const RandomExchange x = random_exchange(rng, 3000);
+    const std::size_t unit = 1 + trial % 3;
+    const auto plan =
+        hpf::exchange_plan(x.schedule, x.my_sender, x.my_receiver, x.senders, x.receivers, unit);
+    const std::size_t threshold = std::array<std::size_t, 3>{0, 1000, 4000}[trial % 3];
+    const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    // Trials 0 mod 4: the sends of even ranks move in place (a datatype of MPI_BYTE), never shared.
+    const bool in_place = trial % 4 == 0 && me % 2 == 0;
+    std::vector<hpf::Datatype> types;
+    for (ExecMode mode : {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Pipelined}) {
+      hpf::Exchange ex(comm, plan, mode);
+      // In place, each send's bytes sit at its own offset of one source area.
+      std::vector<std::size_t> offset;
+      std::size_t area = 0;
+      for (const auto& t : plan.sends) {
+        offset.push_back(area);
+        area += t.bytes;
+      }
+      std::vector<std::byte> source(area + 1);
+      if (in_place) {
+        std::vector<MPI_Datatype> placed;
+        for (std::size_t i = 0; i < plan.sends.size(); ++i) {
+          MPI_Datatype d = MPI_DATATYPE_NULL;
+          const MPI_Aint disp = static_cast<MPI_Aint>(offset[i]);
+          const int len = static_cast<int>(plan.sends[i].bytes);
+          HPF_MPI_CHECK(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &d));
+          HPF_MPI_CHECK(MPI_Type_commit(&d));
+          types.emplace_back(d);
+          placed.push_back(d);
+        }
+        ex.set_in_place(placed, {});
+      }
+      ex.set_shared_memory(threshold);
+      for (int round = 0; round < 6; ++round) {
+        for (std::size_t i = 0; i < plan.sends.size(); ++i)
+          for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
+            source[offset[i] + b] = byte_of(me, plan.sends[i].peer, b, round);
+        std::size_t received = 0;
+        ex.post([&](std::size_t i,
+                    std::byte* buf) { std::memcpy(buf, source.data() + offset[i], plan.sends[i].bytes); },
+                [&](std::size_t i, const std::byte* buf) {
+                  const auto& t = plan.recvs[i];
+                  if (me % 2 == 1 && round % 2 == 1) // a slow receiver
+                    std::this_thread::sleep_for(std::chrono::microseconds(300));
+                  for (std::size_t b = 0; b < t.bytes; ++b)
+                    ASSERT_EQ(buf[b], byte_of(t.peer, me, b, round))
+                        << to_string(mode) << " trial " << trial << " round " << round << " byte " << b;
+                  received += t.bytes;
+                },
+                source.data(), nullptr);
+        if (round % 2 == 1) {
+          while (!ex.test()) {
+          }
+        } else {
+          ex.wait();
+        }
+        EXPECT_EQ(received, plan.recv_bytes()) << to_string(mode) << " trial " << trial << " round " << round;
+        // Shared from the third execution on: every packed send of at least the threshold.
+        std::size_t want = 0;
+        for (const auto& t : plan.sends) want += t.bytes >= threshold && !in_place ? 1 : 0;
+        if (round < 1 || mode == ExecMode::Pipelined) want = 0;
+        EXPECT_EQ(ex.shared_sends(), want) << to_string(mode) << " trial " << trial << " round " << round;
+        shared_total += ex.shared_sends();
+      }
+    }
+  }
+  if (n > 1) {
+    EXPECT_GT(shared_total, 0U);
+  }
+  // Set before the first post() only.
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  hpf::ExchangePlan ring;
+  ring.sends.push_back({(me + 1) % n, 64, 0});
+  ring.recvs.push_back({(me + n - 1) % n, 64, 0});
+  hpf::Exchange ex(comm, ring, ExecMode::AllAtOnce);
+  ex.execute([](std::size_t, std::byte* buf) { std::memset(buf, 7, 64); },
+             [](std::size_t, const std::byte*) {});
+  HPF_EXPECT_ERROR(ex.set_shared_memory(0), "set_shared_memory: must come before the first post()");
 }
 
 // Pipelined: combine on receive and forward. A chain 0 -> 1 -> ... -> n-1 (step k: k -> k+1) where

@@ -281,6 +281,48 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   }
 }
 
+// Shared memory (RedistOptions::shared_memory_min_bytes = 0: every packed message): one executor per
+// case and strategy runs six times with a different salt each time, so the third and later executions
+// go through the segments and a stale one would show. Mixed: even ranks move their messages in place
+// (never shared), odd ranks pack them.
+TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
+  for (const bool mixed : {false, true}) {
+    SCOPED_TRACE(mixed ? "in place on even ranks" : "every message packed");
+    for (const Case1D& c : cases_1d()) {
+      for (Strategy s : all_strategies()) {
+        SCOPED_TRACE(describe(c) + ", strategy " + hpf::to_string(s));
+        const Layout<1> src({c.M}, {c.src_dist}, line(c.src_first, c.src_count));
+        const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
+        RedistOptions o = opts(s);
+        o.shared_memory_min_bytes = 0;
+        o.in_place_min_piece_bytes = mixed && world_rank() % 2 == 0 ? 0 : SIZE_MAX;
+        if (s == Strategy::Class &&
+            !hpf::class_schedule_applies({src.map(0).P, src.map(0).r, dst.map(0).P, dst.map(0).r, c.M}))
+          continue;
+        const hpf::RedistributionPlan<1> plan(src, dst, o);
+        hpf::RedistributionExecutor<1> ex(plan);
+        DistArray<double, 1> A("A", src);
+        DistArray<double, 1> B("B", dst);
+        for (int k = 0; k < 6; ++k) {
+          const double salt = 0.125 * (k + 1);
+          fill(A, salt);
+          ex.execute(A, B);
+          ASSERT_EQ(wrong(B, salt), 0) << "execution " << k;
+        }
+        const bool applies = plan.exec_mode() == hpf::ExecMode::StepSynchronous ||
+                             plan.exec_mode() == hpf::ExecMode::AllAtOnce;
+        if (!mixed) {
+          EXPECT_EQ(ex.shared_sends(), applies ? plan.num_sends() : 0U);
+          EXPECT_EQ(ex.shared_recvs(), applies ? plan.num_recvs() : 0U);
+        } else { // a message is shared only when both of its ends pack it
+          EXPECT_LE(ex.shared_sends(), plan.num_sends() - ex.in_place_sends());
+          EXPECT_LE(ex.shared_recvs(), plan.num_recvs() - ex.in_place_recvs());
+        }
+      }
+    }
+  }
+}
+
 TEST(Redistribute, InPlaceThroughThePlanCache) {
   const int n = world_size();
   hpf::clear_plan_cache();

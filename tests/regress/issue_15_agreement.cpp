@@ -113,7 +113,8 @@ TEST(Issue15, DistArrayCollectivesRefuseDifferentLayoutsAndRoots) {
 // (core/pairwise_agreement.hpp). Ranks that disagree all throw, whether the exchange had already
 // posted its messages (all at once) or waited for the agreement (a step mode, MPI_Alltoallv), and no
 // message of a refused call reaches a later one: every refused call is followed by a correct one whose
-// data is checked. The same with the allreduce check (pairwise agreement limit 0).
+// data is checked. The same with the allreduce check (pairwise agreement limit 0), and with the
+// shared-memory offers of a first execution (Exchange::set_shared_memory) beside the data.
 TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
   const int n = world_size();
   const int me = world_rank();
@@ -130,6 +131,9 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
       hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
       for (int round = 0; round < 6; ++round) {
         const index_t good = 3 + round;
+        // Even rounds: every message trades a shared-memory offer in its first execution (an offer
+        // of one plan may meet a data message of the other).
+        opt.shared_memory_min_bytes = round % 2 == 0 ? 0 : hpf::RedistOptions{}.shared_memory_min_bytes;
         if (n >= 2) {
           // Every rank moves data in both plans, in different amounts: unmatched and truncated messages.
           const Layout<1> bad({M}, {hpf::Cyclic(me == round % n ? good + 1 : good)}, grid);

@@ -127,7 +127,7 @@ struct InPlaceCount {
 /// mode, and its messages are counted in `count`.
 template <int N> void random_case(Rng& rng, int c, index_t max_extent,
                                   std::optional<std::size_t> in_place_min = std::nullopt,
-                                  InPlaceCount* count = nullptr) {
+                                  InPlaceCount* count = nullptr, int shared_rounds = 0) {
   hpf::Index<N> ae{};
   hpf::Index<N> be{};
   for (auto& e : ae) e = rng.between(0, max_extent);
@@ -155,6 +155,32 @@ template <int N> void random_case(Rng& rng, int c, index_t max_extent,
   A.scatter(0, va);
   B.scatter(0, vb);
   const int how = static_cast<int>(rng.between(0, 2));
+  if (shared_rounds > 0) {
+    // One plan, packed messages through shared memory from its third execution on, a different A
+    // each time (a stale segment would show).
+    hpf::SectionOptions opt;
+    opt.in_place_min_piece_bytes = SIZE_MAX;
+    opt.shared_memory_min_bytes = 0;
+    opt.mode = how == 0 ? hpf::ExecMode::AllAtOnce : hpf::ExecMode::StepSynchronous;
+    const auto plan = hpf::cached_section_plan<double, N>(lb, sb, la, sa, perm, opt);
+    for (int round = 0; round < shared_rounds; ++round) {
+      const std::vector<double> vr = values(la.global_size(), 0.5 + round);
+      std::vector<double> want = vb;
+      A.scatter(0, vr);
+      B.scatter(0, vb);
+      plan->execute(B, A);
+      const std::vector<double> got = B.gather(0);
+      if (hpf::test::world_rank() == 0) {
+        reference_assign<N>(want, be, sb, vr, ae, sa, perm);
+        ASSERT_EQ(got, want) << "case " << c << " round " << round;
+      }
+    }
+    if (count != nullptr) {
+      count->messages += plan->num_sends() + plan->num_recvs();
+      count->in_place += plan->shared_sends() + plan->shared_recvs();
+    }
+    return;
+  }
   if (in_place_min) {
     hpf::SectionOptions opt;
     opt.in_place_min_piece_bytes = *in_place_min;
@@ -216,6 +242,20 @@ TEST(SectionAssign, MessagesInPlace) {
   }
   // The default threshold keeps long contiguous pieces in place and packs single elements.
   for (int c = 0; c < 20; ++c) random_case<2>(rng, c, 300, hpf::SectionOptions{}.in_place_min_piece_bytes);
+}
+
+// SectionOptions::shared_memory_min_bytes = 0: every packed message of a plan goes through shared
+// memory from its third execution on; five executions, each of a different A.
+TEST(SectionAssign, SharedMemoryRepeated) {
+  Rng rng(505);
+  InPlaceCount count; // here: messages that went through shared memory
+  for (int c = 0; c < 40; ++c) random_case<1>(rng, c, c < 20 ? 40 : 400, std::nullopt, &count, 5);
+  for (int c = 0; c < 40; ++c) random_case<2>(rng, c, c < 30 ? 14 : 300, std::nullopt, &count, 5);
+  for (int c = 0; c < 20; ++c) random_case<3>(rng, c, 6, std::nullopt, &count, 5);
+  if (hpf::test::world_size() > 1) {
+    EXPECT_GT(count.messages, 0U);
+    EXPECT_EQ(count.in_place, count.messages); // one node: every message, both ends
+  }
 }
 
 TEST(SectionAssign, Random3D) {

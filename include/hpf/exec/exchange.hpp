@@ -36,13 +36,23 @@
 // caller's memory; MPI then sends it from there, or receives it straight into place, with no message
 // buffer and no pack or unpack call (MPI's own engine walks the datatype). The two ends of a message
 // decide independently: a datatype built of MPI_BYTE matches a packed buffer of as many bytes.
+// Shared memory (set_shared_memory; StepSynchronous and AllAtOnce): a packed message of at least
+// min_bytes between two ranks that see the same /dev/shm is packed straight into a POSIX segment the
+// receiver maps, and unpacked from there; MPI carries only a zero-byte notice. That is two passes over
+// the bytes where MPI's shared-memory transport makes four (pack, copy in, copy out, unpack). The ends agree
+// without blocking: the first execution carries each sender's offer (a segment, or none), the second
+// each receiver's answer, and the third and later move the data through the accepted segments. The
+// sender packs into a segment only once its receiver has unpacked the previous execution's contents
+// (a counter in the segment; pack may wait for it). Never under SimGrid SMPI (simulated time).
 #pragma once
 
 #include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
 #include <hpf/schedule/schedule.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <new>
@@ -56,6 +66,16 @@ namespace detail {
 /// An allocator whose resize() leaves new elements uninitialised: message buffers are always written
 /// (packed or received) before they are read, so zero-filling them would be a wasted pass over memory.
 /// Large buffers come from allocate_large (core/memory.hpp): their first touch faults per huge page.
+/// A POSIX shared-memory segment holding one message (exchange.cpp).
+class SharedSegment;
+
+/// What a sender tells its receiver about the segment of one message (travels as bytes).
+struct SegmentOffer {
+  std::array<char, 48> name{}; ///< empty: no segment, the message travels through MPI
+  std::uint64_t cookie = 0;    ///< written at the segment's start: the receiver checks it
+  std::uint64_t bytes = 0;     ///< the message's bytes
+};
+
 template <class T> struct UninitAllocator : std::allocator<T> {
   template <class U> struct rebind { using other = UninitAllocator<U>; };
   UninitAllocator() = default;
@@ -134,6 +154,15 @@ public:
   /// when it falls back to AllAtOnce).
   /// Throws hpf::Error for a size mismatch or a pending post().
   void set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types);
+  /// Packed messages of at least `min_bytes` between ranks of one node go through shared memory (see
+  /// the header comment) from the third execution on; SIZE_MAX (the default) turns it off. Applies to
+  /// StepSynchronous and AllAtOnce (ignored otherwise, and under SimGrid SMPI). Every rank of the
+  /// exchange must set the same value before its first post(): the two ends of a message then trade
+  /// an offer and an answer. Throws hpf::Error after the first post().
+  void set_shared_memory(std::size_t min_bytes);
+  /// Sends / receives that currently move through shared memory (0 before the third execution).
+  [[nodiscard]] std::size_t shared_sends() const noexcept;
+  [[nodiscard]] std::size_t shared_recvs() const noexcept;
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
   /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
@@ -177,6 +206,13 @@ private:
   void pack_send(std::size_t i, detail::ByteBuffer& buf);
   void start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs);
   void finish_recv(std::size_t i, const detail::ByteBuffer& buf);
+  // Shared memory: the offer (first execution) and answer (second) messages, posted before the data
+  // of their execution, and what their arrival decides once it is complete.
+  [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_phase < 2; }
+  void post_shm_setup();
+  void finish_shm_setup();
+  [[nodiscard]] detail::SharedSegment* send_segment(std::size_t i) const noexcept;
+  [[nodiscard]] detail::SharedSegment* recv_segment(std::size_t i) const noexcept;
 
   Comm m_comm;
   ExchangePlan m_plan;
@@ -212,6 +248,20 @@ private:
   std::vector<char> m_unpacked; // per receive (AllAtOnce unpacks in arrival order)
   std::vector<char> m_sent;     // per send: completed
   std::size_t m_window = 0;
+  // Shared memory: threshold (SIZE_MAX: off), executions set up so far (2: done), segments per send
+  // and receive (null: through MPI), their executions, and the offers and answers in flight.
+  std::size_t m_shm_min = SIZE_MAX;
+  bool m_ever_posted = false;
+  int m_shm_phase = 0;
+  std::vector<std::shared_ptr<detail::SharedSegment>> m_send_segs;
+  std::vector<std::shared_ptr<detail::SharedSegment>> m_recv_segs;
+  std::vector<std::uint64_t> m_send_uses;
+  std::vector<detail::SegmentOffer> m_offers_out;
+  std::vector<detail::SegmentOffer> m_offers_in;
+  std::vector<std::uint64_t> m_answers_out;
+  std::vector<std::uint64_t> m_answers_in;
+  Requests m_setup_sends;
+  Requests m_setup_recvs;
   std::size_t m_rposted = 0;  // receives posted
   std::size_t m_rarrived = 0; // receives completed
   std::size_t m_rdone = 0;    // receives unpacked (Pipelined: a prefix in step order)

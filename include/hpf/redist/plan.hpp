@@ -70,6 +70,11 @@ struct RedistOptions {
   /// shorter pieces are packed by the plan's copy loops. 0: every message in place; SIZE_MAX: none.
   /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs.
   std::size_t in_place_min_piece_bytes = 256;
+  /// A packed message of at least this many bytes between two ranks of one node goes through a
+  /// shared-memory segment from the third execution of an executor on (Exchange::set_shared_memory):
+  /// packed straight into memory its receiver maps, and unpacked from there. SIZE_MAX: never. Must be
+  /// the same on every rank. StepSynchronous and AllAtOnce only.
+  std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
   /// not waited in the same order on every rank need distinct tags.
   int tag = tags::redist.base + 1;
@@ -646,6 +651,7 @@ public:
       m_elem_bytes = sizeof(T);
       m_built_generation = m_comm_generation;
       set_in_place();
+      m_exchange->set_shared_memory(m_plan->options().shared_memory_min_bytes);
     }
     const RedistributionPlan<N>* plan = m_plan;
     m_exchange->post(
@@ -686,6 +692,13 @@ public:
   /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size.
   [[nodiscard]] std::size_t in_place_sends() const noexcept { return count_types(m_send_types); }
   [[nodiscard]] std::size_t in_place_recvs() const noexcept { return count_types(m_recv_types); }
+  /// Messages that move through shared memory (RedistOptions::shared_memory_min_bytes) now.
+  [[nodiscard]] std::size_t shared_sends() const noexcept {
+    return m_exchange ? m_exchange->shared_sends() : 0;
+  }
+  [[nodiscard]] std::size_t shared_recvs() const noexcept {
+    return m_exchange ? m_exchange->shared_recvs() : 0;
+  }
 
 private:
   static std::size_t count_types(const std::vector<Datatype>& types) noexcept {

@@ -62,6 +62,10 @@ struct SectionOptions {
   /// pieces (strided sections, transposes) are packed by the plan's tiled loops, which measure faster.
   /// Each end decides for itself: ranks may differ.
   std::size_t in_place_min_piece_bytes = 256;
+  /// A packed message of at least this many bytes between two ranks of one node goes through a
+  /// shared-memory segment from the third execute() on (Exchange::set_shared_memory). SIZE_MAX:
+  /// never. Must be the same on every rank.
+  std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
 };
 
@@ -245,6 +249,13 @@ public:
   /// known from the first execute() on (0 before).
   [[nodiscard]] std::size_t in_place_sends() const noexcept { return m_exec ? m_exec->in_place_sends : 0; }
   [[nodiscard]] std::size_t in_place_recvs() const noexcept { return m_exec ? m_exec->in_place_recvs : 0; }
+  /// Sends / receives that move through shared memory now (SectionOptions::shared_memory_min_bytes).
+  [[nodiscard]] std::size_t shared_sends() const noexcept {
+    return m_exec && m_exec->exchange ? m_exec->exchange->shared_sends() : 0;
+  }
+  [[nodiscard]] std::size_t shared_recvs() const noexcept {
+    return m_exec && m_exec->exchange ? m_exec->exchange->shared_recvs() : 0;
+  }
 
   /// Collective over the parent communicator of both grids (every rank of it calls; ranks in neither
   /// grid move nothing): B(sb) = A(sa) for two arrays laid out as planned (e.g. hpf::DistArray<T, N>).
@@ -505,6 +516,7 @@ private:
     std::vector<MPI_Datatype> sends = raw(exec->send_types, exec->in_place_sends);
     std::vector<MPI_Datatype> recvs = raw(exec->recv_types, exec->in_place_recvs);
     if (exec->in_place_sends + exec->in_place_recvs > 0) exec->exchange->set_in_place(sends, recvs);
+    exec->exchange->set_shared_memory(m_opt.shared_memory_min_bytes);
     m_exec = std::move(exec);
   }
 
