@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <vector>
 
 namespace {
@@ -320,6 +321,56 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
         }
       }
     }
+  }
+}
+
+// The standard's long loop, with shared memory for every packed message: 300 redistributions between
+// few layouts (so cached plans and their pooled executors come back, past their second execution) on
+// three grids over random subsets of the ranks, one of them replaced now and then. Every random
+// choice is drawn from one stream with the same seed on every rank. Each step refills the array with
+// a new salt, so data left in a segment by an earlier execution would show.
+TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
+  const int n = world_size();
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) {
+    return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1));
+  };
+  auto random_grid = [&] {
+    std::vector<int> all(static_cast<std::size_t>(n));
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    const int count = pick(1, n);
+    return ProcessGrid(MPI_COMM_WORLD, std::vector<int>(all.begin(), all.begin() + count), {count});
+  };
+  std::vector<ProcessGrid> grids = {random_grid(), random_grid(), random_grid()};
+  const std::vector<hpf::Distribution> dists = {Cyclic(1), Cyclic(3), hpf::Block(), Cyclic(7)};
+  const std::vector<index_t> extents = {0, 37, 4001};
+  std::size_t shared = 0;
+  for (int step = 0; step < 300; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    if (pick(0, 9) == 0) grids[static_cast<std::size_t>(pick(0, 2))] = random_grid();
+    const index_t M = extents[static_cast<std::size_t>(pick(0, 2))];
+    const Layout<1> from({M}, {dists[static_cast<std::size_t>(pick(0, 3))]},
+                         grids[static_cast<std::size_t>(pick(0, 2))]);
+    const Layout<1> to({M}, {dists[static_cast<std::size_t>(pick(0, 3))]},
+                       grids[static_cast<std::size_t>(pick(0, 2))]);
+    RedistOptions o = opts(pick(0, 1) == 0 ? Strategy::AllAtOnce : Strategy::KoenigStepwise);
+    o.shared_memory_min_bytes = 0;
+    DistArray<double, 1> A("A", from);
+    const double salt = 0.5 * step;
+    fill(A, salt);
+    A.redistribute(to, o);
+    ASSERT_EQ(wrong(A, salt), 0);
+    A.redistribute(from, o);
+    ASSERT_EQ(wrong(A, salt), 0);
+    if (!(from == to))
+      shared +=
+          hpf::cached_executor(from, to, hpf::detail::with_model(from, o, sizeof(double)))->shared_sends();
+  }
+  unsigned long long total = shared; // some ranks may never send in a shared execution
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  if (n > 1) {
+    EXPECT_GT(total, 0U);
   }
 }
 
