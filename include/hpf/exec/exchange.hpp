@@ -8,6 +8,7 @@
 //   |-----------------|----------------------------------------------------------------------------|
 //   | StepSynchronous | per step at most one Isend and one Irecv per rank, completed before the   |
 //   |                 | next step; no barrier between steps; two message buffers alive at most     |
+//   |                 | (and the shared-memory segments of set_shared_memory, one per shared send) |
 //   | AllAtOnce       | post every Irecv, then every Isend in step order; each receive is unpacked |
 //   |                 | as soon as it arrives, in any order (S2 of seed 001)                       |
 //   | Pipelined       | dataflow in step order, for trees and pipelines: receives posted ahead    |
