@@ -8,7 +8,8 @@ build="${HPF_BUILD:-$HPF_ROOT/build-release}"
 cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
 cmake --build "$build" --target bench_redistribute_first_call -j "${HPF_JOBS}" > /dev/null
 cd "$HPF_ROOT"
-csv=docs/results/redistribute_first_call.csv
+out="${HPF_FIRST_CALL_OUT:-docs/results/redistribute_first_call}" # the CSV and PNG, without extension
+csv="$out.csv"
 rm -f "$csv"
 for np in 2 4; do
   mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_first_call" \
@@ -16,7 +17,7 @@ for np in 2 4; do
 done
 gnuplot <<GP
 set terminal pngcairo size 900,420 noenhanced
-set output 'docs/results/redistribute_first_call.png'
+set output '$out.png'
 set datafile separator ','
 set style data histograms
 set style histogram clustered
@@ -28,4 +29,4 @@ set grid ytics
 set arrow from graph 0, first 1.2 to graph 1, first 1.2 nohead dt 2
 plot '< grep ",2," $csv' using 6:xtic(1) title '2 ranks', '< grep ",4," $csv' using 6 title '4 ranks'
 GP
-echo "results: $csv, docs/results/redistribute_first_call.png"
+echo "results: $csv, $out.png"

@@ -40,8 +40,8 @@
 // Shared memory (set_shared_memory; StepSynchronous and AllAtOnce): a packed message of at least
 // min_bytes between two ranks that see the same /dev/shm is packed straight into a POSIX segment the
 // receiver maps, and unpacked from there; MPI carries only a zero-byte notice. That is two passes over
-// the bytes where MPI's shared-memory transport makes four (pack, copy in, copy out, unpack). The ends agree
-// without blocking: the first execution carries each sender's offer (a segment, or none), the second
+// the bytes where MPI's shared-memory transport makes four (pack, copy in, copy out, unpack). The ends
+// agree without blocking: the first execution carries each sender's offer (a segment, or none), the second
 // each receiver's answer, and the third and later move the data through the accepted segments. The
 // sender packs into a segment only once its receiver has unpacked the previous execution's contents
 // (a counter in the segment; pack may wait for it). Never under SimGrid SMPI (simulated time).
@@ -64,9 +64,6 @@
 namespace hpf {
 
 namespace detail {
-/// An allocator whose resize() leaves new elements uninitialised: message buffers are always written
-/// (packed or received) before they are read, so zero-filling them would be a wasted pass over memory.
-/// Large buffers come from allocate_large (core/memory.hpp): their first touch faults per huge page.
 /// A POSIX shared-memory segment holding one message (exchange.cpp).
 class SharedSegment;
 
@@ -77,6 +74,9 @@ struct SegmentOffer {
   std::uint64_t bytes = 0;     ///< the message's bytes
 };
 
+/// An allocator whose resize() leaves new elements uninitialised: message buffers are always written
+/// (packed or received) before they are read, so zero-filling them would be a wasted pass over memory.
+/// Large buffers come from allocate_large (core/memory.hpp): their first touch faults per huge page.
 template <class T> struct UninitAllocator : std::allocator<T> {
   template <class U> struct rebind { using other = UninitAllocator<U>; };
   UninitAllocator() = default;
