@@ -100,14 +100,16 @@ int main(int argc, char** argv) {
                    },
                    {}});
   parts.push_back({"executor", [&] { lease->execute(X, Y); }, {}});
-  const std::uint64_t hash = hpf::redistribution_hash(a, b, 0);
+  const auto option_words = hpf::agreement_words(hpf::RedistOptions{});
+  const std::uint64_t hash = hpf::redistribution_hash(a, b, option_words);
   parts.push_back({"agreement-pairwise",
                    [&] {
                      hpf::detail::PairwiseAgreement round(MPI_COMM_WORLD, hash);
                      if (!round.agreed()) hpf::detail::fail("overhead: the ranks disagree");
                    },
                    {}});
-  parts.push_back({"agreement-allreduce", [&] { hpf::check_same_redistribution(a, b, 0, "overhead"); }, {}});
+  parts.push_back(
+      {"agreement-allreduce", [&] { hpf::check_same_redistribution(a, b, option_words, "overhead"); }, {}});
   parts.push_back(
       {"allreduce",
        [&] { HPF_MPI_CHECK(MPI_Allreduce(words, reduced, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD)); },

@@ -10,7 +10,7 @@
 //   - redistribute / redistribute-back: A.redistribute(b) then A.redistribute(a) (cached plans, pooled
 //     executors; the target allocated by each call as in HPF);
 //   - executor:     one kept RedistributionExecutor into a preallocated target, default options
-//                   (shared memory from its third execution on);
+//                   (shared memory from its first execution on);
 //   - executor-mpi: the same with RedistOptions::shared_memory_min_bytes = SIZE_MAX;
 //   - memcpy:       one memcpy of each rank's larger local block, every rank at once, between blocks
 //                   allocated as the arrays' are (the limit).

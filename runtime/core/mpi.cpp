@@ -112,15 +112,25 @@ void Requests::wait_all() {
   if (m_reqs.empty()) return;
   std::vector<MPI_Request> pending;
   pending.swap(m_reqs);
-  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE));
+  m_status.resize(pending.size());
+  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), m_status.data()));
 }
 
 bool Requests::test() {
   if (m_reqs.empty()) return true;
   int flag = 0;
-  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, MPI_STATUSES_IGNORE));
+  m_status.resize(m_reqs.size());
+  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, m_status.data()));
   if (flag != 0) m_reqs.clear();
   return flag != 0;
+}
+
+std::size_t Requests::received_bytes(std::size_t i) const {
+  detail::require(m_reqs.empty() && i < m_status.size(), "Requests::received_bytes: request ", i,
+                  " is not among the ", m_status.size(), " completed by the last wait_all() or test()");
+  int n = 0;
+  HPF_MPI_CHECK(MPI_Get_count(&m_status[i], MPI_BYTE, &n));
+  return n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
 }
 
 int Requests::wait_any() {

@@ -6,7 +6,10 @@
 #include <atomic>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -19,9 +22,11 @@ namespace hpf {
 
 namespace detail {
 
-// One message's POSIX shared-memory segment: a header (the sender's cookie and the receiver's count
-// of unpacked executions) and the packed bytes. The sender creates it and owns its name until its
-// receiver has answered; both map it.
+// One message's POSIX shared-memory segment: a header (a cookie, the sender's count of packed
+// executions and the receiver's count of unpacked ones) and the packed bytes. The receiver makes it
+// (or takes it from SegmentPool) and keeps its name for as long as it lives; the sender maps it by
+// name. Mappings are populated when they are made (MAP_POPULATE): one system call instead of a fault
+// per page during the first pack or unpack.
 class SharedSegment {
 public:
   SharedSegment(const SharedSegment&) = delete;
@@ -29,77 +34,157 @@ public:
   SharedSegment(SharedSegment&&) = delete;
   SharedSegment& operator=(SharedSegment&&) = delete;
   ~SharedSegment() {
-    unlink();
-    if (m_base != nullptr) ::munmap(m_base, m_size);
+    if (m_owner) ::shm_unlink(m_offer.name.data());
+    if (m_base != nullptr) ::munmap(m_base, m_mapped);
   }
 
-  /// A new segment for `bytes` bytes, named after this process; null when the system refuses one
-  /// (then the message goes through MPI).
-  static std::shared_ptr<SharedSegment> create(std::size_t bytes) {
-    static std::atomic<std::uint64_t> counter{0};
-    static const std::uint64_t salt = std::random_device{}();
-    SegmentOffer offer;
-    offer.bytes = bytes;
-    offer.cookie = salt ^ (static_cast<std::uint64_t>(::getpid()) << 32U) ^ (counter.fetch_add(1) + 1);
-    std::snprintf(offer.name.data(), offer.name.size(), "/hpfrt-%d-%016llx", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(offer.cookie));
-    const int fd = ::shm_open(offer.name.data(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) return nullptr;
-    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, true));
-    const bool sized = ::ftruncate(fd, static_cast<off_t>(seg->m_size)) == 0;
-    if (sized) seg->map(fd);
-    ::close(fd);
-    if (seg->m_base == nullptr) return nullptr; // the destructor unlinks the name
-    ::new (seg->m_base) Header{offer.cookie, {}};
-    seg->header().consumed.store(0, std::memory_order_release);
-    return seg;
-  }
+  /// A receiver's segment for a message of `bytes` bytes (from the pool, else new), with a fresh
+  /// cookie and both counts at 0; null when the system refuses one (then the message goes through MPI).
+  static std::shared_ptr<SharedSegment> make(std::size_t bytes);
 
-  /// Maps the segment `offer` names; null unless it exists here, is large enough and carries the
-  /// offer's cookie (a segment of that name on another node is never seen: /dev/shm is per node).
+  /// Maps the segment `offer` names (the sender); null unless it exists here, is large enough and
+  /// carries the offer's cookie (a segment of that name on another node is never seen: /dev/shm is
+  /// per node).
   static std::shared_ptr<SharedSegment> open(const SegmentOffer& offer) {
     if (offer.name[0] != '/' || offer.name.back() != '\0') return nullptr;
     const int fd = ::shm_open(offer.name.data(), O_RDWR, 0);
     if (fd < 0) return nullptr;
-    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, false));
+    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, header_bytes + offer.bytes, false));
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= seg->m_size) seg->map(fd);
+    if (::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= seg->m_mapped) seg->map(fd);
     ::close(fd);
     if (seg->m_base == nullptr || seg->header().cookie != offer.cookie) return nullptr;
     return seg;
   }
 
   [[nodiscard]] const SegmentOffer& offer() const noexcept { return m_offer; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return m_mapped - header_bytes; }
   [[nodiscard]] std::byte* data() const noexcept { return static_cast<std::byte*>(m_base) + header_bytes; }
-  /// Executions whose contents the receiver has unpacked.
+  /// Executions whose contents the sender has packed / the receiver has unpacked.
+  [[nodiscard]] std::atomic<std::uint64_t>& produced() const noexcept { return header().produced; }
   [[nodiscard]] std::atomic<std::uint64_t>& consumed() const noexcept { return header().consumed; }
-  /// Removes the name (the creator, once the receiver has answered); the mappings stay.
-  void unlink() noexcept {
-    if (m_owner) ::shm_unlink(m_offer.name.data());
-    m_owner = false;
-  }
+  /// A receiver's segment may go back to the pool once no sender can write into it any more: its
+  /// exchange is not in the middle of an execution (an exception there, or an abandoned post, leaves
+  /// a sender that may still pack into it, so such a segment is freed instead).
+  void set_poolable(bool poolable) noexcept { m_poolable = poolable; }
 
 private:
+  friend class SegmentPool;
   struct Header {
     std::uint64_t cookie;
+    std::atomic<std::uint64_t> produced;
     std::atomic<std::uint64_t> consumed;
   };
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "a shared counter must be lock-free");
   static constexpr std::size_t header_bytes = 64; // the payload starts on its own cache line
 
-  SharedSegment(const SegmentOffer& offer, bool owner)
-      : m_offer(offer), m_size(header_bytes + offer.bytes), m_owner(owner) {}
+  SharedSegment(const SegmentOffer& offer, std::size_t mapped, bool owner)
+      : m_offer(offer), m_mapped(mapped), m_owner(owner) {}
+
+  /// A new segment of `capacity` payload bytes named after this process, or null.
+  static std::unique_ptr<SharedSegment> create(std::size_t capacity) {
+    static std::atomic<std::uint64_t> counter{0};
+    SegmentOffer offer;
+    std::snprintf(offer.name.data(), offer.name.size(), "/hpfrt-%d-%016llx", static_cast<int>(::getpid()),
+                  static_cast<unsigned long long>(fresh_cookie() ^ (counter.fetch_add(1) + 1)));
+    const int fd = ::shm_open(offer.name.data(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return nullptr;
+    auto seg = std::unique_ptr<SharedSegment>(new SharedSegment(offer, header_bytes + capacity, true));
+    if (::ftruncate(fd, static_cast<off_t>(seg->m_mapped)) == 0) seg->map(fd);
+    ::close(fd);
+    if (seg->m_base == nullptr) return nullptr; // the destructor removes the name
+    ::new (seg->m_base) Header{0, {}, {}};
+    return seg;
+  }
+  /// Gets the segment ready for a new message of `bytes` (at most capacity()) bytes.
+  void reset(std::size_t bytes) noexcept {
+    m_offer.bytes = bytes;
+    m_offer.cookie = fresh_cookie();
+    header().cookie = m_offer.cookie;
+    header().produced.store(0, std::memory_order_relaxed);
+    header().consumed.store(0, std::memory_order_release);
+  }
+  static std::uint64_t fresh_cookie() {
+    static std::mt19937_64 rng(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
+    static std::mutex m;
+    const std::lock_guard<std::mutex> lock(m);
+    return rng();
+  }
   void map(int fd) {
-    void* p = ::mmap(nullptr, m_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* p = ::mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     m_base = p == MAP_FAILED ? nullptr : p;
   }
   [[nodiscard]] Header& header() const noexcept { return *static_cast<Header*>(m_base); }
 
   SegmentOffer m_offer;
-  std::size_t m_size;
+  std::size_t m_mapped;
   void* m_base = nullptr;
   bool m_owner;
+  bool m_poolable = false;
 };
+
+// Receivers' segments outlive their exchanges here, as message buffers do in the buffer pool
+// (core/memory.hpp): a new executor between the same layouts, or any message of a similar size, takes
+// one whose pages are already there and mapped, instead of faulting in fresh zeroed pages (issue 10,
+// the first call). Bounded by buffer_pool_limit() bytes of its own; a segment of a message of `bytes`
+// bytes is taken for up to twice as many. Never destroyed (exchanges in static objects may return
+// segments at exit): at exit it frees what it holds, names included, and then frees what comes back.
+class SegmentPool {
+public:
+  static SegmentPool& instance() {
+    static SegmentPool* pool = [] {
+      auto* p = new SegmentPool; // NOLINT(cppcoreguidelines-owning-memory): lives until the process ends
+      std::atexit([] { instance().close(); });
+      return p;
+    }();
+    return *pool;
+  }
+
+  std::unique_ptr<SharedSegment> take(std::size_t bytes) {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      auto it = m_held.lower_bound(bytes);
+      if (it != m_held.end() && it->first / 2 <= bytes) {
+        std::unique_ptr<SharedSegment> seg = std::move(it->second);
+        m_held.erase(it);
+        m_bytes -= seg->m_mapped;
+        return seg;
+      }
+    }
+    // New segments are rounded up as pooled buffers are, so that similar sizes share them.
+    const std::size_t unit = bytes >= huge_page_bytes ? huge_page_bytes : pool_unit_bytes;
+    return SharedSegment::create((bytes + unit - 1) / unit * unit);
+  }
+
+  void give(SharedSegment* seg) noexcept {
+    std::unique_ptr<SharedSegment> owned(seg);
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_closed || !seg->m_owner || !seg->m_poolable || m_bytes + seg->m_mapped > buffer_pool_limit())
+      return; // freed
+    m_bytes += seg->m_mapped;
+    m_held.emplace(seg->capacity(), std::move(owned));
+  }
+
+private:
+  void close() noexcept {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_closed = true;
+    m_held.clear();
+    m_bytes = 0;
+  }
+
+  std::mutex m_mutex;
+  std::multimap<std::size_t, std::unique_ptr<SharedSegment>> m_held;
+  std::size_t m_bytes = 0;
+  bool m_closed = false;
+};
+
+std::shared_ptr<SharedSegment> SharedSegment::make(std::size_t bytes) {
+  std::unique_ptr<SharedSegment> seg = SegmentPool::instance().take(bytes);
+  if (!seg) return nullptr;
+  seg->reset(bytes);
+  return {seg.release(), [](SharedSegment* s) { SegmentPool::instance().give(s); }};
+}
 
 } // namespace detail
 
@@ -232,86 +317,92 @@ std::size_t Exchange::shared_recvs() const noexcept {
 }
 
 detail::SharedSegment* Exchange::send_segment(std::size_t i) const noexcept {
-  return m_shm_phase >= 2 && i < m_send_segs.size() ? m_send_segs[i].get() : nullptr;
+  return i < m_send_segs.size() ? m_send_segs[i].get() : nullptr; // set once its offer is taken
 }
 
 detail::SharedSegment* Exchange::recv_segment(std::size_t i) const noexcept {
-  return m_shm_phase >= 2 && i < m_recv_segs.size() ? m_recv_segs[i].get() : nullptr;
+  return i < m_recv_shared.size() && m_recv_shared[i] != 0 ? m_recv_segs[i].get() : nullptr;
 }
 
-// The first execution: every message of at least m_shm_min bytes carries an offer from its sender (a
-// segment when the send is packed and one could be made, else none). The second: its receiver
-// answers whether it mapped the segment. Both ends know every message's size, so both know which
-// messages trade them. They are posted before the execution's data, on the data's tag, so that on
-// every (sender, receiver) pair they are matched in the same order on both ends.
-void Exchange::post_shm_setup() {
+// Whether a message of `bytes` trades an offer in the first execution: both of its ends know its size
+// and the threshold, so both decide the same. A single MPI message (at most INT_MAX bytes), so that
+// its receiver can tell the notice from the data by one count.
+bool Exchange::shm_offered(std::size_t bytes) const noexcept {
+  return m_shm_min != SIZE_MAX && m_shm_execs == 0 && bytes > 0 && bytes >= m_shm_min &&
+         bytes <= max_message_bytes;
+}
+
+// The first execution: the receiver of every offered message sends its sender an offer (a segment
+// when the receive is packed and one could be made, else none), and the sender posts the offer's
+// receive. Both are posted before the execution's data, on the data's tag, so that on every
+// (sender, receiver) pair they are matched in the same order on both ends.
+void Exchange::post_offers() {
   const auto& sends = m_plan.sends;
   const auto& recvs = m_plan.recvs;
-  if (m_shm_phase == 0) {
-    m_offers_in.assign(recvs.size(), {});
-    m_offers_out.assign(sends.size(), {});
-    m_send_segs.assign(sends.size(), nullptr);
-    m_recv_segs.assign(recvs.size(), nullptr);
-    m_send_uses.assign(sends.size(), 0);
-  } else {
-    m_answers_in.assign(sends.size(), 0);
-  }
+  m_offers_out.assign(recvs.size(), {});
+  m_offers_in.assign(sends.size(), {});
+  m_offer_pending.assign(sends.size(), 0);
+  m_offer_recvs.resize(sends.size());
+  m_send_segs.assign(sends.size(), nullptr);
+  m_recv_segs.assign(recvs.size(), nullptr);
+  m_recv_shared.assign(recvs.size(), 0);
+  m_send_uses.assign(sends.size(), 0);
   for (std::size_t i = 0; i < recvs.size(); ++i) {
-    if (recvs[i].bytes < m_shm_min) continue;
-    if (m_shm_phase == 0)
-      HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
-                              m_comm.get(), m_setup_recvs.add()));
-    else
-      HPF_MPI_CHECK(MPI_Isend(&m_answers_out[i], 1, MPI_UINT64_T, recvs[i].peer, m_tag, m_comm.get(),
-                              m_setup_sends.add()));
+    if (!shm_offered(recvs[i].bytes)) continue;
+    if (recv_type(i) == MPI_DATATYPE_NULL) m_recv_segs[i] = detail::SharedSegment::make(recvs[i].bytes);
+    if (m_recv_segs[i]) m_offers_out[i] = m_recv_segs[i]->offer();
+    HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
+                            m_comm.get(), m_offer_sends.add()));
   }
   for (std::size_t i = 0; i < sends.size(); ++i) {
-    if (sends[i].bytes < m_shm_min) continue;
-    if (m_shm_phase == 0) {
-      if (send_type(i) == MPI_DATATYPE_NULL) m_send_segs[i] = detail::SharedSegment::create(sends[i].bytes);
-      if (m_send_segs[i]) m_offers_out[i] = m_send_segs[i]->offer();
-      HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, sends[i].peer, m_tag,
-                              m_comm.get(), m_setup_sends.add()));
-    } else {
-      HPF_MPI_CHECK(MPI_Irecv(&m_answers_in[i], 1, MPI_UINT64_T, sends[i].peer, m_tag, m_comm.get(),
-                              m_setup_recvs.add()));
-    }
+    if (!shm_offered(sends[i].bytes)) continue;
+    m_offer_pending[i] = 1;
+    HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, sends[i].peer, m_tag,
+                            m_comm.get(), m_offer_recvs[i].add()));
   }
 }
 
-// Once an execution of the setup is complete: after the first, each receiver maps what it was
-// offered (into a packed receive of the offered size only); after the second, each sender keeps the
-// segments its receivers accepted, and removes every name.
-void Exchange::finish_shm_setup() {
-  m_setup_recvs.wait_all();
-  m_setup_sends.wait_all();
-  if (m_shm_phase == 0) {
-    m_answers_out.assign(m_plan.recvs.size(), 0);
-    for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) {
-      const detail::SegmentOffer& offer = m_offers_in[i];
-      if (offer.name[0] == '\0' || offer.bytes != m_plan.recvs[i].bytes || recv_type(i) != MPI_DATATYPE_NULL)
-        continue;
-      m_recv_segs[i] = detail::SharedSegment::open(offer);
-      m_answers_out[i] = m_recv_segs[i] ? 1 : 0;
-    }
-  } else {
-    for (std::size_t i = 0; i < m_send_segs.size(); ++i) {
-      if (!m_send_segs[i]) continue;
-      m_send_segs[i]->unlink();
-      if (m_answers_in[i] == 0) m_send_segs[i].reset();
-    }
-    // What the first two executions buffered for messages that now go through segments is released.
-    for (std::size_t i = 0; i < m_send_segs.size() && i < m_send_bufs.size(); ++i)
-      if (m_send_segs[i]) detail::ByteBuffer().swap(m_send_bufs[i]);
-    for (std::size_t i = 0; i < m_recv_segs.size() && i < m_recv_bufs.size(); ++i)
-      if (m_recv_segs[i]) detail::ByteBuffer().swap(m_recv_bufs[i]);
-    const auto all = [](const std::vector<std::shared_ptr<detail::SharedSegment>>& segs) {
-      return std::all_of(segs.begin(), segs.end(), [](const auto& p) { return p != nullptr; });
-    };
-    if (all(m_send_segs)) detail::ByteBuffer().swap(m_send_buf); // the step modes' buffers
-    if (all(m_recv_segs)) detail::ByteBuffer().swap(m_recv_buf);
+// True once send i may be packed: it trades no offer, or its offer is in (then the sender maps the
+// offered segment if its send is packed). Waiting for an offer needs only the receiver's post().
+bool Exchange::offer_in(std::size_t i, bool block) {
+  if (i >= m_offer_pending.size() || m_offer_pending[i] == 0) return true;
+  if (block) {
+    m_offer_recvs[i].wait_all();
+  } else if (!m_offer_recvs[i].test()) {
+    return false;
   }
-  ++m_shm_phase;
+  m_offer_pending[i] = 0;
+  const detail::SegmentOffer& offer = m_offers_in[i];
+  if (offer.name[0] != '\0' && offer.bytes == m_plan.sends[i].bytes && send_type(i) == MPI_DATATYPE_NULL)
+    m_send_segs[i] = detail::SharedSegment::open(offer);
+  return true;
+}
+
+// Once each of the first two executions is complete. After the first, every offer is in (each
+// sender has mapped its segment or never will). After the second, a receiver whose segment has seen
+// no notice gives it back: its sender chose MPI. Then what the executions buffered for messages that
+// now go through segments is released.
+void Exchange::finish_offers() {
+  if (m_shm_execs == 0) {
+    for (std::size_t i = 0; i < m_offer_pending.size(); ++i) (void)offer_in(i, true);
+    m_offer_sends.wait_all();
+  } else {
+    for (std::size_t i = 0; i < m_recv_segs.size(); ++i)
+      if (m_recv_segs[i] && m_recv_shared[i] == 0) {
+        m_recv_segs[i]->set_poolable(true);
+        m_recv_segs[i].reset();
+      }
+  }
+  ++m_shm_execs;
+  for (std::size_t i = 0; i < m_send_segs.size() && i < m_send_bufs.size(); ++i)
+    if (m_send_segs[i]) detail::ByteBuffer().swap(m_send_bufs[i]);
+  for (std::size_t i = 0; i < m_recv_shared.size() && i < m_recv_bufs.size(); ++i)
+    if (m_recv_shared[i] != 0) detail::ByteBuffer().swap(m_recv_bufs[i]);
+  const auto all = [](const auto& v) {
+    return std::all_of(v.begin(), v.end(), [](const auto& p) { return bool(p); });
+  };
+  if (all(m_send_segs)) detail::ByteBuffer().swap(m_send_buf); // the step modes' buffers
+  if (all(m_recv_shared)) detail::ByteBuffer().swap(m_recv_buf);
 }
 
 MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
@@ -348,7 +439,7 @@ void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
       std::this_thread::yield();
     }
     m_pack(i, seg->data());
-    std::atomic_thread_fence(std::memory_order_release);
+    seg->produced().store(done + 1, std::memory_order_release); // before the notice goes out
     return;
   }
   buf.resize(m_plan.sends[i].bytes);
@@ -368,14 +459,33 @@ void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests
   isend_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
 }
 
-void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf) {
-  if (detail::SharedSegment* seg = recv_segment(i)) {
-    std::atomic_thread_fence(std::memory_order_acquire);
+void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
+  if (recv_type(i) != MPI_DATATYPE_NULL) return; // MPI wrote it in place
+  const Transfer& t = m_plan.recvs[i];
+  // A message this rank offered a segment for, in the first two executions: a notice when its sender
+  // packed into the segment (it will from now on), else the data.
+  if (i < m_recv_segs.size() && m_recv_segs[i] && m_recv_shared[i] == 0 && got == 0) m_recv_shared[i] = 1;
+  detail::SharedSegment* seg = recv_segment(i);
+  if (m_shm_min != SIZE_MAX && got != SIZE_MAX) // executors out of step between ranks show here
+    detail::require(got == (seg != nullptr ? 0 : t.bytes), "Exchange: receive ", i, " from rank ", t.peer,
+                    " brought ", got, " bytes; expected ", seg != nullptr ? 0 : t.bytes,
+                    " (the exchanges of the two ranks are out of step: every rank must run the same "
+                    "executors in the same order)");
+  if (seg != nullptr) {
+    const std::uint64_t packed = seg->produced().load(std::memory_order_acquire);
+    const std::uint64_t unpacked = seg->consumed().load(std::memory_order_relaxed);
+    detail::require(packed == unpacked + 1, "Exchange: receive ", i, " from rank ", t.peer,
+                    " found its shared-memory segment packed ", packed, " times after ", unpacked,
+                    " unpacks; expected one more (the exchanges of the two ranks are out of step)");
     m_unpack(i, seg->data());
     seg->consumed().fetch_add(1, std::memory_order_release); // the sender may pack the next one
     return;
   }
-  if (recv_type(i) == MPI_DATATYPE_NULL) m_unpack(i, buf.data());
+  m_unpack(i, buf.data());
+}
+
+std::size_t Exchange::received_bytes(std::size_t i, const Requests& reqs) const {
+  return m_plan.recvs[i].bytes <= max_message_bytes ? reqs.received_bytes(0) : SIZE_MAX;
 }
 
 void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* recv_base) {
@@ -393,7 +503,10 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
   m_unpack = std::move(unpack);
   m_posted = true;
   m_ever_posted = true;
-  if (shm_setting_up()) post_shm_setup();
+  for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
+    if (seg) seg->set_poolable(false);
+  const bool offers = m_shm_min != SIZE_MAX && m_shm_execs == 0;
+  if (offers) post_offers();
   switch (m_mode) {
   case ExecMode::StepSynchronous:
   case ExecMode::Handshake:
@@ -401,7 +514,9 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
     m_si = 0;
     m_ri = 0;
     m_step_open = false;
-    progress_steps(false);
+    // With offers in flight, every step starts in wait() or test(): a send may wait there for its
+    // offer, and no other exchange's message to the same peer can pass it (on every rank alike).
+    if (!offers) progress_steps(false);
     break;
   case ExecMode::AllAtOnce:
   case ExecMode::Pipelined:
@@ -428,7 +543,9 @@ void Exchange::wait() {
     if (m_fallback) progress_flow(true);
     break;
   }
-  if (shm_setting_up()) finish_shm_setup();
+  if (shm_setting_up()) finish_offers();
+  for (const auto& seg : m_recv_segs)
+    if (seg) seg->set_poolable(true);
   m_posted = false;
 }
 
@@ -438,11 +555,12 @@ void Exchange::abandon() {
   if (!m_posted) return;
   for (Requests& r : m_rreq) r.cancel_receives();
   for (Requests& r : m_sreq) r.release_sends();
-  m_setup_recvs.cancel_receives();
-  m_setup_sends.release_sends();
-  m_shm_min = SIZE_MAX; // no further setup: the communicator is about to be freed
+  for (Requests& r : m_offer_recvs) r.cancel_receives();
+  m_offer_sends.release_sends();
+  m_shm_min = SIZE_MAX; // no further offers: the communicator is about to be freed
   m_send_segs.clear();
   m_recv_segs.clear();
+  m_recv_shared.clear();
   m_posted = false;
 }
 
@@ -453,7 +571,11 @@ bool Exchange::test() {
   const bool steps = m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake;
   if (flow && !progress_flow(false)) return false;
   if (steps && !progress_steps(false)) return false;
-  if (shm_setting_up() && !(m_setup_recvs.test() && m_setup_sends.test())) return false;
+  if (m_shm_min != SIZE_MAX && m_shm_execs == 0) { // every offer in, every offer sent
+    for (std::size_t i = 0; i < m_offer_pending.size(); ++i)
+      if (!offer_in(i, false)) return false;
+    if (!m_offer_sends.test()) return false;
+  }
   wait();
   return true;
 }
@@ -481,7 +603,7 @@ void Exchange::start_step() {
       HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, m_plan.recvs[m_ri].peer, m_tag + 1, m_comm.get(),
                               m_step_reqs.add()));
   }
-  if (m_step_sending) {
+  if (m_step_sending && offer_in(m_si, false)) { // else it waits for its receiver's offer
     pack_send(m_si, m_send_buf);
     if (m_mode == ExecMode::Handshake) {
       HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, m_plan.sends[m_si].peer, m_tag + 1, m_comm.get(),
@@ -494,11 +616,16 @@ void Exchange::start_step() {
 }
 
 bool Exchange::finish_step(bool block) {
-  if (m_step_sending && !m_send_started) { // Handshake: send on the receiver's signal
-    if (block) {
-      m_ready_req.wait_all();
-    } else if (!m_ready_req.test()) {
-      return false;
+  if (m_step_sending && !m_send_started) {
+    if (m_mode == ExecMode::Handshake) { // send on the receiver's signal
+      if (block) {
+        m_ready_req.wait_all();
+      } else if (!m_ready_req.test()) {
+        return false;
+      }
+    } else { // pack once the receiver's offer is in (first execution with shared memory)
+      if (!offer_in(m_si, block)) return false;
+      pack_send(m_si, m_send_buf);
     }
     start_send(m_si, m_send_buf, m_step_reqs);
     m_send_started = true;
@@ -508,7 +635,10 @@ bool Exchange::finish_step(bool block) {
   } else if (!m_step_reqs.test()) {
     return false;
   }
-  if (m_step_receiving) finish_recv(m_ri++, m_recv_buf);
+  if (m_step_receiving) { // the step's first request (start_step)
+    finish_recv(m_ri, m_recv_buf, received_bytes(m_ri, m_step_reqs));
+    ++m_ri;
+  }
   if (m_step_sending) ++m_si;
   m_step_open = false;
   return true;
@@ -550,7 +680,7 @@ bool Exchange::progress_flow(bool block) {
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
     for (std::size_t i = m_rdone; i < m_rposted; ++i) {
       if (m_unpacked[i] == 0 && m_arrived[i] != 0) {
-        finish_recv(i, m_recv_bufs[i]);
+        finish_recv(i, m_recv_bufs[i], received_bytes(i, m_rreq[i]));
         m_unpacked[i] = 1;
       }
       if (m_unpacked[i] == 0 && pipelined) break;
@@ -565,6 +695,9 @@ bool Exchange::progress_flow(bool block) {
     const int send_barrier = m_sdone < m_sstarted ? sends[m_sdone].step : INT_MAX;
     while (m_sstarted < ns && (!pipelined || (sends[m_sstarted].step <= recv_barrier &&
                                               sends[m_sstarted].step <= send_barrier))) {
+      // First execution: the segment is used if its offer is in already; a send never waits for it
+      // here (exchanges in flight together on one tag rely on every send starting in post()).
+      (void)offer_in(m_sstarted, false);
       pack_send(m_sstarted, m_send_bufs[m_sstarted]);
       start_send(m_sstarted, m_send_bufs[m_sstarted], m_sreq[m_sstarted]);
       ++m_sstarted;

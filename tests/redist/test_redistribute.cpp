@@ -283,8 +283,8 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
 }
 
 // Shared memory (RedistOptions::shared_memory_min_bytes = 0: every packed message): one executor per
-// case and strategy runs six times with a different salt each time, so the third and later executions
-// go through the segments and a stale one would show. Mixed: even ranks move their messages in place
+// case and strategy runs six times with a different salt each time, so every execution goes through
+// the segments and a stale one would show. Mixed: even ranks move their messages in place
 // (never shared), odd ranks pack them.
 TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
   for (const bool mixed : {false, true}) {

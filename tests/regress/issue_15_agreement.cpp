@@ -113,8 +113,9 @@ TEST(Issue15, DistArrayCollectivesRefuseDifferentLayoutsAndRoots) {
 // (core/pairwise_agreement.hpp). Ranks that disagree all throw, whether the exchange had already
 // posted its messages (all at once) or waited for the agreement (a step mode, MPI_Alltoallv), and no
 // message of a refused call reaches a later one: every refused call is followed by a correct one whose
-// data is checked. The same with the allreduce check (pairwise agreement limit 0), and with the
-// shared-memory offers of a first execution (Exchange::set_shared_memory) beside the data.
+// data is checked. The same with the allreduce check (pairwise agreement limit 0), with the
+// shared-memory offers of a first execution (Exchange::set_shared_memory) beside the data, and with
+// options that differ on one rank (the shared-memory threshold, the tag, the cost model).
 TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
   const int n = world_size();
   const int me = world_rank();
@@ -147,6 +148,20 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
           EXPECT_EQ(ranks_that_threw(
                         [&] { A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), other); }, kDiffers),
                     n);
+          // One rank passes another shared-memory threshold, tag or cost model (each would pair an
+          // offer with data, or messages on different tags, or different schedules).
+          for (int which = 0; which < 3; ++which) {
+            hpf::RedistOptions odd = opt;
+            if (me == (round + which) % n) {
+              if (which == 0) odd.shared_memory_min_bytes = opt.shared_memory_min_bytes == 0 ? SIZE_MAX : 0;
+              if (which == 1) odd.tag = opt.tag + 1;
+              if (which == 2) odd.alpha = 1e-3;
+            }
+            EXPECT_EQ(ranks_that_threw(
+                          [&] { A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), odd); }, kDiffers),
+                      n)
+                << "option " << which << " strategy " << hpf::to_string(st) << " limit " << lim;
+          }
         }
         A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), opt);
         EXPECT_EQ(A.layout().dist(0).block(), good);

@@ -156,7 +156,7 @@ template <int N> void random_case(Rng& rng, int c, index_t max_extent,
   B.scatter(0, vb);
   const int how = static_cast<int>(rng.between(0, 2));
   if (shared_rounds > 0) {
-    // One plan, packed messages through shared memory from its third execution on, a different A
+    // One plan, packed messages through shared memory from its first execution on, a different A
     // each time (a stale segment would show).
     hpf::SectionOptions opt;
     opt.in_place_min_piece_bytes = SIZE_MAX;
@@ -245,7 +245,7 @@ TEST(SectionAssign, MessagesInPlace) {
 }
 
 // SectionOptions::shared_memory_min_bytes = 0: every packed message of a plan goes through shared
-// memory from its third execution on; five executions, each of a different A.
+// memory from its first execution on; five executions, each of a different A.
 TEST(SectionAssign, SharedMemoryRepeated) {
   Rng rng(505);
   InPlaceCount count; // here: messages that went through shared memory

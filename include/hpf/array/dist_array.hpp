@@ -264,20 +264,21 @@ public:
   /// either grid): HPF REDISTRIBUTE. The array keeps its label and its values and takes `layout`
   /// (same extents; another block size, grid or number of processes). The plan comes from the plan
   /// cache, so alternating between layouts plans each move once. Throws hpf::Error on every rank,
-  /// with the array unchanged, for other extents or a grid on another parent communicator.
+  /// with the array unchanged, for other extents, a grid on another parent communicator, or layouts
+  /// or options (agreement_words: all but in_place_min_piece_bytes) that differ between ranks.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
     // Every rank must pass the same layouts (issue 15: CYCLIC(3) on one rank and CYCLIC(5) on another
     // failed in MPI_Waitall on one rank only), checked before the early returns, which are per rank.
     // On small communicators the check travels with the data (core/pairwise_agreement.hpp): it costs
     // no round of its own.
-    const auto strategy = static_cast<std::int64_t>(options.strategy);
+    const auto words = agreement_words(options);
     const MPI_Comm comm = m_layout.grid().comm().get();
     if (!detail::pairwise_agreement(comm)) {
-      check_same_redistribution(m_layout, layout, strategy, "DistArray::redistribute");
+      check_same_redistribution(m_layout, layout, words, "DistArray::redistribute");
       redistribute_agreed(layout, options, nullptr);
       return;
     }
-    detail::PairwiseAgreement round(comm, redistribution_hash(m_layout, layout, strategy));
+    detail::PairwiseAgreement round(comm, redistribution_hash(m_layout, layout, words));
     redistribute_agreed(layout, options, &round);
   }
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
@@ -530,8 +531,7 @@ private:
     const auto differ = [&] {
       round->discard();
       clear_plan_cache(); // no cached executor keeps the discarded communicator
-      check_same_redistribution(m_layout, layout, static_cast<std::int64_t>(options.strategy),
-                                "DistArray::redistribute");
+      check_same_redistribution(m_layout, layout, agreement_words(options), "DistArray::redistribute");
       detail::fail("DistArray::redistribute: the ranks passed different arguments to a collective; every "
                    "rank must pass the same");
     };
@@ -554,7 +554,17 @@ private:
     if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->abandonable()) {
       // The messages go out with the agreement's, on its private communicator.
       ex->use_comm(round->comm(), round->generation());
-      ex->post(static_cast<const T*>(local_data()), next.local_data());
+      try {
+        ex->post(static_cast<const T*>(local_data()), next.local_data());
+      } catch (...) {
+        // A message of a call with other arguments may already have arrived and failed a receive
+        // (truncated, or another shared-memory threshold's offer): the difference is the error.
+        if (!round->agreed()) {
+          ex->abandon();
+          differ();
+        }
+        throw;
+      }
       if (!round->agreed()) {
         ex->abandon();
         differ();

@@ -38,7 +38,7 @@ template <class T, int N, int M>
 template <class T, int M, class... Aligned>
 void realign(DistArray<T, M>& A, const Layout<M>& layout, const Aligned&... aligned) {
   // Every rank must pass the same target layout (the per-array checks below see only A's).
-  check_same_redistribution(A.layout(), layout, 0, "hpf::realign");
+  check_same_redistribution(A.layout(), layout, {}, "hpf::realign");
   // The aligned array's layout under a base layout (its shadow widths kept), or hpf::Error.
   auto target_of = [](const auto& b, const auto& base) {
     using L = std::remove_cvref_t<decltype(b.array->layout())>;

@@ -109,6 +109,8 @@ template <class T, int N> void check_same_assignment(const Layout<N>& dst, const
   w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
   w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
   w.add(opt.tag, [] { return std::string("options.tag"); });
+  w.add(static_cast<std::int64_t>(opt.shared_memory_min_bytes),
+        [] { return std::string("options.shared_memory_min_bytes"); });
   w.check(dst.grid().comm().get(), what);
 }
 

@@ -68,6 +68,7 @@ public:
   ~Requests();
 
   MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
+  /// Blocks until every request has completed; the list is emptied.
   void wait_all();
   /// True (and the list emptied) when every request has completed; never blocks.
   [[nodiscard]] bool test();
@@ -88,9 +89,13 @@ public:
   void release_sends() noexcept;
   [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
+  /// After wait_all(), or a test() that returned true: the bytes request i (a receive of MPI_BYTE)
+  /// brought, i counting from 0 in the order of add() since the list was last emptied.
+  [[nodiscard]] std::size_t received_bytes(std::size_t i) const;
 
 private:
   std::vector<MPI_Request> m_reqs;
+  std::vector<MPI_Status> m_status; // of the requests completed by the last wait_all() or test()
 };
 
 /// An owned MPI datatype: move-only, freed by the destructor unless MPI is finalised (or null).

@@ -25,9 +25,9 @@
 // Split phase: post() starts the exchange, wait() completes it (STYLE.md, after Tpetra's
 // doPosts/doWaits). For AllAtOnce and Alltoallv, post() sends everything and the caller may compute
 // before wait(); the step-driven modes start the first step in post() (never blocking) and run the
-// rest in wait(). Several exchanges may be in flight at once on one communicator if they use
-// distinct tags and are waited in the same order on every rank.
-// Progress by test: test() does whatever can be done without blocking and returns true once the
+// rest in wait() (all of them in wait() in a first execution with shared memory, below). Several exchanges
+// may be in flight at once on one communicator if they use distinct tags and are waited in the same order on
+// every rank. Progress by test: test() does whatever can be done without blocking and returns true once the
 // exchange is complete, so a caller overlaps computation with transfers by calling it between
 // pieces of work (AllAtOnce, Pipelined and the step modes never block in test(); Alltoallv, one
 // blocking collective, completes in post()).
@@ -41,10 +41,19 @@
 // min_bytes between two ranks that see the same /dev/shm is packed straight into a POSIX segment the
 // receiver maps, and unpacked from there; MPI carries only a zero-byte notice. That is two passes over
 // the bytes where MPI's shared-memory transport makes four (pack, copy in, copy out, unpack). The ends
-// agree without blocking: the first execution carries each sender's offer (a segment, or none), the second
-// each receiver's answer, and the third and later move the data through the accepted segments. The
-// sender packs into a segment only once its receiver has unpacked the previous execution's contents
-// (a counter in the segment; pack may wait for it). Never under SimGrid SMPI (simulated time).
+// agree inside the first execution, without blocking in post(): its post() sends each such message's
+// receiver's offer (a segment it made, or none) to the sender. A sender whose offer is in when it
+// packs packs into the segment if it can map it, and sends the notice; else it packs for MPI. The
+// step modes start their steps in wait() during the first execution, and a send waits there for its
+// offer, so they use the segments from the first execution on; AllAtOnce sends everything in post()
+// and uses a segment from the first execution whose pack finds its offer in (the second at the
+// latest). The receiver tells a notice from data by the received count and keeps the segment once a
+// notice came; after the second execution every choice stands.
+// The sender packs into a segment only once its receiver has unpacked the previous execution's
+// contents (a counter in the segment; pack may wait for it). With shared memory on, every packed
+// receive checks its count, and every receive through a segment checks the segment's counters, so
+// that a notice never passes for data, nor data for a notice, nor stale contents for new ones.
+// Never under SimGrid SMPI (simulated time).
 #pragma once
 
 #include <hpf/core/memory.hpp>
@@ -67,7 +76,7 @@ namespace detail {
 /// A POSIX shared-memory segment holding one message (exchange.cpp).
 class SharedSegment;
 
-/// What a sender tells its receiver about the segment of one message (travels as bytes).
+/// What a receiver tells its sender about the segment of one message (travels as bytes).
 struct SegmentOffer {
   std::array<char, 48> name{}; ///< empty: no segment, the message travels through MPI
   std::uint64_t cookie = 0;    ///< written at the segment's start: the receiver checks it
@@ -155,13 +164,14 @@ public:
   /// when it falls back to AllAtOnce).
   /// Throws hpf::Error for a size mismatch or a pending post().
   void set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types);
-  /// Packed messages of at least `min_bytes` between ranks of one node go through shared memory (see
-  /// the header comment) from the third execution on; SIZE_MAX (the default) turns it off. Applies to
-  /// StepSynchronous and AllAtOnce (ignored otherwise, and under SimGrid SMPI). Every rank of the
-  /// exchange must set the same value before its first post(): the two ends of a message then trade
-  /// an offer and an answer. Throws hpf::Error after the first post().
+  /// Packed messages of at least `min_bytes` (and at most INT_MAX) between ranks of one node go
+  /// through shared memory (see the header comment: from the first or second execution on); SIZE_MAX (the
+  /// default) turns it off. Applies to StepSynchronous and AllAtOnce (ignored otherwise, and under
+  /// SimGrid SMPI). Every rank of the exchange must set the same value before its first post(): the
+  /// receiver of such a message sends its sender an offer in the first execution. Throws hpf::Error
+  /// after the first post().
   void set_shared_memory(std::size_t min_bytes);
-  /// Sends / receives that currently move through shared memory (0 before the third execution).
+  /// Sends / receives that move through shared memory (settled once the second execution is complete).
   [[nodiscard]] std::size_t shared_sends() const noexcept;
   [[nodiscard]] std::size_t shared_recvs() const noexcept;
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
@@ -206,12 +216,17 @@ private:
   void start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs);
   void pack_send(std::size_t i, detail::ByteBuffer& buf);
   void start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs);
-  void finish_recv(std::size_t i, const detail::ByteBuffer& buf);
-  // Shared memory: the offer (first execution) and answer (second) messages, posted before the data
-  // of their execution, and what their arrival decides once it is complete.
-  [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_phase < 2; }
-  void post_shm_setup();
-  void finish_shm_setup();
+  // The bytes receive i brought, from its completed request(s) `reqs` (SIZE_MAX: split past INT_MAX).
+  [[nodiscard]] std::size_t received_bytes(std::size_t i, const Requests& reqs) const;
+  // `got`: the bytes the receive brought (SIZE_MAX: not known, a message split past INT_MAX).
+  void finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got);
+  // Shared memory: the offers of the first execution, posted before its data; whether send i may
+  // start (its offer is in, or it has none: block waits for it); and what the first execution leaves.
+  [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_execs < 2; }
+  [[nodiscard]] bool shm_offered(std::size_t bytes) const noexcept;
+  void post_offers();
+  bool offer_in(std::size_t i, bool block);
+  void finish_offers();
   [[nodiscard]] detail::SharedSegment* send_segment(std::size_t i) const noexcept;
   [[nodiscard]] detail::SharedSegment* recv_segment(std::size_t i) const noexcept;
 
@@ -249,20 +264,22 @@ private:
   std::vector<char> m_unpacked; // per receive (AllAtOnce unpacks in arrival order)
   std::vector<char> m_sent;     // per send: completed
   std::size_t m_window = 0;
-  // Shared memory: threshold (SIZE_MAX: off), executions set up so far (2: done), segments per send
-  // and receive (null: through MPI), their executions, and the offers and answers in flight.
+  // Shared memory: threshold (SIZE_MAX: off), executions completed (counted to 2: then every choice
+  // stands), segments per send and receive (null: through MPI; a receive's is used once a notice
+  // has come through it, m_recv_shared), executions packed into each send's segment, and the offers
+  // in flight (per send: one request).
   std::size_t m_shm_min = SIZE_MAX;
   bool m_ever_posted = false;
-  int m_shm_phase = 0;
+  int m_shm_execs = 0;
+  std::vector<char> m_recv_shared;
   std::vector<std::shared_ptr<detail::SharedSegment>> m_send_segs;
   std::vector<std::shared_ptr<detail::SharedSegment>> m_recv_segs;
   std::vector<std::uint64_t> m_send_uses;
   std::vector<detail::SegmentOffer> m_offers_out;
   std::vector<detail::SegmentOffer> m_offers_in;
-  std::vector<std::uint64_t> m_answers_out;
-  std::vector<std::uint64_t> m_answers_in;
-  Requests m_setup_sends;
-  Requests m_setup_recvs;
+  std::vector<char> m_offer_pending;
+  std::vector<Requests> m_offer_recvs;
+  Requests m_offer_sends;
   std::size_t m_rposted = 0;  // receives posted
   std::size_t m_rarrived = 0; // receives completed
   std::size_t m_rdone = 0;    // receives unpacked (Pipelined: a prefix in step order)

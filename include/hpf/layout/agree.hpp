@@ -6,6 +6,7 @@
 #include <hpf/layout/layout.hpp>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,29 +83,34 @@ template <int N> void check_same_layout_and_root(const Layout<N>& L, int root, s
   w.check(L.grid().comm().get(), what);
 }
 
-/// As check_same_layout for both layouts of a redistribution and its strategy.
-/// The words of a REDISTRIBUTE's arguments: the strategy, then the source and target layouts.
-template <int N>
-AgreementWords redistribution_words(const Layout<N>& from, const Layout<N>& to, std::int64_t strategy) {
+/// An option of a collective that every rank must pass the same: its name and its value as a word.
+struct OptionWord {
+  const char* name;
+  std::int64_t value;
+};
+
+/// The words of a REDISTRIBUTE's arguments: its options, then the source and target layouts.
+template <int N> AgreementWords redistribution_words(const Layout<N>& from, const Layout<N>& to,
+                                                     std::span<const OptionWord> options) {
   AgreementWords w;
   w.words.reserve(64); // a call's words in one allocation (REDISTRIBUTE of small arrays is latency-bound)
-  w.add(strategy, [] { return std::string("strategy"); });
+  for (const OptionWord& o : options) w.add(o.value, [&] { return std::string(o.name); });
   add_layout_words(w, from, "source.");
   add_layout_words(w, to, "target.");
   return w;
 }
 
 /// Collective over the source grid's communicator: throws the same hpf::Error on every rank unless
-/// every rank passed the same layouts and strategy.
+/// every rank passed the same layouts and options.
 template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
-                                                std::int64_t strategy, std::string_view what) {
-  redistribution_words(from, to, strategy).check(from.grid().comm().get(), what);
+                                                std::span<const OptionWord> options, std::string_view what) {
+  redistribution_words(from, to, options).check(from.grid().comm().get(), what);
 }
 
 /// The hash of the same words (what core/pairwise_agreement.hpp sends to the other ranks). Local.
-template <int N>
-std::uint64_t redistribution_hash(const Layout<N>& from, const Layout<N>& to, std::int64_t strategy) {
-  return detail::hash_words(redistribution_words(from, to, strategy).words);
+template <int N> std::uint64_t redistribution_hash(const Layout<N>& from, const Layout<N>& to,
+                                                   std::span<const OptionWord> options) {
+  return detail::hash_words(redistribution_words(from, to, options).words);
 }
 
 } // namespace hpf

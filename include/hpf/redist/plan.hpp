@@ -31,6 +31,7 @@
 #include <hpf/exec/datatype.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
+#include <hpf/layout/agree.hpp>
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/pattern.hpp>
@@ -41,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -71,9 +73,9 @@ struct RedistOptions {
   /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs.
   std::size_t in_place_min_piece_bytes = 256;
   /// A packed message of at least this many bytes between two ranks of one node goes through a
-  /// shared-memory segment from the third execution of an executor on (Exchange::set_shared_memory):
+  /// shared-memory segment from the first execution of an executor on (Exchange::set_shared_memory):
   /// packed straight into memory its receiver maps, and unpacked from there. SIZE_MAX: never. Must be
-  /// the same on every rank. StepSynchronous and AllAtOnce only.
+  /// the same on every rank (DistArray::redistribute checks it). StepSynchronous and AllAtOnce only.
   std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
   /// not waited in the same order on every rank need distinct tags.
@@ -81,6 +83,23 @@ struct RedistOptions {
 
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
 };
+
+/// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
+/// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
+/// itself, and element_bytes, which the array sets. Local.
+[[nodiscard]] inline std::array<OptionWord, 7> agreement_words(const RedistOptions& o) {
+  const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
+  const auto bits = [](const std::optional<double>& v) {
+    return std::bit_cast<std::int64_t>(v.value_or(0.0));
+  };
+  return {{{"options.strategy", static_cast<std::int64_t>(o.strategy)},
+           {"options.alpha given", given(o.alpha)},
+           {"options.alpha", bits(o.alpha)},
+           {"options.beta given", given(o.beta)},
+           {"options.beta", bits(o.beta)},
+           {"options.shared_memory_min_bytes", static_cast<std::int64_t>(o.shared_memory_min_bytes)},
+           {"options.tag", o.tag}}};
+}
 
 namespace detail {
 

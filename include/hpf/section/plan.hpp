@@ -63,8 +63,8 @@ struct SectionOptions {
   /// Each end decides for itself: ranks may differ.
   std::size_t in_place_min_piece_bytes = 256;
   /// A packed message of at least this many bytes between two ranks of one node goes through a
-  /// shared-memory segment from the third execute() on (Exchange::set_shared_memory). SIZE_MAX:
-  /// never. Must be the same on every rank.
+  /// shared-memory segment from the first execute() on (Exchange::set_shared_memory). SIZE_MAX:
+  /// never. Must be the same on every rank, like the tag.
   std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
 };
