@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 
 #include <fcntl.h>
@@ -42,20 +43,10 @@ public:
   /// cookie and both counts at 0; null when the system refuses one (then the message goes through MPI).
   static std::shared_ptr<SharedSegment> make(std::size_t bytes);
 
-  /// Maps the segment `offer` names (the sender); null unless it exists here, is large enough and
-  /// carries the offer's cookie (a segment of that name on another node is never seen: /dev/shm is
-  /// per node).
-  static std::shared_ptr<SharedSegment> open(const SegmentOffer& offer) {
-    if (offer.name[0] != '/' || offer.name.back() != '\0') return nullptr;
-    const int fd = ::shm_open(offer.name.data(), O_RDWR, 0);
-    if (fd < 0) return nullptr;
-    auto seg = std::shared_ptr<SharedSegment>(new SharedSegment(offer, header_bytes + offer.bytes, false));
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= seg->m_mapped) seg->map(fd);
-    ::close(fd);
-    if (seg->m_base == nullptr || seg->header().cookie != offer.cookie) return nullptr;
-    return seg;
-  }
+  /// The sender's mapping of the segment `offer` names (the pool's, when this process mapped it
+  /// before); null unless it exists here, is large enough and carries the offer's cookie (a segment
+  /// of that name on another node is never seen: /dev/shm is per node).
+  static std::shared_ptr<SharedSegment> open(const SegmentOffer& offer);
 
   [[nodiscard]] const SegmentOffer& offer() const noexcept { return m_offer; }
   [[nodiscard]] std::size_t capacity() const noexcept { return m_mapped - header_bytes; }
@@ -70,6 +61,23 @@ public:
 
 private:
   friend class SegmentPool;
+  /// A new mapping of the segment `offer` names, or null.
+  /// The whole segment is mapped, so that the mapping serves whatever message the receiver offers
+  /// the segment for next.
+  static std::unique_ptr<SharedSegment> map_offered(const SegmentOffer& offer) {
+    if (offer.name[0] != '/' || offer.name.back() != '\0') return nullptr;
+    const int fd = ::shm_open(offer.name.data(), O_RDWR, 0);
+    if (fd < 0) return nullptr;
+    struct stat st {};
+    const bool sized = ::fstat(fd, &st) == 0 && st.st_size >= 0 &&
+                       static_cast<std::size_t>(st.st_size) >= header_bytes + offer.bytes;
+    auto seg = std::unique_ptr<SharedSegment>(
+        new SharedSegment(offer, sized ? static_cast<std::size_t>(st.st_size) : 0, false));
+    if (sized) seg->map(fd);
+    ::close(fd);
+    if (seg->m_base == nullptr) return nullptr;
+    return seg;
+  }
   struct Header {
     std::uint64_t cookie;
     std::atomic<std::uint64_t> produced;
@@ -100,6 +108,7 @@ private:
   void reset(std::size_t bytes) noexcept {
     m_offer.bytes = bytes;
     m_offer.cookie = fresh_cookie();
+    m_poolable = false; // until its exchange completes an execution
     header().cookie = m_offer.cookie;
     header().produced.store(0, std::memory_order_relaxed);
     header().consumed.store(0, std::memory_order_release);
@@ -123,11 +132,14 @@ private:
   bool m_poolable = false;
 };
 
-// Receivers' segments outlive their exchanges here, as message buffers do in the buffer pool
-// (core/memory.hpp): a new executor between the same layouts, or any message of a similar size, takes
-// one whose pages are already there and mapped, instead of faulting in fresh zeroed pages (issue 10,
-// the first call). Bounded by buffer_pool_limit() bytes of its own; a segment of a message of `bytes`
-// bytes is taken for up to twice as many. Never destroyed (exchanges in static objects may return
+// Segments outlive their exchanges here, as message buffers do in the buffer pool (core/memory.hpp):
+// a receiver's new exchange, between the same layouts or for any message of a similar size (a
+// segment of a message of `bytes` bytes is taken for up to twice as many), takes one whose pages are
+// already there and mapped, and offers it again; its sender finds its own earlier mapping of that
+// name here. A new mapping costs its first pass a fault per page: on the development VM (shadow page
+// tables) 4-5 us per 4 KiB page even after MAP_POPULATE and MADV_POPULATE_WRITE, 7.5 ms for the
+// 3.7 MB of a first pack against 0.3 ms for a later one (issue 10, the first call). Bounded by
+// buffer_pool_limit() bytes of its own. Never destroyed (exchanges in static objects may return
 // segments at exit): at exit it frees what it holds, names included, and then frees what comes back.
 class SegmentPool {
 public:
@@ -156,13 +168,55 @@ public:
     return SharedSegment::create((bytes + unit - 1) / unit * unit);
   }
 
+  /// A sender's mapping of the segment `offer` names: one an exchange of this process still holds
+  /// (an exchange whose receiver has given the segment up never writes into it again), else a kept
+  /// one, else a new one; null unless it is large enough and carries the offer's cookie.
+  std::shared_ptr<SharedSegment> mapping(const SegmentOffer& offer) {
+    const std::string name(offer.name.data());
+    std::shared_ptr<SharedSegment> seg;
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      if (auto it = m_live.find(name); it != m_live.end()) seg = it->second.lock();
+    }
+    if (!seg || seg->m_mapped < SharedSegment::header_bytes + offer.bytes) {
+      std::unique_ptr<SharedSegment> fresh = take_mapping(offer);
+      if (!fresh) fresh = SharedSegment::map_offered(offer);
+      if (!fresh) return nullptr;
+      fresh->m_poolable = true; // a sender writes into it only while an exchange uses it
+      seg = {fresh.release(), [](SharedSegment* p) { instance().give(p); }};
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      std::erase_if(m_live, [](const auto& kv) { return kv.second.expired(); });
+      m_live[name] = seg;
+    }
+    if (seg->header().cookie != offer.cookie) return nullptr;
+    seg->m_offer = offer;
+    return seg;
+  }
+
+  /// A sender's mapping of the segment `offer` names, kept from an earlier exchange, or null.
+  std::unique_ptr<SharedSegment> take_mapping(const SegmentOffer& offer) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_mappings.find(std::string(offer.name.data()));
+    if (it == m_mappings.end() || it->second->m_mapped < SharedSegment::header_bytes + offer.bytes)
+      return nullptr;
+    std::unique_ptr<SharedSegment> seg = std::move(it->second);
+    m_mappings.erase(it);
+    m_bytes -= seg->m_mapped;
+    seg->m_offer = offer;
+    return seg;
+  }
+
   void give(SharedSegment* seg) noexcept {
     std::unique_ptr<SharedSegment> owned(seg);
     const std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_closed || !seg->m_owner || !seg->m_poolable || m_bytes + seg->m_mapped > buffer_pool_limit())
-      return; // freed
+    if (m_closed || !seg->m_poolable || m_bytes + seg->m_mapped > buffer_pool_limit()) return; // freed
     m_bytes += seg->m_mapped;
-    m_held.emplace(seg->capacity(), std::move(owned));
+    if (seg->m_owner) {
+      m_held.emplace(seg->capacity(), std::move(owned));
+    } else {
+      auto [it, fresh] = m_mappings.try_emplace(std::string(seg->m_offer.name.data()), std::move(owned));
+      if (!fresh) m_bytes -= seg->m_mapped; // one mapping per name is enough: this one is freed
+    }
   }
 
 private:
@@ -170,11 +224,15 @@ private:
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_closed = true;
     m_held.clear();
+    m_mappings.clear();
+    m_live.clear();
     m_bytes = 0;
   }
 
   std::mutex m_mutex;
-  std::multimap<std::size_t, std::unique_ptr<SharedSegment>> m_held;
+  std::multimap<std::size_t, std::unique_ptr<SharedSegment>> m_held; // receivers' segments
+  std::map<std::string, std::unique_ptr<SharedSegment>> m_mappings;  // senders' mappings, kept
+  std::map<std::string, std::weak_ptr<SharedSegment>> m_live;        // ... and held by exchanges
   std::size_t m_bytes = 0;
   bool m_closed = false;
 };
@@ -184,6 +242,10 @@ std::shared_ptr<SharedSegment> SharedSegment::make(std::size_t bytes) {
   if (!seg) return nullptr;
   seg->reset(bytes);
   return {seg.release(), [](SharedSegment* s) { SegmentPool::instance().give(s); }};
+}
+
+std::shared_ptr<SharedSegment> SharedSegment::open(const SegmentOffer& offer) {
+  return SegmentPool::instance().mapping(offer);
 }
 
 } // namespace detail
@@ -317,7 +379,7 @@ std::size_t Exchange::shared_recvs() const noexcept {
 }
 
 detail::SharedSegment* Exchange::send_segment(std::size_t i) const noexcept {
-  return i < m_send_segs.size() ? m_send_segs[i].get() : nullptr; // set once its offer is taken
+  return i < m_send_segs.size() ? m_send_segs[i].get() : nullptr; // mapped once its offer is in
 }
 
 detail::SharedSegment* Exchange::recv_segment(std::size_t i) const noexcept {
