@@ -130,7 +130,7 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
 // least the threshold go through segments the receivers map. Every execution carries different bytes
 // (a stale segment would show), some receivers are slow (the sender must wait for them before packing
 // the next execution), and progress alternates between wait() and test(). The modes it does not apply
-// to, and in-place sends, keep going through MPI.
+// to, and in-place sends, keep going through MPI. The shared counts are checked after every execution.
 TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   const int n = world_size();
   const int me = world_rank();
@@ -200,6 +200,18 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
         if (mode == ExecMode::Pipelined) want = 0;
         EXPECT_EQ(ex.shared_sends(), want) << to_string(mode) << " trial " << trial << " round " << round;
         shared_total += ex.shared_sends();
+        // A receive is shared once a notice came through its segment: in the step modes from the
+        // first execution on (a send waits for its offer), all at once from the second at the latest.
+        std::size_t want_recvs = 0;
+        for (const auto& t : plan.recvs)
+          want_recvs += t.bytes >= threshold && !(trial % 4 == 0 && t.peer % 2 == 0) ? 1 : 0;
+        if (mode == ExecMode::Pipelined) want_recvs = 0;
+        if (mode == ExecMode::AllAtOnce && round == 0) {
+          EXPECT_LE(ex.shared_recvs(), want_recvs) << "trial " << trial;
+        } else {
+          EXPECT_EQ(ex.shared_recvs(), want_recvs)
+              << to_string(mode) << " trial " << trial << " round " << round;
+        }
       }
     }
   }
