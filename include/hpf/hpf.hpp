@@ -21,6 +21,7 @@
 
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
+#include <hpf/exec/shared_memory.hpp>
 
 #include <hpf/adaptive/broadcast.hpp>
 #include <hpf/adaptive/broadcast_model.hpp>

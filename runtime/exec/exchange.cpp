@@ -1,9 +1,11 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/names.hpp>
 #include <hpf/exec/exchange.hpp>
+#include <hpf/exec/shared_memory.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -12,9 +14,13 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -152,6 +158,7 @@ public:
     return *pool;
   }
 
+  /// A receiver's segment for a message of `bytes` bytes: a pooled one, else a new one, else null.
   std::unique_ptr<SharedSegment> take(std::size_t bytes) {
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
@@ -160,12 +167,25 @@ public:
         std::unique_ptr<SharedSegment> seg = std::move(it->second);
         m_held.erase(it);
         m_bytes -= seg->m_mapped;
+        ++m_stats.segments_reused;
         return seg;
       }
     }
+    static std::once_flag swept;
+    std::call_once(swept, [] { remove_stale_shared_memory(); });
     // New segments are rounded up as pooled buffers are, so that similar sizes share them.
     const std::size_t unit = bytes >= huge_page_bytes ? huge_page_bytes : pool_unit_bytes;
-    return SharedSegment::create((bytes + unit - 1) / unit * unit);
+    std::unique_ptr<SharedSegment> seg = SharedSegment::create((bytes + unit - 1) / unit * unit);
+    if (seg) {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      ++m_stats.segments_made;
+    }
+    return seg;
+  }
+
+  /// Lends `seg` out: it comes back to the pool (give) when its last holder lets go.
+  static std::shared_ptr<SharedSegment> lend(std::unique_ptr<SharedSegment> seg) {
+    return {seg.release(), [](SharedSegment* p) { instance().give(p); }};
   }
 
   /// A sender's mapping of the segment `offer` names: one an exchange of this process still holds
@@ -177,13 +197,18 @@ public:
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
       if (auto it = m_live.find(name); it != m_live.end()) seg = it->second.lock();
+      if (seg && seg->m_mapped >= SharedSegment::header_bytes + offer.bytes) ++m_stats.mappings_reused;
     }
     if (!seg || seg->m_mapped < SharedSegment::header_bytes + offer.bytes) {
       std::unique_ptr<SharedSegment> fresh = take_mapping(offer);
-      if (!fresh) fresh = SharedSegment::map_offered(offer);
-      if (!fresh) return nullptr;
+      if (!fresh) {
+        fresh = SharedSegment::map_offered(offer);
+        if (!fresh) return nullptr;
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        ++m_stats.mappings_made;
+      }
       fresh->m_poolable = true; // a sender writes into it only while an exchange uses it
-      seg = {fresh.release(), [](SharedSegment* p) { instance().give(p); }};
+      seg = lend(std::move(fresh));
       const std::lock_guard<std::mutex> lock(m_mutex);
       std::erase_if(m_live, [](const auto& kv) { return kv.second.expired(); });
       m_live[name] = seg;
@@ -202,14 +227,24 @@ public:
     std::unique_ptr<SharedSegment> seg = std::move(it->second);
     m_mappings.erase(it);
     m_bytes -= seg->m_mapped;
+    ++m_stats.mappings_reused;
     seg->m_offer = offer;
     return seg;
   }
 
+  /// Takes back a segment or mapping nothing holds any more: pooled while the budget allows, else
+  /// freed. A kept mapping whose segment's name is gone (its receiver freed it, or exited) can never be
+  /// offered again: it is freed, and such mappings are the first to go when the budget is short.
   void give(SharedSegment* seg) noexcept {
     std::unique_ptr<SharedSegment> owned(seg);
     const std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_closed || !seg->m_poolable || m_bytes + seg->m_mapped > buffer_pool_limit()) return; // freed
+    if (m_closed || !seg->m_poolable) return; // freed
+    if (!seg->m_owner && !name_exists(seg->m_offer)) {
+      ++m_stats.mappings_dropped;
+      return;
+    }
+    if (m_bytes + seg->m_mapped > buffer_pool_limit()) drop_stale_mappings();
+    if (m_bytes + seg->m_mapped > buffer_pool_limit()) return; // freed
     m_bytes += seg->m_mapped;
     if (seg->m_owner) {
       m_held.emplace(seg->capacity(), std::move(owned));
@@ -219,7 +254,41 @@ public:
     }
   }
 
+  SharedMemoryStats stats() {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    SharedMemoryStats out = m_stats;
+    out.pooled_segments = m_held.size();
+    out.pooled_mappings = m_mappings.size();
+    out.pooled_bytes = m_bytes;
+    return out;
+  }
+
+  void count_stale_removed(std::size_t n) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_stats.stale_names_removed += n;
+  }
+
 private:
+  static bool name_exists(const SegmentOffer& offer) noexcept {
+    const int fd = ::shm_open(offer.name.data(), O_RDONLY, 0);
+    if (fd < 0) return errno != ENOENT;
+    ::close(fd);
+    return true;
+  }
+
+  /// Frees the kept mappings whose segments' names are gone. Under m_mutex.
+  void drop_stale_mappings() noexcept {
+    for (auto it = m_mappings.begin(); it != m_mappings.end();) {
+      if (name_exists(it->second->m_offer)) {
+        ++it;
+        continue;
+      }
+      m_bytes -= it->second->m_mapped;
+      ++m_stats.mappings_dropped;
+      it = m_mappings.erase(it);
+    }
+  }
+
   void close() noexcept {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_closed = true;
@@ -235,20 +304,63 @@ private:
   std::map<std::string, std::weak_ptr<SharedSegment>> m_live;        // ... and held by exchanges
   std::size_t m_bytes = 0;
   bool m_closed = false;
+  SharedMemoryStats m_stats;
 };
 
 std::shared_ptr<SharedSegment> SharedSegment::make(std::size_t bytes) {
   std::unique_ptr<SharedSegment> seg = SegmentPool::instance().take(bytes);
   if (!seg) return nullptr;
   seg->reset(bytes);
-  return {seg.release(), [](SharedSegment* s) { SegmentPool::instance().give(s); }};
+  return SegmentPool::lend(std::move(seg));
 }
 
 std::shared_ptr<SharedSegment> SharedSegment::open(const SegmentOffer& offer) {
   return SegmentPool::instance().mapping(offer);
 }
 
+namespace {
+/// The pid in a segment name "hpfrt-<pid>-<16 hex digits>" (as SharedSegment::create makes them,
+/// without the leading slash), or -1 for any other name.
+int segment_name_pid(std::string_view name) {
+  constexpr std::string_view prefix = "hpfrt-";
+  if (!name.starts_with(prefix)) return -1;
+  name.remove_prefix(prefix.size());
+  const std::size_t dash = name.find('-');
+  if (dash == 0 || dash == std::string_view::npos || dash > 9 || name.size() - dash - 1 != 16) return -1;
+  long pid = 0;
+  for (char c : name.substr(0, dash)) {
+    if (c < '0' || c > '9') return -1;
+    pid = pid * 10 + (c - '0');
+  }
+  for (char c : name.substr(dash + 1))
+    if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) return -1;
+  return pid > 0 && pid <= INT_MAX ? static_cast<int>(pid) : -1;
+}
+} // namespace
+
 } // namespace detail
+
+std::size_t remove_stale_shared_memory() {
+  // POSIX names no directory for shared-memory objects; on Linux it is /dev/shm (elsewhere nothing is
+  // listed and nothing is removed).
+  DIR* dir = ::opendir("/dev/shm");
+  if (dir == nullptr) return 0;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    const int pid = detail::segment_name_pid(e->d_name);
+    // kill(pid, 0) fails with ESRCH only when no such process exists (EPERM: it runs as another user).
+    if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
+      stale.push_back(std::string("/") + e->d_name);
+  }
+  ::closedir(dir);
+  std::size_t removed = 0;
+  for (const std::string& name : stale)
+    if (::shm_unlink(name.c_str()) == 0) ++removed;
+  detail::SegmentPool::instance().count_stale_removed(removed);
+  return removed;
+}
+
+SharedMemoryStats shared_memory_stats() { return detail::SegmentPool::instance().stats(); }
 
 std::size_t ExchangePlan::send_bytes() const noexcept {
   std::size_t n = 0;

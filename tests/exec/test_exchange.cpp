@@ -2,13 +2,24 @@
 // delivers every byte to the right place, repeatedly (plans are reusable), with split phase.
 #include "hpf_test.hpp"
 
+#include <hpf/core/memory.hpp>
 #include <hpf/exec/exchange.hpp>
+#include <hpf/exec/shared_memory.hpp>
 
 #include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <numeric>
 #include <random>
+#include <string>
 #include <thread>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace {
 
@@ -227,6 +238,93 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   ex.execute([](std::size_t, std::byte* buf) { std::memset(buf, 7, 64); },
              [](std::size_t, const std::byte*) {});
   HPF_EXPECT_ERROR(ex.set_shared_memory(0), "set_shared_memory: must come before the first post()");
+}
+
+// The segment pool (exec/shared_memory.hpp): an exchange made after another between the same ranks
+// has gone takes that one's segment (receiver) and mapping (sender) from the pool instead of making
+// new ones, and the bytes still arrive. A message of an unusual size (9.5 MB), so that no segment of
+// an earlier test fits it.
+TEST(SharedMemory, PoolReusesSegmentsAndMappings) {
+  const int n = world_size();
+  const int me = world_rank();
+  constexpr std::size_t bytes = 9'500'000;
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  hpf::ExchangePlan ring;
+  ring.sends.push_back({(me + 1) % n, bytes, 0});
+  ring.recvs.push_back({(me + n - 1) % n, bytes, 0});
+  const auto run = [&](int first_round) {
+    hpf::Exchange ex(comm, ring, ExecMode::StepSynchronous);
+    ex.set_shared_memory(4096);
+    for (int round = first_round; round < first_round + 2; ++round) {
+      bool good = true;
+      ex.execute(
+          [&](std::size_t, std::byte* buf) {
+            for (std::size_t b = 0; b < bytes; b += 4093) buf[b] = byte_of(me, 0, b, round);
+          },
+          [&](std::size_t, const std::byte* buf) {
+            for (std::size_t b = 0; b < bytes; b += 4093)
+              good = good && buf[b] == byte_of((me + n - 1) % n, 0, b, round);
+          });
+      EXPECT_TRUE(good) << "round " << round;
+    }
+    return ex.shared_recvs();
+  };
+  (void)run(0);
+  const hpf::SharedMemoryStats before = hpf::shared_memory_stats();
+  const std::size_t shared = run(2);
+  const hpf::SharedMemoryStats after = hpf::shared_memory_stats();
+  if (n > 1) {
+    EXPECT_EQ(shared, 1U);
+  }
+  if (shared > 0) {
+    EXPECT_EQ(after.segments_made, before.segments_made);
+    EXPECT_EQ(after.mappings_made, before.mappings_made);
+    EXPECT_GE(after.segments_reused, before.segments_reused + 1);
+    EXPECT_GE(after.mappings_reused, before.mappings_reused + 1);
+    EXPECT_GE(after.pooled_segments, 1U); // both back in the pool
+    EXPECT_GE(after.pooled_mappings, 1U);
+  }
+  EXPECT_LE(after.pooled_bytes, hpf::detail::buffer_pool_limit());
+}
+
+// remove_stale_shared_memory removes the segment names of processes that no longer exist, and only
+// those: not this process's, not a running process's, not a name it did not make.
+TEST(SharedMemory, RemovesOnlyNamesOfEndedProcesses) {
+  if (world_rank() == 0) {
+    int pid_max = 32768;
+    std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
+    int dead = pid_max - 1;
+    while (dead > 1 && !(::kill(dead, 0) != 0 && errno == ESRCH)) --dead;
+    ASSERT_GT(dead, 1) << "no free pid";
+    const auto name = [](int pid, const char* tail) { return "/hpfrt-" + std::to_string(pid) + "-" + tail; };
+    const std::string gone = name(dead, "00000000deadbeef");
+    const std::vector<std::string> kept = {
+        name(static_cast<int>(::getpid()), "00000000deadbeef"),  // this process
+        name(static_cast<int>(::getppid()), "00000000deadbeef"), // a running one
+        name(dead, "deadbeef"),                                  // not a segment's name
+        "/hpfrt-x" + std::to_string(dead) + "-00000000deadbeef"};
+    const auto exists = [](const std::string& nm) {
+      const int fd = ::shm_open(nm.c_str(), O_RDONLY, 0);
+      if (fd >= 0) ::close(fd);
+      return fd >= 0;
+    };
+    std::vector<std::string> all = kept;
+    all.push_back(gone);
+    for (const std::string& nm : all) {
+      const int fd = ::shm_open(nm.c_str(), O_RDWR | O_CREAT, 0600);
+      ASSERT_GE(fd, 0) << nm;
+      ::close(fd);
+    }
+    const hpf::SharedMemoryStats before = hpf::shared_memory_stats();
+    const std::size_t removed = hpf::remove_stale_shared_memory();
+    const hpf::SharedMemoryStats after = hpf::shared_memory_stats();
+    // Another test program's first segment may have removed it already: the name is what counts.
+    EXPECT_FALSE(exists(gone));
+    for (const std::string& nm : kept) EXPECT_TRUE(exists(nm)) << nm;
+    EXPECT_EQ(after.stale_names_removed - before.stale_names_removed, removed);
+    for (const std::string& nm : all) ::shm_unlink(nm.c_str());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 // Requests::received_bytes, which the shared-memory exchanges check every packed receive with: a
