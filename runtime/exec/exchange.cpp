@@ -197,9 +197,10 @@ public:
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
       if (auto it = m_live.find(name); it != m_live.end()) seg = it->second.lock();
-      if (seg && seg->m_mapped >= SharedSegment::header_bytes + offer.bytes) ++m_stats.mappings_reused;
+      if (seg && seg->m_mapped < SharedSegment::header_bytes + offer.bytes) seg.reset(); // too small
+      if (seg) ++m_stats.mappings_reused;
     }
-    if (!seg || seg->m_mapped < SharedSegment::header_bytes + offer.bytes) {
+    if (!seg) {
       std::unique_ptr<SharedSegment> fresh = take_mapping(offer);
       if (!fresh) {
         fresh = SharedSegment::map_offered(offer);

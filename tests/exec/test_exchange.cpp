@@ -12,11 +12,14 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -240,35 +243,45 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   HPF_EXPECT_ERROR(ex.set_shared_memory(0), "set_shared_memory: must come before the first post()");
 }
 
+namespace {
+/// A ring of `bytes`-byte messages through shared memory (StepSynchronous, threshold 4 KiB): one
+/// exchange executed for rounds first_round and first_round + 1, every 4093rd byte checked; then
+/// `before_end` runs (on every rank) while the exchange still exists. Returns its shared receives.
+std::size_t shared_ring(const hpf::Comm& comm, std::size_t bytes, int first_round,
+                        const std::function<void()>& before_end = {}) {
+  const int n = world_size();
+  const int me = world_rank();
+  hpf::ExchangePlan ring;
+  ring.sends.push_back({(me + 1) % n, bytes, 0});
+  ring.recvs.push_back({(me + n - 1) % n, bytes, 0});
+  hpf::Exchange ex(comm, ring, ExecMode::StepSynchronous);
+  ex.set_shared_memory(4096);
+  for (int round = first_round; round < first_round + 2; ++round) {
+    bool good = true;
+    ex.execute(
+        [&](std::size_t, std::byte* buf) {
+          for (std::size_t b = 0; b < bytes; b += 4093) buf[b] = byte_of(me, 0, b, round);
+        },
+        [&](std::size_t, const std::byte* buf) {
+          for (std::size_t b = 0; b < bytes; b += 4093)
+            good = good && buf[b] == byte_of((me + n - 1) % n, 0, b, round);
+        });
+    EXPECT_TRUE(good) << "round " << round;
+  }
+  if (before_end) before_end();
+  return ex.shared_recvs();
+}
+} // namespace
+
 // The segment pool (exec/shared_memory.hpp): an exchange made after another between the same ranks
 // has gone takes that one's segment (receiver) and mapping (sender) from the pool instead of making
 // new ones, and the bytes still arrive. A message of an unusual size (9.5 MB), so that no segment of
 // an earlier test fits it.
 TEST(SharedMemory, PoolReusesSegmentsAndMappings) {
   const int n = world_size();
-  const int me = world_rank();
   constexpr std::size_t bytes = 9'500'000;
   const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
-  hpf::ExchangePlan ring;
-  ring.sends.push_back({(me + 1) % n, bytes, 0});
-  ring.recvs.push_back({(me + n - 1) % n, bytes, 0});
-  const auto run = [&](int first_round) {
-    hpf::Exchange ex(comm, ring, ExecMode::StepSynchronous);
-    ex.set_shared_memory(4096);
-    for (int round = first_round; round < first_round + 2; ++round) {
-      bool good = true;
-      ex.execute(
-          [&](std::size_t, std::byte* buf) {
-            for (std::size_t b = 0; b < bytes; b += 4093) buf[b] = byte_of(me, 0, b, round);
-          },
-          [&](std::size_t, const std::byte* buf) {
-            for (std::size_t b = 0; b < bytes; b += 4093)
-              good = good && buf[b] == byte_of((me + n - 1) % n, 0, b, round);
-          });
-      EXPECT_TRUE(good) << "round " << round;
-    }
-    return ex.shared_recvs();
-  };
+  const auto run = [&](int first_round) { return shared_ring(comm, bytes, first_round); };
   (void)run(0);
   const hpf::SharedMemoryStats before = hpf::shared_memory_stats();
   const std::size_t shared = run(2);
@@ -286,6 +299,43 @@ TEST(SharedMemory, PoolReusesSegmentsAndMappings) {
     EXPECT_GE(after.pooled_mappings, 1U);
   }
   EXPECT_LE(after.pooled_bytes, hpf::detail::buffer_pool_limit());
+}
+
+// A segment's name removed while its exchange runs (by remove_stale_shared_memory in a process that
+// takes its owner for ended, or by hand): the sender's mapping of it is dropped when it comes back to
+// the pool, and the next exchange, whose receiver offers the pooled segment again, sends through MPI
+// instead, with the same bytes.
+TEST(SharedMemory, RemovedNamesFallBackToMpi) {
+  const int n = world_size();
+  const int me = world_rank();
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  // The pid of the rank this one sends to: its segments are the ones this rank maps.
+  int mine = static_cast<int>(::getpid());
+  int receiver = 0;
+  HPF_MPI_CHECK(MPI_Sendrecv(&mine, 1, MPI_INT, (me + n - 1) % n, 0, &receiver, 1, MPI_INT, (me + 1) % n, 0,
+                             comm.get(), MPI_STATUS_IGNORE));
+  const std::string prefix = "hpfrt-" + std::to_string(receiver) + "-";
+  const auto remove_receivers_names = [&] {
+    HPF_MPI_CHECK(MPI_Barrier(comm.get())); // every segment is mapped and used
+    std::vector<std::string> names;
+    if (DIR* dir = ::opendir("/dev/shm")) {
+      while (const dirent* e = ::readdir(dir))
+        if (std::string_view(e->d_name).starts_with(prefix)) names.push_back(std::string("/") + e->d_name);
+      ::closedir(dir);
+    }
+    for (const std::string& nm : names) ::shm_unlink(nm.c_str());
+    HPF_MPI_CHECK(MPI_Barrier(comm.get()));
+  };
+  constexpr std::size_t bytes = 7'300'000;
+  const hpf::SharedMemoryStats before = hpf::shared_memory_stats();
+  const std::size_t first = shared_ring(comm, bytes, 0, remove_receivers_names);
+  const hpf::SharedMemoryStats after = hpf::shared_memory_stats();
+  const std::size_t second = shared_ring(comm, bytes, 2); // the bytes are checked inside
+  if (n > 1) {
+    EXPECT_EQ(first, 1U);
+    EXPECT_GE(after.mappings_dropped, before.mappings_dropped + 1);
+    EXPECT_EQ(second, 0U); // through MPI: no name to map
+  }
 }
 
 // remove_stale_shared_memory removes the segment names of processes that no longer exist, and only
