@@ -4,23 +4,38 @@
 command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
 
 # smpi_build OUT_DIR EXE_NAME SOURCE...: compiles each source (relative to HPF_ROOT) with smpicxx
-# (through ccache if present) into OUT_DIR, once, again when it or any header is newer, and links
-# OUT_DIR/EXE_NAME.
+# (through ccache if present), once, again when it or any header is newer, and links
+# OUT_DIR/EXE_NAME. The runtime's sources (runtime/...) go to OUT_DIR/../objects, which the drivers
+# built beside OUT_DIR share (the flags are the same): under a lock, so that scripts run side by side
+# (CTest's SMPI smoke runs) compile each of them once; a driver's own sources go to OUT_DIR.
+smpi_compile() {
+  local src="$1" o="$2"
+  if [ ! -f "$o" ] || [ "$HPF_ROOT/$src" -nt "$o" ] ||
+    [ -n "$(find "$HPF_ROOT/include/hpf" "$HPF_ROOT/bench/common" -newer "$o" -name '*.hpp' | head -1)" ]; then
+    "${cc[@]}" -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
+      -I"$HPF_ROOT/include" -c "$HPF_ROOT/$src" -o "$o.tmp.$$"
+    mv "$o.tmp.$$" "$o"
+  fi
+}
 smpi_build() {
-  local out="$1" exe="$1/$2" src o
+  local out="$1" exe="$1/$2" shared="$1/../objects" src o
   shift 2
-  local cc=(smpicxx) objs=()
+  local cc=(smpicxx) objs=() own=()
   if command -v ccache > /dev/null; then cc=(ccache smpicxx); fi
-  mkdir -p "$out"
+  mkdir -p "$out" "$shared"
   for src in "$@"; do
-    o="$out/$(basename "${src%.cpp}").o"
-    if [ ! -f "$o" ] || [ "$HPF_ROOT/$src" -nt "$o" ] ||
-      [ -n "$(find "$HPF_ROOT/include/hpf" "$HPF_ROOT/bench/common" -newer "$o" -name '*.hpp' | head -1)" ]; then
-      "${cc[@]}" -std=c++20 -O2 -DHPF_SMPI -Wall -Wextra -include "$HPF_ROOT/bench/reduce_tree/smpi_shim.h" \
-        -I"$HPF_ROOT/include" -c "$HPF_ROOT/$src" -o "$o"
-    fi
-    objs+=("$o")
+    case "$src" in
+      runtime/*) objs+=("$shared/$(echo "${src%.cpp}" | tr / _).o") ;;
+      *) own+=("$src"); objs+=("$out/$(basename "${src%.cpp}").o") ;;
+    esac
   done
+  (
+    flock 9
+    for src in "$@"; do
+      case "$src" in runtime/*) smpi_compile "$src" "$shared/$(echo "${src%.cpp}" | tr / _).o" ;; esac
+    done
+  ) 9> "$shared/.lock"
+  for src in "${own[@]}"; do smpi_compile "$src" "$out/$(basename "${src%.cpp}").o"; done
   if [ ! -f "$exe" ] || [ -n "$(find "${objs[@]}" -newer "$exe" | head -1)" ]; then smpicxx "${objs[@]}" -o "$exe"; fi
 }
 

@@ -13,7 +13,16 @@
 #include <sys/mman.h>
 #endif
 
+// AddressSanitizer: gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
+#define HPF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HPF_ASAN 1
+#endif
+#endif
+
+#if defined(HPF_ASAN)
 #include <sanitizer/asan_interface.h>
 #define HPF_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
 #define HPF_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)

@@ -2,6 +2,7 @@
 // rank (no hang, no silent wrong answer), and layouts at the edges of 64-bit integers are refused or
 // right. Runs at 1 to 4 and 7 ranks; mismatches need two ranks or more.
 #include "hpf_test.hpp"
+#include "test_scale.hpp"
 
 #include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/hpf.hpp>
@@ -322,7 +323,7 @@ TEST(Issue15, LayoutsAtTheEdgesOf64Bits) {
   if (world_rank() == 0) {
     HPF_EXPECT_ERROR((DistArray<double, 1>("H", Layout<1>({kMax / 2}, {hpf::Collapsed()}, one))),
                      "DistArray 'H'", "overflows");
-#ifndef __SANITIZE_ADDRESS__ // ASan aborts on an allocation past its limit instead of failing it
+#ifndef HPF_TEST_ASAN // ASan aborts on an allocation past its limit instead of failing it
     HPF_EXPECT_ERROR((DistArray<double, 1>("G", Layout<1>({kMax / 16}, {hpf::Collapsed()}, one))),
                      "DistArray 'G': cannot allocate the local block of 4611686018427387896 bytes");
 #endif

@@ -6,6 +6,7 @@
 // Needs about 8 GiB: every rank checks the free memory (sysconf) and, unless all have enough, the
 // test is skipped with a message. CTest label `bigmem` lets a machine short of memory leave it out.
 #include "hpf_test.hpp"
+#include "test_scale.hpp"
 
 #include <hpf/hpf.hpp>
 
@@ -39,7 +40,7 @@ unsigned long long free_bytes_everywhere() {
   return least;
 }
 
-#ifdef __SANITIZE_ADDRESS__ // ASan's shadow and quarantine on top of 8 GiB; the release build runs it
+#ifdef HPF_TEST_ASAN // ASan's shadow and quarantine on top of 8 GiB; the release build runs it
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

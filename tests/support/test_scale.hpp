@@ -3,6 +3,16 @@
 // build keeps the full counts, the sanitizer pass still exercises every code path.
 #pragma once
 
+// HPF_TEST_ASAN: built with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers
+// __has_feature), which aborts on an allocation past its limit instead of failing it.
+#if defined(__SANITIZE_ADDRESS__)
+#define HPF_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HPF_TEST_ASAN 1
+#endif
+#endif
+
 namespace hpf::test {
 
 #ifdef HPF_SANITIZED
