@@ -162,11 +162,14 @@ public:
   std::unique_ptr<SharedSegment> take(std::size_t bytes) {
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
-      auto it = m_held.lower_bound(bytes);
-      if (it != m_held.end() && it->first / 2 <= bytes) {
+      for (auto it = m_held.lower_bound(bytes); it != m_held.end() && it->first / 2 <= bytes;) {
         std::unique_ptr<SharedSegment> seg = std::move(it->second);
-        m_held.erase(it);
+        it = m_held.erase(it);
         m_bytes -= seg->m_mapped;
+        if (!name_exists(seg->m_offer)) { // no sender could map it: offering it would send through MPI
+          ++m_stats.segments_dropped;
+          continue;
+        }
         ++m_stats.segments_reused;
         return seg;
       }
@@ -234,17 +237,20 @@ public:
   }
 
   /// Takes back a segment or mapping nothing holds any more: pooled while the budget allows, else
-  /// freed. A kept mapping whose segment's name is gone (its receiver freed it, or exited) can never be
-  /// offered again: it is freed, and such mappings are the first to go when the budget is short.
+  /// freed. One whose name is gone is of no further use and is freed: a kept mapping (its receiver
+  /// freed the segment, or exited) can never be offered again, and a receiver's segment (its name
+  /// removed by hand, or by remove_stale_shared_memory in a process that took this one for ended)
+  /// could never be mapped by a new sender. Names that go while their segments sit in the pool are
+  /// found when the budget is short (those are freed first) or, for a receiver's, when it is taken.
   void give(SharedSegment* seg) noexcept {
     std::unique_ptr<SharedSegment> owned(seg);
     const std::lock_guard<std::mutex> lock(m_mutex);
     if (m_closed || !seg->m_poolable) return; // freed
-    if (!seg->m_owner && !name_exists(seg->m_offer)) {
-      ++m_stats.mappings_dropped;
+    if (!name_exists(seg->m_offer)) {
+      ++(seg->m_owner ? m_stats.segments_dropped : m_stats.mappings_dropped);
       return;
     }
-    if (m_bytes + seg->m_mapped > buffer_pool_limit()) drop_stale_mappings();
+    if (m_bytes + seg->m_mapped > buffer_pool_limit()) drop_nameless();
     if (m_bytes + seg->m_mapped > buffer_pool_limit()) return; // freed
     m_bytes += seg->m_mapped;
     if (seg->m_owner) {
@@ -277,17 +283,21 @@ private:
     return true;
   }
 
-  /// Frees the kept mappings whose segments' names are gone. Under m_mutex.
-  void drop_stale_mappings() noexcept {
-    for (auto it = m_mappings.begin(); it != m_mappings.end();) {
-      if (name_exists(it->second->m_offer)) {
-        ++it;
-        continue;
+  /// Frees the pooled segments and kept mappings whose names are gone. Under m_mutex.
+  void drop_nameless() noexcept {
+    const auto sweep = [this](auto& pooled, std::size_t& dropped) {
+      for (auto it = pooled.begin(); it != pooled.end();) {
+        if (name_exists(it->second->m_offer)) {
+          ++it;
+          continue;
+        }
+        m_bytes -= it->second->m_mapped;
+        ++dropped;
+        it = pooled.erase(it);
       }
-      m_bytes -= it->second->m_mapped;
-      ++m_stats.mappings_dropped;
-      it = m_mappings.erase(it);
-    }
+    };
+    sweep(m_held, m_stats.segments_dropped);
+    sweep(m_mappings, m_stats.mappings_dropped);
   }
 
   void close() noexcept {

@@ -19,6 +19,7 @@ struct SharedMemoryStats {
   std::size_t mappings_made = 0;       ///< senders' new mappings of a receiver's segment
   std::size_t mappings_reused = 0;     ///< senders' mappings kept in the pool or shared with an exchange
   std::size_t mappings_dropped = 0;    ///< kept mappings freed because their segment's name was gone
+  std::size_t segments_dropped = 0;    ///< receivers' segments freed, not pooled, because their name was gone
   std::size_t pooled_segments = 0;     ///< receivers' segments the pool holds now
   std::size_t pooled_mappings = 0;     ///< senders' mappings the pool holds now
   std::size_t pooled_bytes = 0;        ///< bytes of both (bounded by buffer_pool_limit())
