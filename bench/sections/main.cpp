@@ -16,7 +16,9 @@
 //                 block-cyclic matrix (the DistArrays' local storage is ScaLAPACK's).
 //   patch         B(:, 0:n-h-1) = A(:, h:n-1), h = n/3 + 1, (*, BLOCK) -> (*, BLOCK): a blocked
 //                 section copy that crosses block boundaries. Peers: ga-copy-patch (NGA_Copy_patch('n'))
-//                 and the naive MPI_Alltoallv below.
+//                 and the naive MPI_Alltoallv below. One more hpfrt row, hpf-section-packed: all at once
+//                 with in_place_min_piece_bytes = SIZE_MAX, so that its messages are packed into the
+//                 receivers' shared-memory segments instead of moving in place through MPI.
 //   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
 //                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
 //                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
@@ -489,6 +491,9 @@ int main(int argc, char** argv) {
         const hpf::Section<2> sa{{{0, n - 1, 1}, {h, n - 1, 1}}};
         const hpf::SectionPlan<double, 2> step_plan(L, sb, L, sa, step_opt);
         const hpf::SectionPlan<double, 2> flow_plan(L, sb, L, sa, flow_opt);
+        hpf::SectionOptions packed_opt = flow_opt; // packed, so through shared-memory segments
+        packed_opt.in_place_min_piece_bytes = SIZE_MAX;
+        const hpf::SectionPlan<double, 2> packed_plan(L, sb, L, sa, packed_opt);
         const auto count = static_cast<std::size_t>(A.local_size());
         C.fill(-1);
         step_plan.execute(C, A);
@@ -501,6 +506,10 @@ int main(int argc, char** argv) {
         D.fill(-1);
         flow_plan.execute(D, A);
         require_ok(mismatches(D.local_data(), C.local_data(), count), "hpf-section-allatonce (patch)");
+        D.fill(-1);
+        packed_plan.execute(D, A);
+        packed_plan.execute(D, A); // the second execution: every message's way is settled
+        require_ok(mismatches(D.local_data(), C.local_data(), count), "hpf-section-packed (patch)");
         NaiveAlltoallv naive(L, sa, L, sb, me, P);
         D.fill(-1);
         naive.run(A.local_data(), D.local_data());
@@ -508,6 +517,7 @@ int main(int argc, char** argv) {
         std::vector<Method> m{
             {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
             {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
+            {"hpf-section-packed", Kind::Hpf, [&] { return timed([&] { packed_plan.execute(C, A); }); }},
             {"naive-alltoallv", Kind::Peer,
              [&] { return timed([&] { naive.run(A.local_data(), D.local_data()); }); }},
             {"hpf-section-planning", Kind::Alone,

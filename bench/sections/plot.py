@@ -18,11 +18,12 @@ CASES = [
     ("patch", "B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK), h = n/3+1"),
     ("strided", "B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *)"),
 ]
-SHOWN = ["hpf-section-step", "hpf-section-allatonce", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
+SHOWN = ["hpf-section-step", "hpf-section-allatonce", "hpf-section-packed", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
          "naive-alltoallv", "memcpy"]
 LABEL = {
     "hpf-section-step": "hpfrt SectionPlan (König steps)",
     "hpf-section-allatonce": "hpfrt SectionPlan (all at once)",
+    "hpf-section-packed": "hpfrt SectionPlan (all at once, packed into shared memory)",
     "mpi-alltoall": "hand-written MPI_Alltoall",
     "ga-copy-patch": "Global Arrays NGA_Copy_patch",
     "pdtran": "ScaLAPACK pdtran",
@@ -34,30 +35,34 @@ LABEL = {
 
 def main(path, out):
     rows = list(csv.DictReader(open(path)))
-    fig, axes = plt.subplots(1, len(CASES), figsize=(20, 5.5), sharey=True)
+    cases = [c for c in CASES if any(r["case"] == c[0] for r in rows)]
+    fig, axes = plt.subplots(1, len(cases), figsize=(5 * len(cases) + 2, 5.5), sharey=True, squeeze=False)
+    axes = axes[0]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, (case, title) in zip(axes, CASES):
+    for ax, (case, title) in zip(axes, cases):
         mine = [r for r in rows if r["case"] == case]
-        groups = sorted({(int(r["ranks"]), int(r["n"])) for r in mine})
+        # One group per (ranks, n), and per round where the CSV has rounds (bench/sections/patch.sh).
+        key = lambda r: (int(r["ranks"]), int(r["n"]), int(r.get("round") or 0))  # noqa: E731
+        groups = sorted({key(r) for r in mine})
         methods = [m for m in SHOWN if any(r["method"] == m for r in mine)]
         width = 0.8 / max(1, len(methods))
         for k, m in enumerate(methods):
             xs, ys = [], []
-            for g, (p, n) in enumerate(groups):
+            for g, grp in enumerate(groups):
                 for r in mine:
-                    if (int(r["ranks"]), int(r["n"]), r["method"]) == (p, n, m):
+                    if key(r) == grp and r["method"] == m:
                         xs.append(g + (k - (len(methods) - 1) / 2) * width)
                         ys.append(float(r["vs_best_peer"]))
             ax.bar(xs, ys, width, label=LABEL[m], color=colors[SHOWN.index(m) % len(colors)])
         ax.axhline(0.7, color="k", linestyle="--", linewidth=0.8)
         ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels([f"P={p}\nn={n}" for p, n in groups])
+        ax.set_xticklabels([f"P={p}\nn={n}" + (f"\nround {rd}" if rd else "") for p, n, rd in groups])
         ax.set_yscale("log")
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("median time / best peer's (log; dashed: the 0.7x goal)")
-    fig.suptitle("bench_sections: n x n doubles on 2 and 4 ranks (one job per rank count, median of the repeats, "
-                 "slowest rank between barriers)")
+    fig.suptitle("bench_sections: n x n doubles on 2 and 4 ranks\n(one job per rank count, median of the repeats, "
+                 "slowest rank between barriers)", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The blocked patch copy of bench_sections alone (issue 13: the cell that misses the 0.7x goal), with
+# the hpfrt plan all at once both ways: in place through MPI datatypes (the default for its long column
+# pieces) and packed into shared-memory segments (SectionOptions::in_place_min_piece_bytes = SIZE_MAX).
+# Each of --rounds jobs per rank count (default 3) runs --repeats repeats (default 21) at n = 4096 on 2
+# and 4 ranks and appends to docs/results/sections_patch.csv (a column `round` added); the machine load
+# goes to docs/results/sections_patch_load.txt, the plot (every round's bars side by side) to
+# docs/results/sections_patch.png.
+# Usage: bench/sections/patch.sh [--rounds R] [--repeats K]
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/env.sh"
+rounds=3 repeats=21
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || { echo "$1: missing value; usage: $0 [--rounds R] [--repeats K]" >&2; exit 2; }
+  case "$1" in
+    --rounds) rounds="$2" ;; --repeats) repeats="$2" ;;
+    *) echo "unknown option '$1'; usage: $0 [--rounds R] [--repeats K]" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+build="$HPF_ROOT/build-release"
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
+fi
+cmake --build "$build" --target bench_sections -j "$HPF_JOBS" > /dev/null
+cd "$HPF_ROOT"
+csv=docs/results/sections_patch.csv
+load=docs/results/sections_patch_load.txt
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+rm -f "$csv"
+: > "$load"
+for ((round = 1; round <= rounds; ++round)); do
+  for np in 2 4; do
+    echo "round $round, before ranks $np: $(uptime)" >> "$load"
+    rm -f "$tmp"
+    mpirun --oversubscribe --bind-to none -np "$np" "$build/bench/sections/bench_sections" --n 4096 \
+      --repeats "$repeats" --cases patch --csv "$tmp" > /dev/null
+    if [ ! -f "$csv" ]; then head -1 "$tmp" | sed 's/$/,round/' > "$csv"; fi
+    tail -n +2 "$tmp" | sed "s/\$/,$round/" >> "$csv"
+  done
+done
+echo "after: $(uptime)" >> "$load"
+/usr/bin/python3 bench/sections/plot.py "$csv" docs/results/sections_patch.png
+echo "csv: $csv, plot: docs/results/sections_patch.png"
