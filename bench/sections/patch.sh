@@ -9,20 +9,9 @@
 # Usage: bench/sections/patch.sh [--rounds R] [--repeats K]
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
-rounds=3 repeats=21
-while [ $# -gt 0 ]; do
-  [ $# -ge 2 ] || { echo "$1: missing value; usage: $0 [--rounds R] [--repeats K]" >&2; exit 2; }
-  case "$1" in
-    --rounds) rounds="$2" ;; --repeats) repeats="$2" ;;
-    *) echo "unknown option '$1'; usage: $0 [--rounds R] [--repeats K]" >&2; exit 2 ;;
-  esac
-  shift 2
-done
-build="$HPF_ROOT/build-release"
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
-fi
-cmake --build "$build" --target bench_sections -j "$HPF_JOBS" > /dev/null
+source "$HPF_ROOT/bench/common/bench_common.sh"
+rounds_options "$@"
+bench_build bench_sections
 cd "$HPF_ROOT"
 csv=docs/results/sections_patch.csv
 load=docs/results/sections_patch_load.txt
@@ -36,8 +25,7 @@ for ((round = 1; round <= rounds; ++round)); do
     rm -f "$tmp"
     mpirun --oversubscribe --bind-to none -np "$np" "$build/bench/sections/bench_sections" --n 4096 \
       --repeats "$repeats" --cases patch --csv "$tmp" > /dev/null
-    if [ ! -f "$csv" ]; then head -1 "$tmp" | sed 's/$/,round/' > "$csv"; fi
-    tail -n +2 "$tmp" | sed "s/\$/,$round/" >> "$csv"
+    append_round "$tmp" "$csv" "$round"
   done
 done
 echo "after: $(uptime)" >> "$load"
