@@ -15,6 +15,8 @@
 //       [--bytes 65536,1048576,...] [--repeats R] [--csv file]
 #include "../common/bench_common.hpp"
 
+#include <hpf/core/mpi.hpp>
+
 #include <mpi.h>
 
 #include <cstring>
@@ -25,12 +27,12 @@ namespace {
 
 /// The slowest rank's time of `run`, started after a barrier.
 template <class F> double timed(F&& run) {
-  MPI_Barrier(MPI_COMM_WORLD);
+  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const double t0 = MPI_Wtime();
   run();
   double mine = MPI_Wtime() - t0;
   double slowest = 0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  HPF_MPI_CHECK(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return slowest;
 }
 
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   try {
     int ranks = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    HPF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
     std::vector<std::size_t> sizes{std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20,
                                    std::size_t{64} << 20};
     int repeats = 21;
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
                                 });
     hpf::detail::require(!mechanism.empty(),
                          "--mechanism: expected the setting's name (none, cma), got nothing");
-    hpf::detail::require(repeats >= 1, "--repeats: must be >= 1, got ", repeats);
+    hpf::detail::require(repeats >= 9, "--repeats: medians need >= 9 repeats, got ", repeats);
     hpf::detail::require(ranks % 2 == 0, "bench_single_copy: expected an even number of ranks, got ", ranks);
     hpf::bench::CsvWriter out;
     if (me == 0) out = hpf::bench::CsvWriter(csv, "mechanism,ranks,bytes,method,median_s,vs_memcpy");
@@ -76,8 +78,9 @@ int main(int argc, char** argv) {
       const hpf::bench::LargeBuffer send(bytes, static_cast<unsigned char>(me + 1));
       const hpf::bench::LargeBuffer recv(bytes, 0);
       const auto exchange = [&] {
-        MPI_Sendrecv(send.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0, recv.data(),
-                     static_cast<int>(bytes), MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        HPF_MPI_CHECK(MPI_Sendrecv(send.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0, recv.data(),
+                                   static_cast<int>(bytes), MPI_BYTE, peer, 0, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
       };
       const auto copy = [&] { std::memcpy(recv.data(), send.data(), bytes); };
       exchange(); // the first exchange maps the peer's segments; not timed
