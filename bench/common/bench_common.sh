@@ -10,12 +10,15 @@ bench_build() {
   cmake --build "$build" --target "$1" -j "$HPF_JOBS" > /dev/null
 }
 
-# append_round FROM CSV ROUND: appends FROM's rows (after its header) to CSV with a last column `round`
-# = ROUND; writes the header, with `round` added, when CSV does not exist yet.
-append_round() {
-  [ -f "$2" ] || head -1 "$1" | sed 's/$/,round/' > "$2"
-  tail -n +2 "$1" | sed "s/\$/,$3/" >> "$2"
+# append_column FROM CSV NAME VALUE: appends FROM's rows (after its header) to CSV with a last column
+# NAME = VALUE; writes the header, with NAME added, when CSV does not exist yet.
+append_column() {
+  [ -f "$2" ] || head -1 "$1" | sed "s/\$/,$3/" > "$2"
+  tail -n +2 "$1" | sed "s/\$/,$4/" >> "$2"
 }
+
+# append_round FROM CSV ROUND: append_column with the column `round`.
+append_round() { append_column "$1" "$2" round "$3"; }
 
 # rounds_options ARGS...: parses [--rounds R] [--repeats K] into `rounds` (default 3) and `repeats`
 # (default 21), both numbers >= 1; anything else exits 2 with the usage.
