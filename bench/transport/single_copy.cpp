@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       out.row("%s,%d,%zu,memcpy,%.9g,1.0000\n", mechanism.c_str(), ranks, bytes, limit);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "[rank %d] %s\n", me, e.what());
+    std::fprintf(stderr, "%s\n", e.what()); // hpf::Error names the rank
     status = 1;
   }
   if (status != 0) MPI_Abort(MPI_COMM_WORLD, status);
