@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <vector>
 
 namespace {
 
@@ -28,18 +29,22 @@ TEST(SteadyMeasure, PairsAreEveryPairUpToPairwiseMaxAndOPLogPAbove) {
       const int logp = static_cast<int>(std::ceil(std::log2(P)));
       EXPECT_LE(pairs.size(), static_cast<std::size_t>(P * logp)) << "P " << P;
       // Brute force: the measured pairs connect every rank (breadth-first search from rank 0).
+      std::vector<std::vector<int>> neighbours(static_cast<std::size_t>(P));
+      for (const auto& [a, b] : pairs) {
+        neighbours[static_cast<std::size_t>(a)].push_back(b);
+        neighbours[static_cast<std::size_t>(b)].push_back(a);
+      }
       std::vector<bool> reached(static_cast<std::size_t>(P), false);
       std::vector<int> todo{0};
       reached[0] = true;
       while (!todo.empty()) {
         const int v = todo.back();
         todo.pop_back();
-        for (const auto& [a, b] : pairs)
-          for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}})
-            if (x == v && !reached[static_cast<std::size_t>(y)]) {
-              reached[static_cast<std::size_t>(y)] = true;
-              todo.push_back(y);
-            }
+        for (const int y : neighbours[static_cast<std::size_t>(v)])
+          if (!reached[static_cast<std::size_t>(y)]) {
+            reached[static_cast<std::size_t>(y)] = true;
+            todo.push_back(y);
+          }
       }
       for (int v = 0; v < P; ++v)
         EXPECT_TRUE(reached[static_cast<std::size_t>(v)]) << "P " << P << " rank " << v;
