@@ -75,8 +75,8 @@ struct CyclicMap {
   /// Local index of global index i on its owner.
   [[nodiscard]] index_t local(index_t i) const noexcept {
     if (!irregular) [[likely]] {
-      const auto c = cycle();
-      return c ? (i / *c) * r + i % r : i % r;
+      index_t c = 0; // no std::optional (cycle()) in these inline functions: see local_extent
+      return cycle_fits(c) ? (i / c) * r + i % r : i % r;
     }
     if (irregular->kind == IrregularTables::Kind::Indirect)
       return irregular->local[static_cast<std::size_t>(i)];
@@ -94,11 +94,16 @@ struct CyclicMap {
   /// Number of elements process p owns.
   [[nodiscard]] index_t local_extent(int p) const noexcept {
     if (!irregular) [[likely]] {
-      const auto c = cycle();
-      const index_t full = c ? n / *c : 0;         // complete cycles
-      const index_t tail = c ? n % *c : n;         // elements of the last, partial cycle
-      const auto start = detail::mul_nonneg(p, r); // p's first offset in a cycle; past the tail on overflow
-      return full * r + (start ? detail::clamp_index(tail - *start, 0, r) : 0);
+      // Written without std::optional: GCC 12.2 at -O1 miscompiled the form that took cycle() once it
+      // was inlined into a caller's loop (test_halo built at -O1 counted r elements where a process
+      // owned 2r; -fno-tree-sra or clang gave the right count, UBSan found nothing).
+      index_t c = 0;
+      const bool cycles = cycle_fits(c);
+      const index_t full = cycles ? n / c : 0; // complete cycles
+      const index_t tail = cycles ? n % c : n; // elements of the last, partial cycle
+      index_t start = 0;                       // p's first offset in a cycle; past the tail on overflow
+      const bool reached = !__builtin_mul_overflow(static_cast<index_t>(p), r, &start);
+      return full * r + (reached ? detail::clamp_index(tail - start, 0, r) : 0);
     }
     const auto up = static_cast<std::size_t>(p);
     const auto& t = irregular->kind == IrregularTables::Kind::Indirect ? irregular->first : irregular->offset;
@@ -141,6 +146,10 @@ struct CyclicMap {
   /// P r, the length of one cycle, or nullopt when it exceeds INT64_MAX (then every index of the
   /// dimension is in the first cycle: issue 15, CYCLIC(2^62) on 3 processes). CYCLIC only.
   [[nodiscard]] constexpr std::optional<index_t> cycle() const noexcept { return detail::mul_nonneg(P, r); }
+  /// cycle() without std::optional: true and `c` = P r when it fits index_t.
+  [[nodiscard]] bool cycle_fits(index_t& c) const noexcept {
+    return !__builtin_mul_overflow(static_cast<index_t>(P), r, &c);
+  }
   /// Same extent, processes, block size and tables (by content).
   friend bool operator==(const CyclicMap& a, const CyclicMap& b) {
     if (a.n != b.n || a.P != b.P || a.r != b.r || a.regular() != b.regular()) return false;
