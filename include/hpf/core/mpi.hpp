@@ -131,6 +131,14 @@ private:
   MPI_Datatype m_type = MPI_DATATYPE_NULL;
 };
 
+/// The handles of `types`, in order (MPI_DATATYPE_NULL for empty ones); `types` keeps ownership.
+inline std::vector<MPI_Datatype> raw_handles(const std::vector<Datatype>& types) {
+  std::vector<MPI_Datatype> out;
+  out.reserve(types.size());
+  for (const Datatype& t : types) out.push_back(t.get());
+  return out;
+}
+
 /// Largest byte count sent in one MPI message; larger ranges are split.
 inline constexpr std::size_t max_message_bytes = static_cast<std::size_t>(INT32_MAX);
 

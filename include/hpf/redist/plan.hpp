@@ -735,12 +735,7 @@ private:
     for (std::size_t i = 0; i < m_plan->num_recvs(); ++i)
       m_recv_types.push_back(m_plan->template message_datatype<detail::Side::Dst>(i, m_elem_bytes));
     if (in_place_sends() + in_place_recvs() == 0) return;
-    auto raw = [](const std::vector<Datatype>& types) {
-      std::vector<MPI_Datatype> out;
-      for (const Datatype& t : types) out.push_back(t.get());
-      return out;
-    };
-    m_exchange->set_in_place(raw(m_send_types), raw(m_recv_types));
+    m_exchange->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
   }
 
   const RedistributionPlan<N>* m_plan;

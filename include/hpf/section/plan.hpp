@@ -505,17 +505,14 @@ private:
     exec->exchange.emplace(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
     for (const Msg& m : m_sends) exec->send_types.push_back(message_datatype(m, true));
     for (const Msg& m : m_recvs) exec->recv_types.push_back(message_datatype(m, false));
-    auto raw = [](const std::vector<Datatype>& types, std::size_t& count) {
-      std::vector<MPI_Datatype> out;
-      for (const Datatype& t : types) {
-        out.push_back(t.get());
-        count += t.is_null() ? 0 : 1;
-      }
-      return out;
+    const auto in_place = [](const std::vector<Datatype>& types) {
+      return static_cast<std::size_t>(
+          std::count_if(types.begin(), types.end(), [](const Datatype& t) { return !t.is_null(); }));
     };
-    std::vector<MPI_Datatype> sends = raw(exec->send_types, exec->in_place_sends);
-    std::vector<MPI_Datatype> recvs = raw(exec->recv_types, exec->in_place_recvs);
-    if (exec->in_place_sends + exec->in_place_recvs > 0) exec->exchange->set_in_place(sends, recvs);
+    exec->in_place_sends = in_place(exec->send_types);
+    exec->in_place_recvs = in_place(exec->recv_types);
+    if (exec->in_place_sends + exec->in_place_recvs > 0)
+      exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
     exec->exchange->set_shared_memory(m_opt.shared_memory_min_bytes);
     m_exec = std::move(exec);
   }
