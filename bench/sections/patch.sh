@@ -6,15 +6,26 @@
 # and 4 ranks and appends to docs/results/sections_patch.csv (a column `round` added); the machine load
 # goes to docs/results/sections_patch_load.txt, the plot (every round's bars side by side) to
 # docs/results/sections_patch.png.
-# Usage: bench/sections/patch.sh [--rounds R] [--repeats K]
+# With --probe single-copy (first), the jobs add bench_sections' two single-copy probe rows (each
+# receiver copies its pieces once, from the owners' blocks with process_vm_readv, cma-read-probe, or from
+# their MPI-3 shared windows, window-read-probe) and write docs/results/sections_patch_probe.{csv,png}
+# and _load.txt instead.
+# Usage: bench/sections/patch.sh [--probe single-copy] [--rounds R] [--repeats K]
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/common/bench_common.sh"
+out=sections_patch
+probe=()
+if [ "${1:-}" = --probe ]; then
+  [ "${2:-}" = single-copy ] || { echo "--probe: expected single-copy, got '${2:-}'" >&2; exit 2; }
+  out=sections_patch_probe probe=(--probe single-copy)
+  shift 2
+fi
 rounds_options "$@"
 bench_build bench_sections
 cd "$HPF_ROOT"
-csv=docs/results/sections_patch.csv
-load=docs/results/sections_patch_load.txt
+csv=docs/results/$out.csv
+load=docs/results/${out}_load.txt
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 rm -f "$csv"
@@ -24,10 +35,10 @@ for ((round = 1; round <= rounds; ++round)); do
     echo "round $round, before ranks $np: $(uptime)" >> "$load"
     rm -f "$tmp"
     mpirun --oversubscribe --bind-to none -np "$np" "$build/bench/sections/bench_sections" --n 4096 \
-      --repeats "$repeats" --cases patch --csv "$tmp" > /dev/null
+      --repeats "$repeats" --cases patch "${probe[@]}" --csv "$tmp" > /dev/null
     append_round "$tmp" "$csv" "$round"
   done
 done
 echo "after: $(uptime)" >> "$load"
-/usr/bin/python3 bench/sections/plot.py "$csv" docs/results/sections_patch.png
-echo "csv: $csv, plot: docs/results/sections_patch.png"
+/usr/bin/python3 bench/sections/plot.py "$csv" "docs/results/$out.png"
+echo "csv: $csv, plot: docs/results/$out.png"

@@ -19,7 +19,7 @@ CASES = [
     ("strided", "B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *)"),
 ]
 SHOWN = ["hpf-section-step", "hpf-section-allatonce", "hpf-section-packed", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
-         "naive-alltoallv", "memcpy"]
+         "naive-alltoallv", "cma-read-probe", "window-read-probe", "memcpy"]
 LABEL = {
     "hpf-section-step": "hpfrt SectionPlan (König steps)",
     "hpf-section-allatonce": "hpfrt SectionPlan (all at once)",
@@ -29,6 +29,8 @@ LABEL = {
     "pdtran": "ScaLAPACK pdtran",
     "pdgeadd": "ScaLAPACK pdgeadd('T')",
     "naive-alltoallv": "naive MPI_Alltoallv",
+    "cma-read-probe": "single-copy probe: process_vm_readv (not hpfrt)",
+    "window-read-probe": "single-copy probe: memcpy from MPI-3 shared windows (not hpfrt)",
     "memcpy": "one memcpy of the local bytes",
 }
 
@@ -38,7 +40,7 @@ def main(path, out):
     cases = [c for c in CASES if any(r["case"] == c[0] for r in rows)]
     fig, axes = plt.subplots(1, len(cases), figsize=(5 * len(cases) + 2, 5.5), sharey=True, squeeze=False)
     axes = axes[0]
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = plt.get_cmap("tab20").colors  # one colour per entry of SHOWN
     for ax, (case, title) in zip(axes, cases):
         mine = [r for r in rows if r["case"] == case]
         # One group per (ranks, n), and per round where the CSV has rounds (bench/sections/patch.sh).
