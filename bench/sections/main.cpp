@@ -19,8 +19,8 @@
 //                 and the naive MPI_Alltoallv below. One more hpfrt row, hpf-section-packed: all at once
 //                 with in_place_min_piece_bytes = SIZE_MAX, so that its messages are packed into the
 //                 receivers' shared-memory segments instead of moving in place through MPI. With
-//                 --probe single-copy, two more rows (kind alone, see PatchProbe): each rank copies its pieces
-//                 once, straight from the owners' blocks (cma-read-probe: process_vm_readv) or from
+//                 --probe single-copy, two more rows (kind alone, see PatchProbe): each rank copies its
+//                 pieces once, straight from the owners' blocks (cma-read-probe: process_vm_readv) or from
 //                 their MPI-3 shared windows (window-read-probe), to measure what a single-copy
 //                 executor could reach.
 //   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
@@ -48,11 +48,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <memory>
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -198,8 +198,8 @@ public:
       MPI_Comm node = MPI_COMM_NULL;
       HPF_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
       m_node = hpf::Comm::adopt(node);
-      hpf::detail::require(m_node.size() == P, "--probe: the ", P, " ranks must share one node for window-read-probe, ",
-                           m_node.size(), " do");
+      hpf::detail::require(m_node.size() == P, "--probe: the ", P,
+                           " ranks must share one node for window-read-probe, ", m_node.size(), " do");
       void* mine = nullptr;
       HPF_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(block_bytes), sizeof(double), MPI_INFO_NULL,
                                             node, &mine, &m_win));
@@ -209,14 +209,17 @@ public:
       HPF_MPI_CHECK(MPI_Barrier(node));
     }
     // Where each owner's block of A lies: its pid and address (Cma), or its window segment (Window).
-    std::vector<std::int64_t> pid(static_cast<std::size_t>(P));
+    std::vector<long long> pid(static_cast<std::size_t>(P));
     std::vector<const char*> base(static_cast<std::size_t>(P));
     if (way == Way::Cma) {
-      const std::array<std::int64_t, 2> mine{getpid(), static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a))};
-      std::vector<std::int64_t> all(2 * static_cast<std::size_t>(P));
-      HPF_MPI_CHECK(MPI_Allgather(mine.data(), 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, MPI_COMM_WORLD));
+      const std::array<long long, 2> mine{getpid(),
+                                          static_cast<long long>(reinterpret_cast<std::uintptr_t>(a))};
+      std::vector<long long> all(2 * static_cast<std::size_t>(P));
+      HPF_MPI_CHECK(
+          MPI_Allgather(mine.data(), 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, MPI_COMM_WORLD));
       for (std::size_t q = 0; q < pid.size(); ++q) {
         pid[q] = all[2 * q];
+        // NOLINTNEXTLINE(performance-no-int-to-ptr): an address in rank q's memory, never dereferenced here
         base[q] = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(all[2 * q + 1]));
       }
     } else {
@@ -234,8 +237,10 @@ public:
       const int q = static_cast<int>(src / w);
       const index_t run = std::min({(q + 1) * w - src, (me + 1) * w - j, n - h - j});
       const auto bytes = static_cast<std::size_t>(run * n) * sizeof(double);
-      const char* from = base[static_cast<std::size_t>(q)] + static_cast<std::size_t>((src - q * w) * n) * sizeof(double);
-      m_reads.push_back({q, static_cast<pid_t>(pid[static_cast<std::size_t>(q)]), b + (j - me * w) * n, from, bytes});
+      const char* from =
+          base[static_cast<std::size_t>(q)] + static_cast<std::size_t>((src - q * w) * n) * sizeof(double);
+      m_reads.push_back(
+          {q, static_cast<pid_t>(pid[static_cast<std::size_t>(q)]), b + (j - me * w) * n, from, bytes});
       j += run;
     }
     // Who reads from me: every rank r whose columns map into mine.
@@ -263,10 +268,11 @@ public:
       HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, r.owner, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
       if (m_way == Way::Cma) {
         const iovec local{r.to, r.bytes};
-        const iovec remote{const_cast<char*>(r.from), r.bytes}; // NOLINT(cppcoreguidelines-pro-type-const-cast): read only
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): process_vm_readv only reads it
+        const iovec remote{const_cast<char*>(r.from), r.bytes};
         const ssize_t got = process_vm_readv(r.pid, &local, 1, &remote, 1, 0);
-        hpf::detail::require(got == static_cast<ssize_t>(r.bytes), "process_vm_readv from rank ", r.owner, ": ",
-                             got < 0 ? std::strerror(errno) : "a short read");
+        hpf::detail::require(got == static_cast<ssize_t>(r.bytes), "process_vm_readv from rank ", r.owner,
+                             ": ", got < 0 ? std::strerror(errno) : "a short read");
       } else {
         HPF_MPI_CHECK(MPI_Win_sync(m_win));
         std::memcpy(r.to, r.from, r.bytes);
@@ -448,28 +454,28 @@ int main(int argc, char** argv) {
     std::string csv;
     std::vector<std::string> only;
     bool with_probe = false;
-    hpf::bench::for_each_option(argc, argv,
-                                "[--n n1,n2,...] [--repeats R] [--csv file] [--cases c1,c2] [--probe single-copy]",
-                                [&](std::string_view k, std::string_view v) {
-                                  if (k == "--n")
-                                    sizes = hpf::bench::parse_list<index_t>(v, "--n");
-                                  else if (k == "--repeats")
-                                    repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                  else if (k == "--csv")
-                                    csv = v;
-                                  else if (k == "--probe") {
-                                    hpf::detail::require(v == "single-copy", "--probe: expected single-copy, got '", v, "'");
-                                    with_probe = true;
-                                  } else if (k == "--cases")
-                                    for (std::size_t a = 0; a <= v.size();) {
-                                      const std::size_t b = std::min(v.find(',', a), v.size());
-                                      only.emplace_back(v.substr(a, b - a));
-                                      a = b + 1;
-                                    }
-                                  else
-                                    return false;
-                                  return true;
-                                });
+    hpf::bench::for_each_option(
+        argc, argv, "[--n n1,n2,...] [--repeats R] [--csv file] [--cases c1,c2] [--probe single-copy]",
+        [&](std::string_view k, std::string_view v) {
+          if (k == "--n")
+            sizes = hpf::bench::parse_list<index_t>(v, "--n");
+          else if (k == "--repeats")
+            repeats = hpf::bench::parse_number<int>(v, "--repeats");
+          else if (k == "--csv")
+            csv = v;
+          else if (k == "--probe") {
+            hpf::detail::require(v == "single-copy", "--probe: expected single-copy, got '", v, "'");
+            with_probe = true;
+          } else if (k == "--cases")
+            for (std::size_t a = 0; a <= v.size();) {
+              const std::size_t b = std::min(v.find(',', a), v.size());
+              only.emplace_back(v.substr(a, b - a));
+              a = b + 1;
+            }
+          else
+            return false;
+          return true;
+        });
     hpf::detail::require(repeats >= 9, "--repeats: medians need >= 9 repeats, got ", repeats);
     int P = 0;
     int me = 0;
@@ -660,7 +666,8 @@ int main(int argc, char** argv) {
             auto probe = std::make_shared<PatchProbe>(way, n, h, P, me, A.local_data(), D.local_data());
             D.fill(-1);
             probe->run();
-            require_ok(mismatches(D.local_data(), C.local_data(), count), (std::string(name) + " (patch)").c_str());
+            require_ok(mismatches(D.local_data(), C.local_data(), count),
+                       (std::string(name) + " (patch)").c_str());
             m.push_back({name, Kind::Alone, [&, probe] { return timed([&] { probe->run(); }); }});
           }
         }
