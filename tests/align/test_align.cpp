@@ -6,6 +6,7 @@
 // writes all; REDISTRIBUTE to and from replicated and fixed layouts, REALIGN (hpf::realign), shadows
 // and shifts within each copy; bad input throws on every rank. Every rank draws the same cases (one
 // seed), so collectives line up.
+#include "random_dist.hpp"
 #include "reference.hpp"
 
 #include <hpf/hpf.hpp>
@@ -71,19 +72,10 @@ struct Gen {
       return hpf::Cyclic(uniform(1, 4));
     case 1:
       return hpf::Block();
-    case 2: {
-      std::vector<index_t> cuts{0, n};
-      for (int p = 1; p < P; ++p) cuts.push_back(uniform_index(0, n));
-      std::sort(cuts.begin(), cuts.end());
-      std::vector<index_t> sizes;
-      for (std::size_t p = 0; p + 1 < cuts.size(); ++p) sizes.push_back(cuts[p + 1] - cuts[p]);
-      return hpf::GenBlock(sizes);
-    }
-    case 3: {
-      std::vector<int> owners(static_cast<std::size_t>(n));
-      for (int& o : owners) o = uniform(0, P - 1);
-      return hpf::Indirect(owners);
-    }
+    case 2:
+      return hpf::test::random_gen_block(n, P, rng);
+    case 3:
+      return hpf::test::random_indirect(n, P, rng);
     default:
       return hpf::Collapsed();
     }

@@ -3,6 +3,7 @@
 // extents, strides (negative too) and offsets: the aligned map's owner of every i is the base's owner
 // of a*i + b, its local/global maps are inverse, and the kind chosen is the documented one.
 #include "hpf_test.hpp"
+#include "random_dist.hpp"
 
 #include <hpf/layout/align.hpp>
 
@@ -32,19 +33,11 @@ Base random_base(std::mt19937_64& rng, index_t n, int P) {
     return {d, d.map(n, P)};
   }
   case 2: { // random cut points: zero-size blocks are likely
-    std::vector<index_t> cuts{0, n};
-    for (int p = 1; p < P; ++p) cuts.push_back(std::uniform_int_distribution<index_t>(0, n)(rng));
-    std::sort(cuts.begin(), cuts.end());
-    std::vector<index_t> sizes;
-    for (int p = 0; p < P; ++p)
-      sizes.push_back(cuts[static_cast<std::size_t>(p) + 1] - cuts[static_cast<std::size_t>(p)]);
-    Distribution d = hpf::GenBlock(sizes);
+    Distribution d = hpf::test::random_gen_block(n, P, rng);
     return {d, d.map(n, P)};
   }
   default: {
-    std::vector<int> owners(static_cast<std::size_t>(n));
-    for (int& o : owners) o = std::uniform_int_distribution<int>(0, P - 1)(rng);
-    Distribution d = hpf::Indirect(owners);
+    Distribution d = hpf::test::random_indirect(n, P, rng);
     return {d, d.map(n, P)};
   }
   }

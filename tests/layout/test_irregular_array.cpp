@@ -3,6 +3,7 @@
 // `*`, on grids over subsets of the ranks, through forall, sum / min / max, gather, scatter,
 // REDISTRIBUTE to and from every kind, section assignment, and GEN_BLOCK shadows. Every rank draws the
 // same cases (one seed), so collectives line up.
+#include "random_dist.hpp"
 #include "reference.hpp"
 
 #include <hpf/hpf.hpp>
@@ -37,19 +38,10 @@ struct Gen {
       return hpf::Cyclic(uniform(1, 4));
     case 1:
       return hpf::Block();
-    case 2: {
-      std::vector<index_t> cuts{0, n};
-      for (int p = 1; p < P; ++p) cuts.push_back(std::uniform_int_distribution<index_t>(0, n)(rng));
-      std::sort(cuts.begin(), cuts.end());
-      std::vector<index_t> sizes;
-      for (std::size_t p = 0; p + 1 < cuts.size(); ++p) sizes.push_back(cuts[p + 1] - cuts[p]);
-      return hpf::GenBlock(sizes);
-    }
-    case 3: {
-      std::vector<int> owners(static_cast<std::size_t>(n));
-      for (auto& o : owners) o = uniform(0, P - 1);
-      return hpf::Indirect(owners);
-    }
+    case 2:
+      return hpf::test::random_gen_block(n, P, rng);
+    case 3:
+      return hpf::test::random_indirect(n, P, rng);
     default:
       return hpf::Collapsed();
     }

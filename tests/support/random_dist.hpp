@@ -1,0 +1,31 @@
+// Random GEN_BLOCK and INDIRECT distributions for the randomised tests (pure: no MPI). Each draws from
+// the caller's generator, so a test's sequence of cases stays its own.
+#pragma once
+
+#include <hpf/layout/distribution.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace hpf::test {
+
+/// GEN_BLOCK over P processes: the blocks between P - 1 cut points drawn uniformly from [0, n], so
+/// zero-size blocks are likely.
+template <class Rng> Distribution random_gen_block(index_t n, int P, Rng& rng) {
+  std::vector<index_t> cuts{0, n};
+  for (int p = 1; p < P; ++p) cuts.push_back(std::uniform_int_distribution<index_t>(0, n)(rng));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<index_t> sizes;
+  for (std::size_t p = 0; p + 1 < cuts.size(); ++p) sizes.push_back(cuts[p + 1] - cuts[p]);
+  return GenBlock(sizes);
+}
+
+/// INDIRECT over P processes: an owner drawn uniformly from [0, P) for every index.
+template <class Rng> Distribution random_indirect(index_t n, int P, Rng& rng) {
+  std::vector<int> owners(static_cast<std::size_t>(n));
+  for (int& o : owners) o = std::uniform_int_distribution<int>(0, P - 1)(rng);
+  return Indirect(owners);
+}
+
+} // namespace hpf::test
