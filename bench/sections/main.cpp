@@ -19,10 +19,11 @@
 //                 and the naive MPI_Alltoallv below. One more hpfrt row, hpf-section-packed: all at once
 //                 with in_place_min_piece_bytes = SIZE_MAX, so that its messages are packed into the
 //                 receivers' shared-memory segments instead of moving in place through MPI. With
-//                 --probe single-copy, two more rows (kind alone, see PatchProbe): each rank copies its
-//                 pieces once, straight from the owners' blocks (cma-read-probe: process_vm_readv) or from
-//                 their MPI-3 shared windows (window-read-probe), to measure what a single-copy
-//                 executor could reach.
+//                 --probe single-copy, three more rows (kind alone, see PatchProbe): each rank copies
+//                 its pieces once, straight from the owners' blocks (cma-read-probe: process_vm_readv)
+//                 or from their MPI-3 shared windows (window-read-probe; window-flags-probe signals
+//                 through counters in the windows instead of messages), to measure what a
+//                 single-copy executor could reach.
 //   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
 //                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
 //                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
@@ -44,12 +45,15 @@
 #include <macdecls.h>
 #endif
 
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -178,32 +182,37 @@ void pdtran(int n, const double* a, double* c, const std::array<int, 9>& d) {
   pdtran_(&n, &n, &alpha, a, &one, &one, d.data(), &beta, c, &one, &one, d.data());
 }
 
-/// The single-copy probes of the patch case (rows cma-read-probe and window-read-probe; neither is
-/// hpfrt's code nor a peer): what an executor that copies each element once could reach. Each receiver
-/// copies its pieces of B(:, 0:n-h-1) straight out of the owners' blocks of A after a zero-byte
-/// "ready" from each owner, and answers "done" so that the owner may write A again:
-///   Cma     process_vm_readv (Linux cross-memory attach) from the owners' DistArray blocks;
-///   Window  memcpy from the owners' MPI-3 shared-memory windows (MPI_Win_allocate_shared, as Global
-///           Arrays over ARMCI-MPI keeps its arrays), holding a copy of A made before the timings.
-/// Process ids, addresses and windows are set up once, outside the timings. Columns are n doubles,
-/// contiguous; every rank holds w = n / P of them (P divides n, all ranks on one node for Window).
+/// The single-copy probes of the patch case (rows cma-read-probe, window-read-probe and
+/// window-flags-probe; none is hpfrt's code or a peer): what an executor that copies each element once
+/// could reach. Each receiver copies its pieces of B(:, 0:n-h-1) straight out of the owners' blocks of A
+/// after a "ready" from each owner, and answers "done" so that the owner may write A again:
+///   Cma          process_vm_readv (Linux cross-memory attach) from the owners' DistArray blocks;
+///   Window       memcpy from the owners' MPI-3 shared-memory windows (MPI_Win_allocate_shared, as
+///                Global Arrays over ARMCI-MPI keeps its arrays), holding a copy of A made before the
+///                timings;
+///   WindowFlags  the same copy, "ready" and "done" being counters in the windows (no MPI call).
+/// Cma and Window signal with zero-byte messages. Process ids, addresses and windows are set up once,
+/// outside the timings. Columns are n doubles, contiguous; every rank holds w = n / P of them (P
+/// divides n, and all ranks share one node for the window ways).
 class PatchProbe {
 public:
-  enum class Way { Cma, Window };
+  enum class Way { Cma, Window, WindowFlags };
 
-  PatchProbe(Way way, index_t n, index_t h, int P, int me, const double* a, double* b) : m_way(way) {
+  PatchProbe(Way way, index_t n, index_t h, int P, int me, const double* a, double* b)
+      : m_way(way), m_me(me) {
     const index_t w = n / P;
     const auto block_bytes = static_cast<std::size_t>(n * w) * sizeof(double);
-    if (way == Way::Window) {
+    if (way != Way::Cma) {
       MPI_Comm node = MPI_COMM_NULL;
       HPF_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
       m_node = hpf::Comm::adopt(node);
       hpf::detail::require(m_node.size() == P, "--probe: the ", P,
                            " ranks must share one node for window-read-probe, ", m_node.size(), " do");
       void* mine = nullptr;
-      HPF_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(block_bytes), sizeof(double), MPI_INFO_NULL,
-                                            node, &mine, &m_win));
-      std::memcpy(mine, a, block_bytes);
+      HPF_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(header_bytes(P) + block_bytes), 1,
+                                            MPI_INFO_NULL, node, &mine, &m_win));
+      std::memset(mine, 0, header_bytes(P));
+      std::memcpy(static_cast<char*>(mine) + header_bytes(P), a, block_bytes);
       HPF_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, m_win));
       HPF_MPI_CHECK(MPI_Win_sync(m_win));
       HPF_MPI_CHECK(MPI_Barrier(node));
@@ -228,7 +237,8 @@ public:
         int unit = 0;
         void* p = nullptr;
         HPF_MPI_CHECK(MPI_Win_shared_query(m_win, q, &size, &unit, &p));
-        base[static_cast<std::size_t>(q)] = static_cast<const char*>(p);
+        m_headers.push_back(static_cast<std::uint64_t*>(p));
+        base[static_cast<std::size_t>(q)] = static_cast<const char*>(p) + header_bytes(P);
       }
     }
     // My columns j in [me w, (me+1) w) with j < n - h read A column j + h, owned by (j + h) / w.
@@ -261,6 +271,7 @@ public:
   }
 
   void run() {
+    if (m_way == Way::WindowFlags) return run_with_flags();
     std::vector<MPI_Request> req(m_readers.size());
     for (std::size_t k = 0; k < m_readers.size(); ++k)
       HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, m_readers[k], kReady, MPI_COMM_WORLD, &req[k]));
@@ -287,6 +298,31 @@ public:
 private:
   static constexpr int kReady = 901;
   static constexpr int kDone = 902;
+  // WindowFlags: each rank's window starts with its header, one 64-byte line per counter: word 0 of
+  // line 0 is its "ready" epoch, word 0 of line 1 + r the "done" epoch reader r wrote into it.
+  static constexpr std::size_t kLine = 64 / sizeof(std::uint64_t);
+  static std::size_t header_bytes(int P) { return (static_cast<std::size_t>(P) + 1) * 64; }
+  static std::atomic_ref<std::uint64_t> counter(std::uint64_t* header, std::size_t line) {
+    return std::atomic_ref<std::uint64_t>(header[line * kLine]);
+  }
+  static void await(std::atomic_ref<std::uint64_t> c, std::uint64_t epoch) {
+    while (c.load(std::memory_order_acquire) < epoch) sched_yield(); // 4 ranks on 2 cores: let the owner run
+  }
+
+  // The same protocol through the windows' counters instead of messages: ready, copy, done.
+  void run_with_flags() {
+    const std::uint64_t epoch = ++m_epoch;
+    counter(m_headers[static_cast<std::size_t>(m_me)], 0).store(epoch, std::memory_order_release);
+    for (const Read& r : m_reads) {
+      std::uint64_t* owner = m_headers[static_cast<std::size_t>(r.owner)];
+      await(counter(owner, 0), epoch);
+      std::memcpy(r.to, r.from, r.bytes);
+      counter(owner, 1 + static_cast<std::size_t>(m_me)).store(epoch, std::memory_order_release);
+    }
+    for (const int r : m_readers)
+      await(counter(m_headers[static_cast<std::size_t>(m_me)], 1 + static_cast<std::size_t>(r)), epoch);
+  }
+
   struct Read {
     int owner;
     pid_t pid;
@@ -295,6 +331,9 @@ private:
     std::size_t bytes;
   };
   Way m_way;
+  int m_me;
+  std::uint64_t m_epoch = 0;
+  std::vector<std::uint64_t*> m_headers; // per rank, its window's header (Window, WindowFlags)
   hpf::Comm m_node;
   MPI_Win m_win = MPI_WIN_NULL;
   std::vector<Read> m_reads;
@@ -662,7 +701,8 @@ int main(int argc, char** argv) {
         if (with_probe) {
           hpf::detail::require(n % P == 0, "--probe: n = ", n, " must be a multiple of the ", P, " ranks");
           for (const auto& [way, name] : {std::pair{PatchProbe::Way::Cma, "cma-read-probe"},
-                                          std::pair{PatchProbe::Way::Window, "window-read-probe"}}) {
+                                          std::pair{PatchProbe::Way::Window, "window-read-probe"},
+                                          std::pair{PatchProbe::Way::WindowFlags, "window-flags-probe"}}) {
             auto probe = std::make_shared<PatchProbe>(way, n, h, P, me, A.local_data(), D.local_data());
             D.fill(-1);
             probe->run();

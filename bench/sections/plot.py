@@ -19,7 +19,8 @@ CASES = [
     ("strided", "B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *)"),
 ]
 SHOWN = ["hpf-section-step", "hpf-section-allatonce", "hpf-section-packed", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
-         "naive-alltoallv", "cma-read-probe", "window-read-probe", "memcpy"]
+         "naive-alltoallv", "cma-read-probe", "window-read-probe", "window-flags-probe",
+         "memcpy"]
 LABEL = {
     "hpf-section-step": "hpfrt SectionPlan (König steps)",
     "hpf-section-allatonce": "hpfrt SectionPlan (all at once)",
@@ -31,6 +32,7 @@ LABEL = {
     "naive-alltoallv": "naive MPI_Alltoallv",
     "cma-read-probe": "single-copy probe: process_vm_readv (not hpfrt)",
     "window-read-probe": "single-copy probe: memcpy from MPI-3 shared windows (not hpfrt)",
+    "window-flags-probe": "the same, synchronised by flags in the windows (not hpfrt)",
     "memcpy": "one memcpy of the local bytes",
 }
 
