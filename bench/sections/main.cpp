@@ -585,7 +585,15 @@ int main(int argc, char** argv) {
       if (wanted("transpose")) {
         const hpf::Layout<2> L({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
         Transpose t(L, step_opt, flow_opt);
-        auto& [A, C, D, all, step_plan, flow_plan, count] = t;
+        // References, not a structured binding: lambdas below capture them, which clang accepts only
+        // from version 16 (Debian 12 has 14).
+        auto& A = t.A;
+        auto& C = t.C;
+        auto& D = t.D;
+        const auto& all = t.all;
+        const auto& step_plan = t.step_plan;
+        const auto& flow_plan = t.flow_plan;
+        const std::size_t count = t.count;
         t.check("transpose");
         AlltoallTranspose hand(n, P);
         std::vector<double> c2(count);
@@ -622,7 +630,13 @@ int main(int argc, char** argv) {
         const auto grid2 = hpf::ProcessGrid::world({pr, pc});
         const hpf::Layout<2> L({n, n}, {hpf::Cyclic(b), hpf::Cyclic(b)}, grid2);
         Transpose t(L, step_opt, flow_opt);
-        auto& [A, C, D, all, step_plan, flow_plan, count] = t;
+        auto& A = t.A;
+        auto& C = t.C;
+        auto& D = t.D;
+        const auto& all = t.all;
+        const auto& step_plan = t.step_plan;
+        const auto& flow_plan = t.flow_plan;
+        const std::size_t count = t.count;
         hpf::detail::require(count == scalapack_local_size(bc_grid, ni, ni, b, b) || count == 0,
                              "transpose-bc: hpfrt's local block (", count, ") is not ScaLAPACK's");
         t.check("transpose-bc");
