@@ -375,6 +375,17 @@ struct Transpose {
     const index_t n = L.extent(0);
     hpf::forall(A, [n](const hpf::Index<2>& g, double& x) { x = static_cast<double>(g[0] + n * g[1]); });
   }
+  /// The rows every transpose case has: both plans into C, and the time to build the step plan.
+  std::vector<Method> hpf_methods(const hpf::SectionOptions& step) {
+    return {
+        {"hpf-section-step", Kind::Hpf, [this] { return timed([this] { step_plan.execute(C, A); }); }},
+        {"hpf-section-allatonce", Kind::Hpf, [this] { return timed([this] { flow_plan.execute(C, A); }); }},
+        {"hpf-section-planning", Kind::Alone, [this, step] {
+           return timed([&] {
+             (void)hpf::SectionPlan<double, 2>(A.layout(), all, A.layout(), all, {1, 0}, step);
+           });
+         }}};
+  }
   /// Collective: C = the transpose by step_plan, checked against the formula, and D by flow_plan
   /// against C (the reference every peer is compared with).
   void check(const char* what) {
@@ -585,43 +596,31 @@ int main(int argc, char** argv) {
       if (wanted("transpose")) {
         const hpf::Layout<2> L({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
         Transpose t(L, step_opt, flow_opt);
-        // References, not a structured binding: lambdas below capture them, which clang accepts only
-        // from version 16 (Debian 12 has 14).
-        auto& A = t.A;
-        auto& C = t.C;
-        auto& D = t.D;
-        const auto& all = t.all;
-        const auto& step_plan = t.step_plan;
-        const auto& flow_plan = t.flow_plan;
-        const std::size_t count = t.count;
         t.check("transpose");
         AlltoallTranspose hand(n, P);
-        std::vector<double> c2(count);
-        hand.run(A.local_data(), c2.data());
-        require_ok(mismatches(c2.data(), C.local_data(), count), "mpi-alltoall");
+        std::vector<double> c2(t.count);
+        hand.run(t.A.local_data(), c2.data());
+        require_ok(mismatches(c2.data(), t.C.local_data(), t.count), "mpi-alltoall");
         const auto desc = descriptor(row_grid, ni, ni, ni, nbi);
-        D.fill(0);
-        pdtran(ni, A.local_data(), D.local_data(), desc);
-        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdtran");
+        t.D.fill(0);
+        pdtran(ni, t.A.local_data(), t.D.local_data(), desc);
+        require_ok(mismatches(t.D.local_data(), t.C.local_data(), t.count), "pdtran");
         std::vector<double> sa(scalapack_local_size(row_grid, ni, ni, ni, nbi), 1.0), sc(sa.size());
-        std::vector<Method> m{
-            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
-            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
-            {"mpi-alltoall", Kind::Peer, [&] { return timed([&] { hand.run(A.local_data(), c2.data()); }); }},
-            {"pdtran", Kind::Peer,
-             [&] { return timed([&] { pdtran(ni, A.local_data(), D.local_data(), desc); }); }},
-            {"pdtran-alone", Kind::Alone,
-             [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }},
-            {"hpf-section-planning", Kind::Alone, [&] {
-               return timed([&] { (void)hpf::SectionPlan<double, 2>(L, all, L, all, {1, 0}, step_opt); });
-             }}};
+        std::vector<Method> m = t.hpf_methods(step_opt);
+        m.insert(m.end(),
+                 {{"mpi-alltoall", Kind::Peer,
+                   [&] { return timed([&] { hand.run(t.A.local_data(), c2.data()); }); }},
+                  {"pdtran", Kind::Peer,
+                   [&] { return timed([&] { pdtran(ni, t.A.local_data(), t.D.local_data(), desc); }); }},
+                  {"pdtran-alone", Kind::Alone,
+                   [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }}});
 #ifdef HPF_BENCH_GA
-        GaCopy ga(n, P, me, 't', A.local_data(), {0, 0, ni - 1, ni - 1}, {0, 0, ni - 1, ni - 1});
+        GaCopy ga(n, P, me, 't', t.A.local_data(), {0, 0, ni - 1, ni - 1}, {0, 0, ni - 1, ni - 1});
         ga.run();
-        require_ok(ga.mismatches_with(C.local_data(), count), "ga-copy-patch (transpose)");
+        require_ok(ga.mismatches_with(t.C.local_data(), t.count), "ga-copy-patch (transpose)");
         ga.add_methods(m);
 #endif
-        bench_case(n, "transpose", std::move(m), count * sizeof(double));
+        bench_case(n, "transpose", std::move(m), t.count * sizeof(double));
       }
 
       // ---- transpose-bc: (CYCLIC(64), CYCLIC(64)) on pr x pc -> the same -----------------------------
@@ -630,43 +629,32 @@ int main(int argc, char** argv) {
         const auto grid2 = hpf::ProcessGrid::world({pr, pc});
         const hpf::Layout<2> L({n, n}, {hpf::Cyclic(b), hpf::Cyclic(b)}, grid2);
         Transpose t(L, step_opt, flow_opt);
-        auto& A = t.A;
-        auto& C = t.C;
-        auto& D = t.D;
-        const auto& all = t.all;
-        const auto& step_plan = t.step_plan;
-        const auto& flow_plan = t.flow_plan;
-        const std::size_t count = t.count;
-        hpf::detail::require(count == scalapack_local_size(bc_grid, ni, ni, b, b) || count == 0,
-                             "transpose-bc: hpfrt's local block (", count, ") is not ScaLAPACK's");
+        hpf::detail::require(t.count == scalapack_local_size(bc_grid, ni, ni, b, b) || t.count == 0,
+                             "transpose-bc: hpfrt's local block (", t.count, ") is not ScaLAPACK's");
         t.check("transpose-bc");
         const auto desc = descriptor(bc_grid, ni, ni, b, b);
-        D.fill(0);
-        pdtran(ni, A.local_data(), D.local_data(), desc);
-        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdtran (transpose-bc)");
+        t.D.fill(0);
+        pdtran(ni, t.A.local_data(), t.D.local_data(), desc);
+        require_ok(mismatches(t.D.local_data(), t.C.local_data(), t.count), "pdtran (transpose-bc)");
         const int one = 1;
         const double alpha = 1.0;
         const double beta = 0.0;
         const auto pdgeadd_t = [&](const double* a, double* c) {
           pdgeadd_("T", &ni, &ni, &alpha, a, &one, &one, desc.data(), &beta, c, &one, &one, desc.data());
         };
-        D.fill(0);
-        pdgeadd_t(A.local_data(), D.local_data());
-        require_ok(mismatches(D.local_data(), C.local_data(), count), "pdgeadd (transpose-bc)");
+        t.D.fill(0);
+        pdgeadd_t(t.A.local_data(), t.D.local_data());
+        require_ok(mismatches(t.D.local_data(), t.C.local_data(), t.count), "pdgeadd (transpose-bc)");
         std::vector<double> sa(scalapack_local_size(bc_grid, ni, ni, b, b), 1.0), sc(sa.size());
-        std::vector<Method> m{
-            {"hpf-section-step", Kind::Hpf, [&] { return timed([&] { step_plan.execute(C, A); }); }},
-            {"hpf-section-allatonce", Kind::Hpf, [&] { return timed([&] { flow_plan.execute(C, A); }); }},
-            {"pdtran", Kind::Peer,
-             [&] { return timed([&] { pdtran(ni, A.local_data(), D.local_data(), desc); }); }},
-            {"pdgeadd", Kind::Peer,
-             [&] { return timed([&] { pdgeadd_t(A.local_data(), D.local_data()); }); }},
-            {"pdtran-alone", Kind::Alone,
-             [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }},
-            {"hpf-section-planning", Kind::Alone, [&] {
-               return timed([&] { (void)hpf::SectionPlan<double, 2>(L, all, L, all, {1, 0}, step_opt); });
-             }}};
-        bench_case(n, "transpose-bc", std::move(m), count * sizeof(double));
+        std::vector<Method> m = t.hpf_methods(step_opt);
+        m.insert(m.end(),
+                 {{"pdtran", Kind::Peer,
+                   [&] { return timed([&] { pdtran(ni, t.A.local_data(), t.D.local_data(), desc); }); }},
+                  {"pdgeadd", Kind::Peer,
+                   [&] { return timed([&] { pdgeadd_t(t.A.local_data(), t.D.local_data()); }); }},
+                  {"pdtran-alone", Kind::Alone,
+                   [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }}});
+        bench_case(n, "transpose-bc", std::move(m), t.count * sizeof(double));
       }
 
       // ---- patch: B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK) -> (*, BLOCK) --------------------------------
