@@ -20,6 +20,24 @@ append_column() {
 # append_round FROM CSV ROUND: append_column with the column `round`.
 append_round() { append_column "$1" "$2" round "$3"; }
 
+# round_outputs NAME: from $HPF_ROOT, sets `csv` (docs/results/NAME.csv, removed) and `load`
+# (docs/results/NAME_load.txt, emptied) for a script that collects rounds, and `tmp`, a temporary file
+# removed on exit.
+round_outputs() {
+  out_name="$1" csv="docs/results/$1.csv" load="docs/results/$1_load.txt"
+  tmp=$(mktemp)
+  trap 'rm -f "$tmp"' EXIT
+  rm -f "$csv"
+  : > "$load"
+}
+
+# round_finish PLOT: the last load line, then `python3 PLOT CSV docs/results/NAME.png`.
+round_finish() {
+  echo "after: $(uptime)" >> "$load"
+  /usr/bin/python3 "$1" "$csv" "docs/results/$out_name.png"
+  echo "csv: $csv, plot: docs/results/$out_name.png"
+}
+
 # rounds_options ARGS...: parses [--rounds R] [--repeats K] into `rounds` (default 3) and `repeats`
 # (default 21), both numbers >= 1; anything else exits 2 with the usage.
 rounds_options() {

@@ -13,13 +13,9 @@ source "$HPF_ROOT/bench/common/bench_common.sh"
 rounds_options --rounds 1 --repeats 9 "$@"
 bench_build bench_redistribute_sweep
 cd "$HPF_ROOT"
-csv=docs/results/redistribute_sweep_single_copy.csv
-load=docs/results/redistribute_sweep_single_copy_load.txt
-tmp=$(mktemp)
+round_outputs redistribute_sweep_single_copy
 both=$(mktemp)
 trap 'rm -f "$tmp" "$both"' EXIT
-rm -f "$csv"
-: > "$load"
 for ((round = 1; round <= rounds; ++round)); do
   for mechanism in none cma; do
     echo "round $round, $mechanism: $(uptime)" >> "$load"
@@ -31,6 +27,4 @@ for ((round = 1; round <= rounds; ++round)); do
     append_round "$both" "$csv" "$round"
   done
 done
-echo "after: $(uptime)" >> "$load"
-/usr/bin/python3 bench/redistribute/single_copy_sweep_plot.py "$csv" docs/results/redistribute_sweep_single_copy.png
-echo "csv: $csv, plot: docs/results/redistribute_sweep_single_copy.png"
+round_finish bench/redistribute/single_copy_sweep_plot.py

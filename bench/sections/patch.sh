@@ -24,12 +24,7 @@ fi
 rounds_options "$@"
 bench_build bench_sections
 cd "$HPF_ROOT"
-csv=docs/results/$out.csv
-load=docs/results/${out}_load.txt
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-rm -f "$csv"
-: > "$load"
+round_outputs "$out"
 for ((round = 1; round <= rounds; ++round)); do
   for np in 2 4; do
     echo "round $round, before ranks $np: $(uptime)" >> "$load"
@@ -39,6 +34,4 @@ for ((round = 1; round <= rounds; ++round)); do
     append_round "$tmp" "$csv" "$round"
   done
 done
-echo "after: $(uptime)" >> "$load"
-/usr/bin/python3 bench/sections/plot.py "$csv" "docs/results/$out.png"
-echo "csv: $csv, plot: docs/results/$out.png"
+round_finish bench/sections/plot.py

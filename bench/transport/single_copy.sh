@@ -12,12 +12,7 @@ source "$HPF_ROOT/bench/common/bench_common.sh"
 rounds_options "$@"
 bench_build bench_single_copy
 cd "$HPF_ROOT"
-csv=docs/results/transport_single_copy.csv
-load=docs/results/transport_single_copy_load.txt
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-rm -f "$csv"
-: > "$load"
+round_outputs transport_single_copy
 for ((round = 1; round <= rounds; ++round)); do
   for mechanism in none cma; do
     echo "round $round, $mechanism: $(uptime)" >> "$load"
@@ -27,6 +22,4 @@ for ((round = 1; round <= rounds; ++round)); do
     append_round "$tmp" "$csv" "$round"
   done
 done
-echo "after: $(uptime)" >> "$load"
-/usr/bin/python3 bench/transport/plot.py "$csv" docs/results/transport_single_copy.png
-echo "csv: $csv, plot: docs/results/transport_single_copy.png"
+round_finish bench/transport/plot.py
