@@ -513,8 +513,11 @@ detail::SharedSegment* Exchange::recv_segment(std::size_t i) const noexcept {
 // and the threshold, so both decide the same. A single MPI message (at most INT_MAX bytes), so that
 // its receiver can tell the notice from the data by one count.
 bool Exchange::shm_offered(std::size_t bytes) const noexcept {
-  return m_shm_min != SIZE_MAX && m_shm_execs == 0 && bytes > 0 && bytes >= m_shm_min &&
-         bytes <= max_message_bytes;
+  return m_shm_execs == 0 && shm_candidate(bytes);
+}
+
+bool Exchange::shm_candidate(std::size_t bytes) const noexcept {
+  return m_shm_min != SIZE_MAX && bytes > 0 && bytes >= m_shm_min && bytes <= max_message_bytes;
 }
 
 // The first execution: the receiver of every offered message sends its sender an offer (a segment
@@ -590,12 +593,29 @@ void Exchange::finish_offers() {
   if (all(m_recv_shared)) detail::ByteBuffer().swap(m_recv_buf);
 }
 
+// A message that may go through shared memory is packed whatever datatype set_in_place gave it: both
+// of its ends know its size and the threshold, so both pack it, and neither end's choice keeps the
+// other from the segment.
 MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
-  return i < m_send_types.size() ? m_send_types[i] : MPI_DATATYPE_NULL;
+  return i < m_send_types.size() && !shm_candidate(m_plan.sends[i].bytes) ? m_send_types[i]
+                                                                          : MPI_DATATYPE_NULL;
 }
 
 MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
-  return i < m_recv_types.size() ? m_recv_types[i] : MPI_DATATYPE_NULL;
+  return i < m_recv_types.size() && !shm_candidate(m_plan.recvs[i].bytes) ? m_recv_types[i]
+                                                                          : MPI_DATATYPE_NULL;
+}
+
+std::size_t Exchange::in_place_sends() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) n += send_type(i) != MPI_DATATYPE_NULL ? 1 : 0;
+  return n;
+}
+
+std::size_t Exchange::in_place_recvs() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) n += recv_type(i) != MPI_DATATYPE_NULL ? 1 : 0;
+  return n;
 }
 
 void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {

@@ -147,7 +147,8 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
 // least the threshold go through segments the receivers map. Every execution carries different bytes
 // (a stale segment would show), some receivers are slow (the sender must wait for them before packing
 // the next execution), and progress alternates between wait() and test(). The modes it does not apply
-// to, and in-place sends, keep going through MPI. The shared counts are checked after every execution.
+// to keep going through MPI. A send given a datatype (set_in_place) moves in place below the threshold
+// and is packed and shared at or above it, like any other. The counts are checked after every execution.
 TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   const int n = world_size();
   const int me = world_rank();
@@ -160,7 +161,7 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
         hpf::exchange_plan(x.schedule, x.my_sender, x.my_receiver, x.senders, x.receivers, unit);
     const std::size_t threshold = std::array<std::size_t, 3>{0, 1000, 4000}[trial % 3];
     const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
-    // Trials 0 mod 4: the sends of even ranks move in place (a datatype of MPI_BYTE), never shared.
+    // Trials 0 mod 4: the sends of even ranks are given datatypes (of MPI_BYTE): in place unless shared.
     const bool in_place = trial % 4 == 0 && me % 2 == 0;
     std::vector<hpf::Datatype> types;
     for (ExecMode mode : {ExecMode::StepSynchronous, ExecMode::AllAtOnce, ExecMode::Pipelined}) {
@@ -211,17 +212,22 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
           ex.wait();
         }
         EXPECT_EQ(received, plan.recv_bytes()) << to_string(mode) << " trial " << trial << " round " << round;
-        // Shared from the first execution on: every packed send of at least the threshold.
+        // Shared from the first execution on: every send of at least the threshold; in place, the
+        // sends given a datatype that are not.
         std::size_t want = 0;
-        for (const auto& t : plan.sends) want += t.bytes >= threshold && !in_place ? 1 : 0;
-        if (mode == ExecMode::Pipelined) want = 0;
+        std::size_t want_in_place = 0;
+        for (const auto& t : plan.sends) {
+          const bool shared = t.bytes >= threshold && mode != ExecMode::Pipelined;
+          want += shared ? 1 : 0;
+          want_in_place += in_place && !shared ? 1 : 0;
+        }
         EXPECT_EQ(ex.shared_sends(), want) << to_string(mode) << " trial " << trial << " round " << round;
+        EXPECT_EQ(ex.in_place_sends(), want_in_place) << to_string(mode) << " trial " << trial;
         shared_total += ex.shared_sends();
         // A receive is shared once a notice came through its segment: in the step modes from the
         // first execution on (a send waits for its offer), all at once from the second at the latest.
         std::size_t want_recvs = 0;
-        for (const auto& t : plan.recvs)
-          want_recvs += t.bytes >= threshold && !(trial % 4 == 0 && t.peer % 2 == 0) ? 1 : 0;
+        for (const auto& t : plan.recvs) want_recvs += t.bytes >= threshold ? 1 : 0;
         if (mode == ExecMode::Pipelined) want_recvs = 0;
         if (mode == ExecMode::AllAtOnce && round == 0) {
           EXPECT_LE(ex.shared_recvs(), want_recvs) << "trial " << trial;

@@ -39,6 +39,8 @@ RedistOptions opts(Strategy s) {
   o.alpha = 1e-6;
   o.beta = 1e-9;
   o.in_place_min_piece_bytes = g_in_place_min;
+  // The in-place tests turn shared memory off: a message that may be shared is packed on both ends.
+  if (g_in_place_min != RedistOptions{}.in_place_min_piece_bytes) o.shared_memory_min_bytes = SIZE_MAX;
   return o;
 }
 
@@ -270,6 +272,7 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   for (const std::size_t min : {std::size_t{0}, SIZE_MAX}) {
     RedistOptions o = opts(Strategy::KoenigStepwise);
     o.in_place_min_piece_bytes = min;
+    o.shared_memory_min_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> plan(a, b, o);
     DistArray<double, 1> A("A", a);
     DistArray<double, 1> B("B", b);
@@ -282,10 +285,10 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   }
 }
 
-// Shared memory (RedistOptions::shared_memory_min_bytes = 0: every packed message): one executor per
-// case and strategy runs six times with a different salt each time, so every execution goes through
-// the segments and a stale one would show. Mixed: even ranks move their messages in place
-// (never shared), odd ranks pack them.
+// Shared memory (RedistOptions::shared_memory_min_bytes = 0: every message): one executor per case and
+// strategy runs six times with a different salt each time, so every execution goes through the
+// segments and a stale one would show. Mixed: even ranks ask for every message in place, odd ranks for
+// none; a message that may be shared is packed on both ends anyway, so every message is shared.
 TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
   for (const bool mixed : {false, true}) {
     SCOPED_TRACE(mixed ? "in place on even ranks" : "every message packed");
@@ -312,13 +315,10 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
         }
         const bool applies = plan.exec_mode() == hpf::ExecMode::StepSynchronous ||
                              plan.exec_mode() == hpf::ExecMode::AllAtOnce;
-        if (!mixed) {
-          EXPECT_EQ(ex.shared_sends(), applies ? plan.num_sends() : 0U);
-          EXPECT_EQ(ex.shared_recvs(), applies ? plan.num_recvs() : 0U);
-        } else { // a message is shared only when both of its ends pack it
-          EXPECT_LE(ex.shared_sends(), plan.num_sends() - ex.in_place_sends());
-          EXPECT_LE(ex.shared_recvs(), plan.num_recvs() - ex.in_place_recvs());
-        }
+        EXPECT_EQ(ex.shared_sends(), applies ? plan.num_sends() : 0U);
+        EXPECT_EQ(ex.shared_recvs(), applies ? plan.num_recvs() : 0U);
+        EXPECT_EQ(ex.in_place_sends(), 0U);
+        EXPECT_EQ(ex.in_place_recvs(), 0U);
       }
     }
   }

@@ -36,7 +36,10 @@
 // In place: set_in_place gives a message an MPI datatype that describes where its bytes lie in the
 // caller's memory; MPI then sends it from there, or receives it straight into place, with no message
 // buffer and no pack or unpack call (MPI's own engine walks the datatype). The two ends of a message
-// decide independently: a datatype built of MPI_BYTE matches a packed buffer of as many bytes.
+// decide independently: a datatype built of MPI_BYTE matches a packed buffer of as many bytes. A
+// message that may go through shared memory (below) is packed whatever its datatype: both ends decide
+// that from its size and the threshold, and packing into the receiver's segment measured about half the
+// time of MPI's datatype engine on one node (docs/redistribute.md).
 // Shared memory (set_shared_memory; StepSynchronous and AllAtOnce): a packed message of at least
 // min_bytes between two ranks that see the same /dev/shm is packed straight into a POSIX segment the
 // receiver maps, and unpacked from there; MPI carries only a zero-byte notice. That is two passes over
@@ -161,7 +164,8 @@ public:
   /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be
   /// committed, its size must equal the transfer's bytes (at most INT_MAX), and it stays the caller's:
   /// it must outlive every post() that uses it. Alltoallv mode packs one buffer (in place applies only
-  /// when it falls back to AllAtOnce).
+  /// when it falls back to AllAtOnce). A message that may go through shared memory (set_shared_memory:
+  /// at least its threshold) is packed on both ends, whatever its datatype (in_place_sends()).
   /// Throws hpf::Error for a size mismatch or a pending post().
   void set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types);
   /// Packed messages of at least `min_bytes` (and at most INT_MAX) between ranks of one node go
@@ -171,6 +175,10 @@ public:
   /// receiver of such a message sends its sender an offer in the first execution. Throws hpf::Error
   /// after the first post().
   void set_shared_memory(std::size_t min_bytes);
+  /// Sends / receives that move in place: those with a datatype from set_in_place, except messages
+  /// that may go through shared memory (set_shared_memory), which are packed on both ends.
+  [[nodiscard]] std::size_t in_place_sends() const noexcept;
+  [[nodiscard]] std::size_t in_place_recvs() const noexcept;
   /// Sends / receives that move through shared memory (settled once the second execution is complete).
   [[nodiscard]] std::size_t shared_sends() const noexcept;
   [[nodiscard]] std::size_t shared_recvs() const noexcept;
@@ -224,6 +232,8 @@ private:
   // start (its offer is in, or it has none: block waits for it); and what the first execution leaves.
   [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_execs < 2; }
   [[nodiscard]] bool shm_offered(std::size_t bytes) const noexcept;
+  // A message of `bytes` that may go through a segment (above the threshold, one MPI message): packed.
+  [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept;
   void post_offers();
   bool offer_in(std::size_t i, bool block);
   void finish_offers();

@@ -70,7 +70,9 @@ struct RedistOptions {
   /// place: MPI sends it from the source block and receives it into the target block through a
   /// derived datatype (redist/runs_datatype.hpp), with no pack, unpack or message buffer. Messages of
   /// shorter pieces are packed by the plan's copy loops. 0: every message in place; SIZE_MAX: none.
-  /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs.
+  /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs,
+  /// and so does a message that may go through shared memory (at least shared_memory_min_bytes, below):
+  /// packing into its receiver's segment measured faster than MPI's datatype engine on one node.
   std::size_t in_place_min_piece_bytes = 256;
   /// A packed message of at least this many bytes between two ranks of one node goes through a
   /// shared-memory segment from the first execution of an executor on (Exchange::set_shared_memory):
@@ -708,9 +710,15 @@ public:
     if (m_exchange) m_exchange->abandon();
   }
 
-  /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size.
-  [[nodiscard]] std::size_t in_place_sends() const noexcept { return count_types(m_send_types); }
-  [[nodiscard]] std::size_t in_place_recvs() const noexcept { return count_types(m_recv_types); }
+  /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size:
+  /// those whose pieces are long enough (RedistOptions::in_place_min_piece_bytes), except messages that
+  /// may go through shared memory (RedistOptions::shared_memory_min_bytes), which are packed.
+  [[nodiscard]] std::size_t in_place_sends() const noexcept {
+    return m_exchange ? m_exchange->in_place_sends() : 0;
+  }
+  [[nodiscard]] std::size_t in_place_recvs() const noexcept {
+    return m_exchange ? m_exchange->in_place_recvs() : 0;
+  }
   /// Messages that move through shared memory (RedistOptions::shared_memory_min_bytes) now.
   [[nodiscard]] std::size_t shared_sends() const noexcept {
     return m_exchange ? m_exchange->shared_sends() : 0;
@@ -734,7 +742,7 @@ private:
       m_send_types.push_back(m_plan->template message_datatype<detail::Side::Src>(i, m_elem_bytes));
     for (std::size_t i = 0; i < m_plan->num_recvs(); ++i)
       m_recv_types.push_back(m_plan->template message_datatype<detail::Side::Dst>(i, m_elem_bytes));
-    if (in_place_sends() + in_place_recvs() == 0) return;
+    if (count_types(m_send_types) + count_types(m_recv_types) == 0) return;
     m_exchange->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
   }
 

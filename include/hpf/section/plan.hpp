@@ -60,7 +60,8 @@ struct SectionOptions {
   /// many bytes long on average or more moves in place: MPI reads it from A's block or writes it into
   /// B's through a derived datatype (exec/datatype.hpp), with no pack, unpack or message buffer. Shorter
   /// pieces (strided sections, transposes) are packed by the plan's tiled loops, which measure faster.
-  /// Each end decides for itself: ranks may differ.
+  /// Each end decides for itself: ranks may differ. A message that may go through shared memory (at
+  /// least shared_memory_min_bytes, below) is packed on both ends whatever its pieces.
   std::size_t in_place_min_piece_bytes = 256;
   /// A packed message of at least this many bytes between two ranks of one node goes through a
   /// shared-memory segment from the first execute() on (Exchange::set_shared_memory). SIZE_MAX:
@@ -509,11 +510,11 @@ private:
       return static_cast<std::size_t>(
           std::count_if(types.begin(), types.end(), [](const Datatype& t) { return !t.is_null(); }));
     };
-    exec->in_place_sends = in_place(exec->send_types);
-    exec->in_place_recvs = in_place(exec->recv_types);
-    if (exec->in_place_sends + exec->in_place_recvs > 0)
+    if (in_place(exec->send_types) + in_place(exec->recv_types) > 0)
       exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
     exec->exchange->set_shared_memory(m_opt.shared_memory_min_bytes);
+    exec->in_place_sends = exec->exchange->in_place_sends(); // messages that may be shared are packed
+    exec->in_place_recvs = exec->exchange->in_place_recvs();
     m_exec = std::move(exec);
   }
 
