@@ -5,8 +5,11 @@
 //   - 2-D (--n2d n): COSTA's case, an n x n matrix of doubles, blocks r2d x r2d on a P x 1 grid ->
 //     s2d x s2d on a 1 x P grid.
 //
-// Methods, in round-robin repeats (each the largest over ranks of one call after a barrier; medians of
-// --repeats; every result checked once before timing, which is also the warm-up):
+// Methods, in round-robin repeats, each repeat in a new shuffled order (each the largest over ranks of
+// one call after a barrier; medians of --repeats; every result checked once before timing, which is
+// also the warm-up). Each method runs on arrays of its own: on this VM a pass over memory that another
+// method has just touched is faster than one over memory left alone (shadow page tables,
+// docs/redistribute.md), and earlier sweeps ran every peer on one shared pair, hpfrt on its own array.
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
 //                     by the call as in HPF (A is moved back to a untimed after each timed call);
 //   - executor:       the cached plan's RedistributionExecutor, kept, into a preallocated target (not
@@ -29,11 +32,15 @@
 //          [--n2d 8000 --r2d 36 --s2d 128 --tpetra2d 0|1] [--repeats 9] [--csv out.csv]
 #include "peers.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -111,6 +118,13 @@ struct Method {
   std::vector<double> t;
 };
 
+/// A method's own source (holding the global indices) and target: no method runs on memory another
+/// one has just warmed, or displaced.
+template <int N> struct Arrays {
+  hpf::DistArray<double, N> X;
+  hpf::DistArray<double, N> Y;
+};
+
 /// One cell: every method between layouts a and b, then one CSV row per method.
 template <int N> void run_cell(const std::string& case_name, index_t r, index_t s, const hpf::Layout<N>& a,
                                const hpf::Layout<N>& b, std::array<int, 2> shape_a,
@@ -128,10 +142,14 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
     for (std::size_t l = 0; l < ids.size(); ++l) p[l] = static_cast<double>(ids[l]);
   };
   hpf::DistArray<double, N> A("A", a);
-  hpf::DistArray<double, N> X("X", a); // the peers' source and target
-  hpf::DistArray<double, N> Y("Y", b);
   fill_ids(A, ids_a);
-  fill_ids(X, ids_a);
+  // Per method, its own arrays (std::map: the references stay valid).
+  std::map<std::string, Arrays<N>> arrays;
+  const auto own = [&](const std::string& name) -> Arrays<N>& {
+    Arrays<N>& p = arrays.emplace(name, Arrays<N>{{name + ".X", a}, {name + ".Y", b}}).first->second;
+    fill_ids(p.X, ids_a);
+    return p;
+  };
   const auto bytes = std::max<std::size_t>(1, std::max(ids_a.size(), ids_b.size()) * sizeof(double));
   const hpf::bench::LargeBuffer mx(bytes, 1); // allocated as the arrays are
   const hpf::bench::LargeBuffer my(bytes, 2);
@@ -142,14 +160,16 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   // costs beyond the exchange itself (the target's allocation and first touch).
   const auto plan = hpf::cached_plan(a, b, hpf::detail::with_model(a, {}, sizeof(double)));
   hpf::RedistributionExecutor<N> ex(*plan);
-  methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}, false, {}});
+  Arrays<N>& e = own("executor");
+  methods.push_back({"executor", [&] { ex.execute(e.X, e.Y); }, {}, false, {}});
   // The same executor with every message packed (no MPI datatypes): what moving the messages of long
   // pieces in place (RedistOptions::in_place_min_piece_bytes) gains or loses in this cell.
   hpf::RedistOptions packed_opt = hpf::detail::with_model(a, {}, sizeof(double));
   packed_opt.in_place_min_piece_bytes = SIZE_MAX;
   const hpf::RedistributionPlan<N> packed_plan(a, b, packed_opt);
   hpf::RedistributionExecutor<N> ex_packed(packed_plan);
-  methods.push_back({"executor-packed", [&] { ex_packed.execute(X, Y); }, {}, false, {}});
+  Arrays<N>& ep = own("executor-packed");
+  methods.push_back({"executor-packed", [&] { ex_packed.execute(ep.X, ep.Y); }, {}, false, {}});
   methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}, false, {}});
   // The MPI peers in 1-D only: COSTA's 2-D case is compared with pdgemr2d and Tpetra (the naive
   // MPI_Alltoallv took 8.8 s a call there, 9.5x Tpetra, and would double the sweep's run time).
@@ -157,9 +177,11 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   std::unique_ptr<rb::Alltoallw> a2aw;
   if constexpr (N == 1) {
     naive = std::make_unique<rb::NaiveAlltoallv<N>>(a, b);
-    methods.push_back({"alltoallv", [&] { naive->run(X.local_data(), Y.local_data()); }, {}, true, {}});
+    Arrays<N>& v = own("alltoallv");
+    methods.push_back({"alltoallv", [&] { naive->run(v.X.local_data(), v.Y.local_data()); }, {}, true, {}});
     a2aw = std::make_unique<rb::Alltoallw>(a, b, P, me);
-    methods.push_back({"alltoallw", [&] { a2aw->run(X.local_data(), Y.local_data()); }, {}, true, {}});
+    Arrays<N>& w = own("alltoallw");
+    methods.push_back({"alltoallw", [&] { a2aw->run(w.X.local_data(), w.Y.local_data()); }, {}, true, {}});
   }
 
   // ScaLAPACK: 1-D an M x 1 matrix with NB = 1; 2-D square blocks.
@@ -176,12 +198,13 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   const auto db = rb::descriptor(gb, m, n, mbb, nbb);
   std::vector<double> sa(rb::scalapack_local_size(ga, m, n, mba, nba));
   std::vector<double> sb(rb::scalapack_local_size(gb, m, n, mbb, nbb));
-  std::copy(X.local_data(), X.local_data() + ids_a.size(), sa.begin());
+  Arrays<N>& pd = own("pdgemr2d");
+  std::copy(pd.X.local_data(), pd.X.local_data() + ids_a.size(), sa.begin());
   const int one = 1;
   methods.push_back({"pdgemr2d",
                      [&] {
-                       pdgemr2d_(&m, &n, X.local_data(), &one, &one, da.data(), Y.local_data(), &one, &one,
-                                 db.data(), &all.ctxt);
+                       pdgemr2d_(&m, &n, pd.X.local_data(), &one, &one, da.data(), pd.Y.local_data(), &one,
+                                 &one, db.data(), &all.ctxt);
                      },
                      {},
                      true,
@@ -198,7 +221,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   std::unique_ptr<rb::TpetraImport> tp;
   if (with_tpetra) {
     tp = std::make_unique<rb::TpetraImport>(a, b);
-    tp->load(X.local_data());
+    tp->load(A.local_data()); // Tpetra copies it into its own vector
     methods.push_back({"tpetra", [&] { tp->run(); }, {}, true, {}});
   }
 #else
@@ -212,7 +235,8 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
       meth.run();
       continue;
     }
-    Y.fill(0);
+    const auto mine = arrays.find(meth.name);
+    if (mine != arrays.end()) mine->second.Y.fill(0);
     meth.run();
     bool good = false;
     if (meth.name == "redistribute")
@@ -224,7 +248,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
       good = rb::holds(tp->result().get(), ids_b);
 #endif
     else
-      good = rb::holds(Y.local_data(), ids_b);
+      good = rb::holds(arrays.at(meth.name).Y.local_data(), ids_b);
     if (meth.after) meth.after();
     if (meth.name == "redistribute") good = good && rb::holds(A.local_data(), ids_a);
     if (!good && me == 0)
@@ -234,11 +258,19 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   }
   all_ok = all_ok && ok;
 
-  for (int k = 0; k < args.repeats; ++k)
-    for (Method& meth : methods) {
+  // Each repeat runs every method once, in an order shuffled per repeat (one seed, the same on every
+  // rank), so that no method always follows the one that warmed (or displaced) its memory.
+  std::vector<std::size_t> order(methods.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937 gen(12345);
+  for (int k = 0; k < args.repeats; ++k) {
+    std::shuffle(order.begin(), order.end(), gen);
+    for (const std::size_t i : order) {
+      Method& meth = methods[i];
       meth.t.push_back(rb::time_once(meth.run));
       if (meth.after) meth.after();
     }
+  }
 
   if (me != 0) return;
   double t_copy = 0;
