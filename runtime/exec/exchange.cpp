@@ -489,16 +489,21 @@ void Exchange::set_shared_memory(std::size_t min_bytes) {
 #endif
 }
 
+namespace {
+/// How many of the indices 0 .. n-1 satisfy `pred`.
+template <class Pred> std::size_t count_indices(std::size_t n, Pred pred) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < n; ++i) k += pred(i) ? 1 : 0;
+  return k;
+}
+} // namespace
+
 std::size_t Exchange::shared_sends() const noexcept {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) n += send_segment(i) != nullptr ? 1 : 0;
-  return n;
+  return count_indices(m_plan.sends.size(), [this](std::size_t i) { return send_segment(i) != nullptr; });
 }
 
 std::size_t Exchange::shared_recvs() const noexcept {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) n += recv_segment(i) != nullptr ? 1 : 0;
-  return n;
+  return count_indices(m_plan.recvs.size(), [this](std::size_t i) { return recv_segment(i) != nullptr; });
 }
 
 detail::SharedSegment* Exchange::send_segment(std::size_t i) const noexcept {
@@ -607,15 +612,13 @@ MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
 }
 
 std::size_t Exchange::in_place_sends() const noexcept {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) n += send_type(i) != MPI_DATATYPE_NULL ? 1 : 0;
-  return n;
+  return count_indices(m_plan.sends.size(),
+                       [this](std::size_t i) { return send_type(i) != MPI_DATATYPE_NULL; });
 }
 
 std::size_t Exchange::in_place_recvs() const noexcept {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) n += recv_type(i) != MPI_DATATYPE_NULL ? 1 : 0;
-  return n;
+  return count_indices(m_plan.recvs.size(),
+                       [this](std::size_t i) { return recv_type(i) != MPI_DATATYPE_NULL; });
 }
 
 void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {

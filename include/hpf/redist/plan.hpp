@@ -728,12 +728,8 @@ public:
   }
 
 private:
-  static std::size_t count_types(const std::vector<Datatype>& types) noexcept {
-    return static_cast<std::size_t>(
-        std::count_if(types.begin(), types.end(), [](const Datatype& t) { return !t.is_null(); }));
-  }
-
-  /// Builds the datatypes of the messages that move in place and hands them to the exchange.
+  /// Builds the datatypes of the messages whose pieces are long enough to move in place and hands them
+  /// to the exchange (null for the others; the exchange packs those that may be shared anyway).
   void set_in_place() {
     m_send_types.clear();
     m_recv_types.clear();
@@ -742,7 +738,6 @@ private:
       m_send_types.push_back(m_plan->template message_datatype<detail::Side::Src>(i, m_elem_bytes));
     for (std::size_t i = 0; i < m_plan->num_recvs(); ++i)
       m_recv_types.push_back(m_plan->template message_datatype<detail::Side::Dst>(i, m_elem_bytes));
-    if (count_types(m_send_types) + count_types(m_recv_types) == 0) return;
     m_exchange->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
   }
 

@@ -248,8 +248,12 @@ public:
   [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
   /// Sends / receives of this rank that move in place (SectionOptions::in_place_min_piece_bytes);
   /// known from the first execute() on (0 before).
-  [[nodiscard]] std::size_t in_place_sends() const noexcept { return m_exec ? m_exec->in_place_sends : 0; }
-  [[nodiscard]] std::size_t in_place_recvs() const noexcept { return m_exec ? m_exec->in_place_recvs : 0; }
+  [[nodiscard]] std::size_t in_place_sends() const noexcept {
+    return m_exec && m_exec->exchange ? m_exec->exchange->in_place_sends() : 0;
+  }
+  [[nodiscard]] std::size_t in_place_recvs() const noexcept {
+    return m_exec && m_exec->exchange ? m_exec->exchange->in_place_recvs() : 0;
+  }
   /// Sends / receives that move through shared memory now (SectionOptions::shared_memory_min_bytes).
   [[nodiscard]] std::size_t shared_sends() const noexcept {
     return m_exec && m_exec->exchange ? m_exec->exchange->shared_sends() : 0;
@@ -491,8 +495,6 @@ private:
   struct Executor {
     std::vector<Datatype> send_types; // declared before the exchange, so that they outlive it
     std::vector<Datatype> recv_types;
-    std::size_t in_place_sends = 0;
-    std::size_t in_place_recvs = 0;
     std::optional<Exchange> exchange;
   };
 
@@ -506,15 +508,8 @@ private:
     exec->exchange.emplace(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
     for (const Msg& m : m_sends) exec->send_types.push_back(message_datatype(m, true));
     for (const Msg& m : m_recvs) exec->recv_types.push_back(message_datatype(m, false));
-    const auto in_place = [](const std::vector<Datatype>& types) {
-      return static_cast<std::size_t>(
-          std::count_if(types.begin(), types.end(), [](const Datatype& t) { return !t.is_null(); }));
-    };
-    if (in_place(exec->send_types) + in_place(exec->recv_types) > 0)
-      exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
+    exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
     exec->exchange->set_shared_memory(m_opt.shared_memory_min_bytes);
-    exec->in_place_sends = exec->exchange->in_place_sends(); // messages that may be shared are packed
-    exec->in_place_recvs = exec->exchange->in_place_recvs();
     m_exec = std::move(exec);
   }
 
