@@ -110,10 +110,11 @@ void Requests::release_sends() noexcept {
 
 void Requests::wait_all() {
   if (m_reqs.empty()) return;
-  std::vector<MPI_Request> pending;
-  pending.swap(m_reqs);
-  m_status.resize(pending.size());
-  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.size()), pending.data(), m_status.data()));
+  m_status.resize(m_reqs.size());
+  const int rc = MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), m_status.data());
+  m_reqs.clear(); // emptied even on failure (the destructor must not wait again); capacity kept, so
+                  // that an exchange repeated many times allocates no request lists
+  detail::mpi_check(rc, "MPI_Waitall", __FILE__, __LINE__);
 }
 
 bool Requests::test() {

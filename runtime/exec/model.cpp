@@ -259,4 +259,10 @@ MachineModel machine_model(const Comm& comm) {
   return m;
 }
 
+std::pair<double, double> detail::machine_alpha_beta(const Comm& comm) {
+  if (const MachineModel* m = comm.is_null() ? nullptr : cached(comm.get())) return {m->alpha, m->beta};
+  const MachineModel m = machine_model(comm);
+  return {m.alpha, m.beta};
+}
+
 } // namespace hpf

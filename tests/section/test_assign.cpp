@@ -386,6 +386,12 @@ TEST(SectionAssign, ReusablePlan) {
   MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_EQ(total, plan.elements());
   EXPECT_EQ(plan.elements(), 16);
+  // Arrays in the other roles: refused on every rank, both layouts named, nothing written.
+  B.fill(-7.0);
+  HPF_EXPECT_ERROR(plan.execute(A, B), "SectionPlan::execute: the target (B) array's layout",
+                   "of extents (9, 8)", "is not the plan's", "of extents (8, 9)");
+  EXPECT_TRUE(
+      std::all_of(B.local_data(), B.local_data() + B.local_size(), [](double x) { return x == -7.0; }));
 }
 
 TEST(SectionAssign, HugePlanNeedsNoPerElementWork) {

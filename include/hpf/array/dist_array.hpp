@@ -191,11 +191,12 @@ public:
                     "), got ", dim);
     detail::require(!same_storage(target), what, "(DistArray '", m_label,
                     "'): the target must be another array than the source");
-    detail::require(target.m_layout == m_layout, what, "(DistArray '", m_label, "'): the target '",
-                    target.m_label, "' has layout ", target.m_layout.describe_dists(), " of extents ",
-                    Layout<N>::to_string(target.m_layout.extents()), "; expected the source's layout ",
-                    m_layout.describe_dists(), " of extents ", Layout<N>::to_string(m_layout.extents()),
-                    " (same grid and shadow)");
+    if (!(target.m_layout == m_layout))
+      detail::fail(what, "(DistArray '", m_label, "'): the target '", target.m_label, "' has layout ",
+                   target.m_layout.describe_dists(), " of extents ",
+                   Layout<N>::to_string(target.m_layout.extents()), "; expected the source's layout ",
+                   m_layout.describe_dists(), " of extents ", Layout<N>::to_string(m_layout.extents()),
+                   " (same grid and shadow)");
     if (boundary != nullptr) target.fill(*boundary);
     const index_t n = m_layout.extent(dim);
     if (n == 0) return;

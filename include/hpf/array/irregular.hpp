@@ -94,18 +94,20 @@ protected:
 
   /// Throws hpf::Error (on the calling rank) if x's layout differs from the plan's.
   void check_same_layout(const DistArray<T, N>& x, const char* who) const {
-    require(x.layout() == m_layout, who, ": DistArray '", x.label(), "' has layout ",
-            x.layout().describe_dists(), " extents ", Layout<N>::to_string(x.layout().extents()),
-            " on another grid or distribution than the plan was built for (", m_layout.describe_dists(),
-            " extents ", Layout<N>::to_string(m_layout.extents()), ")");
+    if (!(x.layout() == m_layout))
+      fail(who, ": DistArray '", x.label(), "' has layout ", x.layout().describe_dists(), " extents ",
+           Layout<N>::to_string(x.layout().extents()),
+           " on another grid or distribution than the plan was built for (", m_layout.describe_dists(),
+           " extents ", Layout<N>::to_string(m_layout.extents()), ")");
     owned_data(x, who);
   }
 
   /// A's local data, which must be its owned block: plans address it contiguously, and the storage
   /// of an array with SHADOW widths is padded (docs/shadow.md). Throws hpf::Error otherwise.
   template <class U, int M> static U* owned_data(const DistArray<U, M>& A, const char* who) {
-    require(!A.has_shadow(), who, ": DistArray '", A.label(), "' has SHADOW widths ",
-            Layout<M>::to_string(A.layout().shadow()), "; expected an array without shadow");
+    if (A.has_shadow())
+      fail(who, ": DistArray '", A.label(), "' has SHADOW widths ", Layout<M>::to_string(A.layout().shadow()),
+           "; expected an array without shadow");
     return A.local_data();
   }
 

@@ -37,7 +37,9 @@ template <class... Args> [[noreturn]] void fail(Args&&... args) {
   throw Error(concat(std::forward<Args>(args)...) + rank_suffix());
 }
 
-/// Throws unless `cond`; the message is only built on failure.
+/// Throws unless `cond`; the message is only concatenated on failure. Its arguments are evaluated at
+/// the call, though: where one is costly (a layout's description) on a path every execution takes,
+/// write `if (!cond) fail(...)` instead.
 template <class... Args> void require(bool cond, Args&&... args) {
   if (!cond) fail(std::forward<Args>(args)...);
 }

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hpf {
 
@@ -77,5 +78,11 @@ void set_machine_model(const Comm& comm, const MachineModel& m);
 void set_machine_model(MPI_Comm comm, const MachineModel& m);
 /// True when a model is cached on comm (the same answer on every rank of it).
 [[nodiscard]] bool has_machine_model(MPI_Comm comm);
+
+namespace detail {
+/// machine_model(comm)'s alpha and beta, without copying its pLogP table (every REDISTRIBUTE asks).
+/// Collective like machine_model the first time.
+[[nodiscard]] std::pair<double, double> machine_alpha_beta(const Comm& comm);
+} // namespace detail
 
 } // namespace hpf

@@ -292,14 +292,16 @@ public:
   /// Throws hpf::Error on every rank when an array's layout differs from the plan's.
   template <class SrcArray, class DstArray>
   void check_arrays(const SrcArray& src, const DstArray& dst) const {
-    detail::require(src.layout() == m_src, "RedistributionPlan::execute: the source array's layout ",
-                    src.layout().describe_dists(), " of extents ",
-                    Layout<N>::to_string(src.layout().extents()), " is not the plan's source layout ",
-                    m_src.describe_dists(), " of extents ", Layout<N>::to_string(m_src.extents()));
-    detail::require(dst.layout() == m_dst, "RedistributionPlan::execute: the target array's layout ",
-                    dst.layout().describe_dists(), " of extents ",
-                    Layout<N>::to_string(dst.layout().extents()), " is not the plan's target layout ",
-                    m_dst.describe_dists(), " of extents ", Layout<N>::to_string(m_dst.extents()));
+    if (!(src.layout() == m_src))
+      detail::fail("RedistributionPlan::execute: the source array's layout ", src.layout().describe_dists(),
+                   " of extents ", Layout<N>::to_string(src.layout().extents()),
+                   " is not the plan's source layout ", m_src.describe_dists(), " of extents ",
+                   Layout<N>::to_string(m_src.extents()));
+    if (!(dst.layout() == m_dst))
+      detail::fail("RedistributionPlan::execute: the target array's layout ", dst.layout().describe_dists(),
+                   " of extents ", Layout<N>::to_string(dst.layout().extents()),
+                   " is not the plan's target layout ", m_dst.describe_dists(), " of extents ",
+                   Layout<N>::to_string(m_dst.extents()));
   }
 
   /// This rank's part as an exchange plan for elements of `elem_bytes` bytes (peers are ranks of the

@@ -103,8 +103,9 @@ template <int N> struct PlanCache {
     std::shared_ptr<const RedistributionPlan<N>> plan;
     std::shared_ptr<ExecutorPool<N>> pool;
   };
-  static std::vector<Entry>& entries() {
-    static std::vector<Entry> e;
+  // Entries by pointer: moving one to the front moves pointers, not layouts.
+  static std::vector<std::unique_ptr<Entry>>& entries() {
+    static std::vector<std::unique_ptr<Entry>> e;
     static const bool registered = [] {
       register_plan_cache_clearer([] { entries().clear(); }, [] { return entries().size(); });
       return true;
@@ -122,9 +123,9 @@ namespace detail {
 template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions opt, std::size_t elem_bytes) {
   opt.element_bytes = elem_bytes;
   if (opt.strategy == Strategy::Auto && !(opt.alpha && opt.beta)) {
-    const MachineModel m = machine_model(src.grid().comm());
-    if (!opt.alpha) opt.alpha = m.alpha;
-    if (!opt.beta) opt.beta = m.beta;
+    const auto [alpha, beta] = machine_alpha_beta(src.grid().comm());
+    if (!opt.alpha) opt.alpha = alpha;
+    if (!opt.beta) opt.beta = beta;
   }
   return opt;
 }
@@ -136,18 +137,20 @@ template <int N> typename PlanCache<N>::Entry& cache_entry(const Layout<N>& src,
                                                            const RedistOptions& opt) {
   auto& cache = PlanCache<N>::entries();
   for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->opt == opt && it->src == src && it->dst == dst) {
+    const auto& e = **it;
+    if (e.opt == opt && e.src == src && e.dst == dst) {
       count_plan_lookup(true);
       std::rotate(cache.begin(), it, it + 1); // most recently used first
-      return cache.front();
+      return *cache.front();
     }
   }
   count_plan_lookup(false);
   auto plan = std::make_shared<const RedistributionPlan<N>>(src, dst, opt);
   auto pool = std::make_shared<ExecutorPool<N>>(plan);
-  cache.insert(cache.begin(), {src, dst, opt, std::move(plan), std::move(pool)});
+  cache.insert(cache.begin(), std::make_unique<typename PlanCache<N>::Entry>(typename PlanCache<N>::Entry{
+                                  src, dst, opt, std::move(plan), std::move(pool)}));
   if (cache.size() > plan_cache_capacity) cache.pop_back();
-  return cache.front();
+  return *cache.front();
 }
 } // namespace detail
 

@@ -396,10 +396,11 @@ private:
   }
 
   static void require_layout(const Layout<N>& got, const Layout<N>& want, const char* which) {
-    detail::require(got.with_shadow(Index<N>{}) == want, "SectionPlan::execute: the ", which,
-                    " array's layout ", got.describe_dists(), " of extents ",
-                    Layout<N>::to_string(got.extents()), " is not the plan's ", want.describe_dists(),
-                    " of extents ", Layout<N>::to_string(want.extents()), " (on its grid)");
+    if (!(got.with_shadow(Index<N>{}) == want))
+      detail::fail("SectionPlan::execute: the ", which, " array's layout ", got.describe_dists(),
+                   " of extents ", Layout<N>::to_string(got.extents()), " is not the plan's ",
+                   want.describe_dists(), " of extents ", Layout<N>::to_string(want.extents()),
+                   " (on its grid)");
   }
 
   [[nodiscard]] const Dim& dim(int d) const {
