@@ -5,11 +5,20 @@
 //   - 2-D (--n2d n): COSTA's case, an n x n matrix of doubles, blocks r2d x r2d on a P x 1 grid ->
 //     s2d x s2d on a 1 x P grid.
 //
-// Methods, in round-robin repeats, each repeat in a new shuffled order (each the largest over ranks of
-// one call after a barrier; medians of --repeats; every result checked once before timing, which is
-// also the warm-up). Each method runs on arrays of its own: on this VM a pass over memory that another
-// method has just touched is faster than one over memory left alone (shadow page tables,
-// docs/redistribute.md), and earlier sweeps ran every peer on one shared pair, hpfrt on its own array.
+// Each method runs on arrays of its own (on this VM a pass over memory that another method has just
+// touched is faster than one over memory left alone: shadow page tables, docs/redistribute.md). Each
+// time is the largest over ranks of one call after a barrier; medians of --repeats; every result is
+// checked once before timing, which is also the warm-up. The order (--order):
+//   - warm (default): round-robin repeats, each in a new shuffled order, and every timed call right
+//     after an untimed call of the same method. Each call finds its own data in the caches, as in a
+//     program that repeats it and as the standalone programs (tpetra_alone.cpp, the pdgemr2d-alone
+//     row) time their peer, and the methods' calls are spread alike over the cell's time (the
+//     machine's load drifts);
+//   - blocked: the methods in a shuffled order, each one's repeats back to back after one untimed
+//     call: warm too, but a burst of load hits one method's calls only;
+//   - interleaved: as warm without the untimed calls, so that every call follows other methods'
+//     calls. Cells of 10^3-10^5 elements then run with caches that other methods filled: Tpetra took
+//     1.6-1.9x its standalone program's time at 10^5 on 2 ranks, against 0.9-1.1x blocked.
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
 //                     by the call as in HPF (A is moved back to a untimed after each timed call);
 //   - executor:       the cached plan's RedistributionExecutor, kept, into a preallocated target (not
@@ -29,7 +38,8 @@
 // started (the machine is shared).
 //
 //   mpirun -n 2 bench_redistribute_sweep [--M 1e3,1e5,1e7] [--r 1,3,7,64,0] [--s 1,3,7,64,0]
-//          [--n2d 8000 --r2d 36 --s2d 128 --tpetra2d 0|1] [--repeats 9] [--csv out.csv]
+//          [--n2d 8000 --r2d 36 --s2d 128 --tpetra2d 0|1] [--repeats 9] [--order warm|blocked|interleaved]
+//          [--csv out.csv]
 #include "peers.hpp"
 
 #include <algorithm>
@@ -59,6 +69,7 @@ struct Args {
   index_t s2d = 128;
   bool tpetra2d = false;
   int repeats = 9;
+  std::string order = "warm"; // --order: warm, blocked or interleaved (see the header)
   std::string csv;
 };
 
@@ -66,33 +77,38 @@ Args parse(int argc, char** argv) {
   using hpf::bench::parse_number;
   Args a;
   bool cells1d = true;
-  hpf::bench::for_each_option(
-      argc, argv,
-      "[--M list] [--r list] [--s list] [--n2d n --r2d b --s2d b --tpetra2d 0|1] [--repeats R] [--csv file]",
-      [&](std::string_view k, std::string_view v) {
-        if (k == "--M") {
-          a.Ms = parse_sizes(v, "--M");
-          cells1d = !(a.Ms.size() == 1 && a.Ms[0] == 0);
-        } else if (k == "--r")
-          a.rs = parse_sizes(v, "--r");
-        else if (k == "--s")
-          a.ss = parse_sizes(v, "--s");
-        else if (k == "--n2d")
-          a.n2d = parse_number<index_t>(v, "--n2d");
-        else if (k == "--r2d")
-          a.r2d = parse_number<index_t>(v, "--r2d");
-        else if (k == "--s2d")
-          a.s2d = parse_number<index_t>(v, "--s2d");
-        else if (k == "--tpetra2d")
-          a.tpetra2d = parse_number<int>(v, "--tpetra2d") != 0;
-        else if (k == "--repeats")
-          a.repeats = parse_number<int>(v, "--repeats");
-        else if (k == "--csv")
-          a.csv = v;
-        else
-          return false;
-        return true;
-      });
+  hpf::bench::for_each_option(argc, argv,
+                              "[--M list] [--r list] [--s list] [--n2d n --r2d b --s2d b --tpetra2d 0|1] "
+                              "[--repeats R] [--order warm|blocked|interleaved] [--csv file]",
+                              [&](std::string_view k, std::string_view v) {
+                                if (k == "--M") {
+                                  a.Ms = parse_sizes(v, "--M");
+                                  cells1d = !(a.Ms.size() == 1 && a.Ms[0] == 0);
+                                } else if (k == "--r")
+                                  a.rs = parse_sizes(v, "--r");
+                                else if (k == "--s")
+                                  a.ss = parse_sizes(v, "--s");
+                                else if (k == "--n2d")
+                                  a.n2d = parse_number<index_t>(v, "--n2d");
+                                else if (k == "--r2d")
+                                  a.r2d = parse_number<index_t>(v, "--r2d");
+                                else if (k == "--s2d")
+                                  a.s2d = parse_number<index_t>(v, "--s2d");
+                                else if (k == "--tpetra2d")
+                                  a.tpetra2d = parse_number<int>(v, "--tpetra2d") != 0;
+                                else if (k == "--repeats")
+                                  a.repeats = parse_number<int>(v, "--repeats");
+                                else if (k == "--order") {
+                                  hpf::detail::require(v == "warm" || v == "blocked" || v == "interleaved",
+                                                       "--order: must be warm, blocked or interleaved, got '",
+                                                       v, "'");
+                                  a.order = v;
+                                } else if (k == "--csv")
+                                  a.csv = v;
+                                else
+                                  return false;
+                                return true;
+                              });
   if (!cells1d) a.Ms.clear(); // --M 0: the 2-D case alone
   hpf::detail::require(a.repeats >= 1, "--repeats: must be >= 1, got ", a.repeats);
   for (index_t M : a.Ms) hpf::detail::require(M >= 1 && M <= 1000000000, "--M: must be in [1, 1e9], got ", M);
@@ -259,17 +275,31 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   }
   all_ok = all_ok && ok;
 
-  // Each repeat runs every method once, in an order shuffled per repeat (one seed, the same on every
-  // rank), so that no method always follows the one that warmed (or displaced) its memory.
+  // The order of the methods is shuffled with one seed, the same on every rank (see the header).
   std::vector<std::size_t> order(methods.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::mt19937 gen(12345);
-  for (int k = 0; k < args.repeats; ++k) {
+  const auto time_method = [&](Method& meth) {
+    meth.t.push_back(rb::time_once(meth.run));
+    if (meth.after) meth.after();
+  };
+  const auto untimed = [](Method& meth) {
+    meth.run();
+    if (meth.after) meth.after();
+  };
+  if (args.order == "blocked") {
     std::shuffle(order.begin(), order.end(), gen);
     for (const std::size_t i : order) {
-      Method& meth = methods[i];
-      meth.t.push_back(rb::time_once(meth.run));
-      if (meth.after) meth.after();
+      untimed(methods[i]); // as the standalone programs' call 0
+      for (int k = 0; k < args.repeats; ++k) time_method(methods[i]);
+    }
+  } else {
+    for (int k = 0; k < args.repeats; ++k) {
+      std::shuffle(order.begin(), order.end(), gen);
+      for (const std::size_t i : order) {
+        if (args.order == "warm") untimed(methods[i]);
+        time_method(methods[i]);
+      }
     }
   }
 

@@ -2,9 +2,10 @@
 # Regenerates docs/results/redistribute_sweep.csv and .png (issue 10): a repeated A.redistribute()
 # against every peer (pdgemr2d, Tpetra::Import, the naive MPI_Alltoallv, MPI_Alltoallw) for r, s in
 # {1, 3, 7, 64, BLOCK} x M in {10^3, 10^5, 10^7} on 2 and 4 ranks, plus COSTA's 2-D case (8000 x 8000
-# doubles, 36 x 36 -> 128 x 128, grid 2 x 1 -> 1 x 2) on 2 ranks; medians of 9. The minimal standalone
-# Tpetra program runs every cell again in the same job (redistribute_sweep_tpetra_alone.csv), and
-# `uptime` before and after each run goes to redistribute_sweep_load.txt (the machine is shared).
+# doubles, 36 x 36 -> 128 x 128, grid 2 x 1 -> 1 x 2) on 2 ranks; medians of 9. One job per cell, and
+# the minimal standalone Tpetra program runs the cell again right after it
+# (redistribute_sweep_tpetra_alone.csv); `uptime` before and after each rank count goes to
+# redistribute_sweep_load.txt (the machine is shared).
 # Extra arguments go to bench_redistribute_sweep.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
@@ -21,11 +22,20 @@ run() { mpirun --oversubscribe --bind-to none "$@"; }
 rm -f "$csv"
 echo "case,ranks,M,r,s,median_s" > "$alone"
 : > "$load"
-lists=(--r 1,3,7,64,0 --s 1,3,7,64,0)
+# One job per cell, the standalone Tpetra program right after it: a whole sweep takes minutes and the
+# machine's load drifts meanwhile, which a cross-check run minutes later would compare too (0.68-1.76x
+# medians per size when the standalone program ran after all of a rank count's cells).
 for np in 2 4; do
   echo "before ranks $np: $(uptime)" >> "$load"
-  run -n "$np" "$bin/bench_redistribute_sweep" --M 1e3,1e5,1e7 "${lists[@]}" --repeats 9 --csv "$csv" "$@"
-  run -n "$np" "$bin/bench_redistribute_tpetra_alone" --M 1e3,1e5,1e7 "${lists[@]}" --repeats 9 --csv "$alone"
+  for M in 1e3 1e5 1e7; do
+    for r in 1 3 7 64 0; do
+      for s in 1 3 7 64 0; do
+        cell=(--M "$M" --r "$r" --s "$s" --repeats 9)
+        run -n "$np" "$bin/bench_redistribute_sweep" "${cell[@]}" --csv "$csv" "$@"
+        run -n "$np" "$bin/bench_redistribute_tpetra_alone" "${cell[@]}" --csv "$alone"
+      done
+    done
+  done
 done
 echo "before 2-d: $(uptime)" >> "$load"
 run -n 2 "$bin/bench_redistribute_sweep" --M 0 --n2d 8000 --r2d 36 --s2d 128 --tpetra2d 1 --repeats 9 --csv "$csv" "$@"

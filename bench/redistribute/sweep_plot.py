@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Heat map of bench_redistribute_sweep: A.redistribute() over the best peer per cell, one panel per
 rank count, and the cross-check of each peer against its standalone call. The best peer of a cell is
-the fastest of the sweep's peers and of the standalone Tpetra program run in the same job: where the
+the fastest of the sweep's peers and of the standalone Tpetra program run right after the cell: where the
 sweep's Tpetra is slower than its standalone call, the standalone time is the peer's.
 
 usage: sweep_plot.py SWEEP.csv TPETRA_ALONE.csv OUT.png
@@ -79,7 +79,7 @@ def main(sweep_csv, alone_csv, out_png):
         ax.set_title(f"A.redistribute() / fastest peer, 1-D CYCLIC(r) -> CYCLIC(s), {title}", fontsize=9)
         fig.colorbar(im, ax=ax, shrink=0.8, label="ratio (< 1: hpfrt faster)")
     note = ("peers: pdgemr2d, Tpetra::Import (in the sweep and the standalone program, whichever is faster), naive "
-            "MPI_Alltoallv, MPI_Alltoallw; medians of 9, same job per rank count")
+            "MPI_Alltoallv, MPI_Alltoallw; medians of 9, one job per cell, the standalone program right after it")
     for c in costa:
         note += (f"\n2-D COSTA case (8000x8000, 36x36 on 2x1 -> 128x128 on 1x2, {c['ranks']} ranks): "
                  f"{float(c['over_best_peer']):.2f} x the fastest peer in the sweep ({c['best_peer']})")
