@@ -18,6 +18,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,12 +31,28 @@ using map_type = Tpetra::Map<>;
 using vector_type = Tpetra::Vector<double>;
 using GO = map_type::global_ordinal_type;
 
-std::vector<long long> parse_list(const char* text) {
+/// Thrown for an option value that is not a whole number >= 0 (main prints it and exits with 2).
+struct BadOption {
+  std::string message;
+};
+
+/// A whole number >= 0, also written as 1e3; the whole text must be the number.
+long long parse_count(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !(v >= 0) || v > 1e18 ||
+      v != std::floor(v))
+    throw BadOption{what + ": expected a whole number >= 0 (e.g. 1000 or 1e3), got '" + text + "'"};
+  return static_cast<long long>(v);
+}
+
+/// A comma-separated list of parse_count values.
+std::vector<long long> parse_list(const std::string& text, const std::string& what) {
   std::vector<long long> out;
-  std::string s(text);
   for (std::size_t start = 0;;) {
-    const std::size_t comma = s.find(',', start);
-    out.push_back(static_cast<long long>(std::atof(s.substr(start, comma - start).c_str())));
+    const std::size_t comma = text.find(',', start);
+    out.push_back(parse_count(text.substr(start, comma - start), what));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -102,24 +120,30 @@ int main(int argc, char** argv) {
   std::string csv;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    if (k == "--M")
-      Ms = parse_list(argv[i + 1]);
-    else if (k == "--r")
-      rs = parse_list(argv[i + 1]);
-    else if (k == "--s")
-      ss = parse_list(argv[i + 1]);
-    else if (k == "--n2d")
-      n2d = std::atoll(argv[i + 1]);
-    else if (k == "--r2d")
-      r2d = std::atoll(argv[i + 1]);
-    else if (k == "--s2d")
-      s2d = std::atoll(argv[i + 1]);
-    else if (k == "--repeats")
-      repeats = std::atoi(argv[i + 1]);
-    else if (k == "--csv")
-      csv = argv[i + 1];
-    else {
-      std::fprintf(stderr, "bench_redistribute_tpetra_alone: unknown option '%s'\n", k.c_str());
+    const std::string v = argv[i + 1];
+    try {
+      if (k == "--M")
+        Ms = parse_list(v, k);
+      else if (k == "--r")
+        rs = parse_list(v, k);
+      else if (k == "--s")
+        ss = parse_list(v, k);
+      else if (k == "--n2d")
+        n2d = parse_count(v, k);
+      else if (k == "--r2d")
+        r2d = parse_count(v, k);
+      else if (k == "--s2d")
+        s2d = parse_count(v, k);
+      else if (k == "--repeats")
+        repeats = static_cast<int>(std::min(parse_count(v, k), 1000000LL));
+      else if (k == "--csv")
+        csv = v;
+      else {
+        std::fprintf(stderr, "bench_redistribute_tpetra_alone: unknown option '%s'\n", k.c_str());
+        return 2;
+      }
+    } catch (const BadOption& e) {
+      std::fprintf(stderr, "bench_redistribute_tpetra_alone: %s\n", e.message.c_str());
       return 2;
     }
   }

@@ -3,6 +3,8 @@
 // min(d, c) = 0 (both d = 0 and c = 0 are computed; Section 7.3 conjectures these are the worst
 // cases). Pure planning, no MPI: prints CSV on stdout.
 //   bench_reduce_figure2 [--max-n 10000]
+#include "../common/bench_common.hpp"
+
 #include <hpf/reduce/tree.hpp>
 
 #include <algorithm>
@@ -15,7 +17,12 @@ int main(int argc, char** argv) {
   int max_n = 10000;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
-      max_n = std::atoi(argv[++i]);
+      try {
+        max_n = hpf::bench::parse_number<int>(argv[++i], "--max-n");
+      } catch (const hpf::Error& e) {
+        std::fprintf(stderr, "bench_reduce_figure2: %s\n", e.what());
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "usage: %s [--max-n N]   (N >= 2)\n", argv[0]);
       return 2;
