@@ -2,10 +2,13 @@
 // limit and against ScaLAPACK's pdgemr2d called the way its documentation calls it (issue 10).
 //
 // One 1-D case per run: M doubles, CYCLIC(r) -> CYCLIC(s) on every rank of MPI_COMM_WORLD (r or s = 0
-// means BLOCK). Methods, in round-robin repeats, each the largest over ranks of one call after a
-// barrier, medians of --repeats:
-//   - redistribute:   A.redistribute(b) then A.redistribute(a) (both directions timed; the plan is
-//                     cached after the warm-up, the target array is allocated by each call, as in HPF);
+// means BLOCK). Methods, in round-robin repeats, each timed call right after an untimed call of the same
+// method (as bench_redistribute_sweep's default order: each call finds its own data as a program that
+// repeats it does, as the standalone calls are timed), each the largest over ranks of one call after a
+// barrier, medians of --repeats. Every method runs on a source and a target of its own:
+//   - redistribute:   A.redistribute(b), and redistribute-back A.redistribute(a) (A is moved to the
+//                     call's source untimed first; the plan is cached after the warm-up, the target
+//                     array is allocated by each call, as in HPF);
 //   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
 //   - executor-packed: the same with every message packed (no MPI datatypes; see RedistOptions::
 //                     in_place_min_piece_bytes);
@@ -29,6 +32,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -89,10 +93,18 @@ int main(int argc, char** argv) {
 
     hpf::DistArray<double, 1> A("A", a);
     hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
-    hpf::DistArray<double, 1> X("X", a); // the executor's source and target (preallocated)
-    hpf::DistArray<double, 1> Y("Y", b);
-    X.fill(0);
-    hpf::forall(X, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
+    // Per method, a source holding the global indices and a preallocated target of its own (std::map:
+    // the references stay valid).
+    struct Pair {
+      hpf::DistArray<double, 1> X;
+      hpf::DistArray<double, 1> Y;
+    };
+    std::map<std::string, Pair> pairs;
+    const auto own = [&](const std::string& name) -> Pair& {
+      Pair& p = pairs.emplace(name, Pair{{name + ".X", a}, {name + ".Y", b}}).first->second;
+      hpf::forall(p.X, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
+      return p;
+    };
     hpf::RedistOptions opt = hpf::detail::with_model(a, {}, sizeof(double));
     const auto plan = hpf::cached_plan(a, b, opt);
 
@@ -125,39 +137,59 @@ int main(int argc, char** argv) {
     // The standalone cross-check's own buffers: as a ScaLAPACK user allocates them (numroc_).
     std::vector<double> sa(static_cast<std::size_t>(std::max(1, numroc_(&m, &mba, &me, &zero, &P))));
     std::vector<double> sb(static_cast<std::size_t>(std::max(1, numroc_(&m, &mbb, &me, &zero, &P))));
-    std::memcpy(sa.data(), X.local_data(), static_cast<std::size_t>(X.local_size()) * sizeof(double));
+    std::memcpy(sa.data(), A.local_data(), static_cast<std::size_t>(A.local_size()) * sizeof(double));
 
     struct Method {
       std::string name;
       std::function<void()> run;
+      std::function<bool()> check; // the result, read once after the untimed first call
       std::vector<double> t;
+      std::function<void()> reset = {}; // untimed, before each call: A back to where `run` starts
+    };
+    const auto target_ok = [&](const std::string& name) {
+      return [&, name] { return holds_global_index(pairs.at(name).Y.local_data(), b); };
     };
     std::vector<Method> methods;
-    methods.push_back({"redistribute", [&] { A.redistribute(b); }, {}});
-    methods.push_back({"redistribute-back", [&] { A.redistribute(a); }, {}});
+    methods.push_back({"redistribute",
+                       [&] { A.redistribute(b); },
+                       [&] { return holds_global_index(A.local_data(), b); },
+                       {},
+                       [&] { A.redistribute(a); }});
+    methods.push_back({"redistribute-back",
+                       [&] { A.redistribute(a); },
+                       [&] { return holds_global_index(A.local_data(), a); },
+                       {},
+                       [&] { A.redistribute(b); }});
     hpf::RedistributionExecutor<1> ex(*plan); // kept: its buffers are reused, as the plan cache's pool does
-    methods.push_back({"executor", [&] { ex.execute(X, Y); }, {}});
-    methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}});
+    Pair& pe = own("executor");
+    methods.push_back({"executor", [&] { ex.execute(pe.X, pe.Y); }, target_ok("executor"), {}});
+    methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, [] { return true; }, {}});
     rb::Alltoallw a2aw(a, b, P, me);
-    methods.push_back({"alltoallw", [&] { a2aw.run(X.local_data(), Y.local_data()); }, {}});
+    Pair& pw = own("alltoallw");
+    methods.push_back(
+        {"alltoallw", [&] { a2aw.run(pw.X.local_data(), pw.Y.local_data()); }, target_ok("alltoallw"), {}});
+    Pair& pd = own("pdgemr2d");
     methods.push_back({"pdgemr2d",
                        [&] {
-                         pdgemr2d_(&m, &n, X.local_data(), &one, &one, da.data(), Y.local_data(), &one, &one,
-                                   db.data(), &ctxt);
+                         pdgemr2d_(&m, &n, pd.X.local_data(), &one, &one, da.data(), pd.Y.local_data(), &one,
+                                   &one, db.data(), &ctxt);
                        },
+                       target_ok("pdgemr2d"),
                        {}});
     methods.push_back({"pdgemr2d-alone",
                        [&] {
                          pdgemr2d_(&m, &n, sa.data(), &one, &one, da.data(), sb.data(), &one, &one, db.data(),
                                    &ctxt);
                        },
+                       [&] { return holds_global_index(sb.data(), b); },
                        {}});
 
 #ifdef HPF_BENCH_TPETRA
     // Tpetra::Import between Maps listing the block-cyclic ownership; only doImport is timed.
     rb::TpetraImport tp(a, b);
-    tp.load(X.local_data());
-    methods.push_back({"tpetra", [&] { tp.run(); }, {}});
+    tp.load(A.local_data());
+    methods.push_back(
+        {"tpetra", [&] { tp.run(); }, [&] { return holds_global_index(tp.result().get(), b); }, {}});
 #endif
 
     // The same executor with every message packed (no MPI datatypes, RedistOptions::
@@ -166,51 +198,37 @@ int main(int argc, char** argv) {
     packed_opt.in_place_min_piece_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> packed_plan(a, b, packed_opt);
     hpf::RedistributionExecutor<1> ex_packed(packed_plan);
-    methods.push_back({"executor-packed", [&] { ex_packed.execute(X, Y); }, {}});
+    Pair& pp = own("executor-packed");
+    methods.push_back(
+        {"executor-packed", [&] { ex_packed.execute(pp.X, pp.Y); }, target_ok("executor-packed"), {}});
     // The same executor with every message through MPI (RedistOptions::shared_memory_min_bytes =
     // SIZE_MAX): what packing straight into shared memory gains or loses here.
     hpf::RedistOptions mpi_opt = opt;
     mpi_opt.shared_memory_min_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> mpi_plan(a, b, mpi_opt);
     hpf::RedistributionExecutor<1> ex_mpi(mpi_plan);
-    methods.push_back({"executor-mpi", [&] { ex_mpi.execute(X, Y); }, {}});
+    Pair& pm = own("executor-mpi");
+    methods.push_back({"executor-mpi", [&] { ex_mpi.execute(pm.X, pm.Y); }, target_ok("executor-mpi"), {}});
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;
-    auto check = [&](const char* what, bool good) {
-      if (!good && me == 0) std::fprintf(stderr, "bench_redistribute_speed: %s: WRONG DATA\n", what);
-      ok = ok && good;
+    const auto call = [](Method& meth) {
+      if (meth.reset) meth.reset();
+      meth.run();
     };
-    methods[0].run();
-    check("redistribute", holds_global_index(A.local_data(), b));
-    methods[1].run();
-    check("redistribute-back", holds_global_index(A.local_data(), a));
-    Y.fill(0);
-    methods[2].run();
-    check("executor", holds_global_index(Y.local_data(), b));
-    Y.fill(0);
-    methods[5].run();
-    check("pdgemr2d", holds_global_index(Y.local_data(), b));
-    methods[6].run();
-    check("pdgemr2d-alone", holds_global_index(sb.data(), b));
-    Y.fill(0);
-    methods[4].run();
-    check("alltoallw", holds_global_index(Y.local_data(), b));
-    methods[3].run();
-#ifdef HPF_BENCH_TPETRA
-    methods[7].run();
-    check("tpetra", holds_global_index(tp.result().get(), b));
-#endif
-
-    Y.fill(0);
-    methods[methods.size() - 2].run();
-    check("executor-packed", holds_global_index(Y.local_data(), b));
-    Y.fill(0);
-    methods.back().run();
-    check("executor-mpi", holds_global_index(Y.local_data(), b));
+    for (Method& meth : methods) {
+      call(meth);
+      if (!meth.check() && me == 0)
+        std::fprintf(stderr, "bench_redistribute_speed: %s: WRONG DATA\n", meth.name.c_str());
+      ok = ok && meth.check();
+    }
 
     for (int k = 0; k < repeats; ++k)
-      for (Method& meth : methods) meth.t.push_back(time_once(meth.run));
+      for (Method& meth : methods) {
+        call(meth); // untimed: the timed call finds the method's own data as a repeated call does
+        if (meth.reset) meth.reset();
+        meth.t.push_back(time_once(meth.run));
+      }
     Cblacs_gridexit(ctxt);
     Cblacs_exit(1); // keep MPI running: hpf::Environment finalises it
 
