@@ -38,7 +38,7 @@
 // buffer and no pack or unpack call (MPI's own engine walks the datatype). The two ends of a message
 // decide independently: a datatype built of MPI_BYTE matches a packed buffer of as many bytes. A
 // message that may go through shared memory (below) is packed whatever its datatype: both ends decide
-// that from its size and the threshold, and packing into the receiver's segment took a median 0.68x
+// that from its size and the threshold, and packing into the receiver's segment took a median 0.62x
 // the time of MPI's datatype engine on one node (docs/redistribute.md, "Long pieces on one node").
 // Shared memory (set_shared_memory; StepSynchronous and AllAtOnce): a packed message of at least
 // min_bytes between two ranks that see the same /dev/shm is packed straight into a POSIX segment the
