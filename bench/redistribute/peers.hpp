@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,17 @@ template <class Fn> double time_once(Fn&& fn) {
   double t = MPI_Wtime() - t0;
   HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return t;
+}
+
+/// One timed call of `run` (time_once) right after an untimed one, each preceded by `prepare` when it is
+/// set (untimed, idempotent: puts the state where `run` starts). The timed call finds the method's own
+/// data in the caches, as a program that repeats the call does, and as the standalone programs time
+/// their peer.
+inline double time_warm(const std::function<void()>& run, const std::function<void()>& prepare = {}) {
+  if (prepare) prepare();
+  run();
+  if (prepare) prepare();
+  return time_once(run);
 }
 
 /// A comma-separated list of sizes as integers, also written as 1e6. Throws hpf::Error naming `what`.
@@ -85,6 +98,41 @@ inline bool holds(const double* x, const std::vector<long long>& ids) {
   HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   return ok == 1;
 }
+
+/// Each method's own source (holding the global indices of layout a) and preallocated target (layout
+/// b), by name: no method runs on memory another one has just warmed, or displaced (on this VM a pass
+/// over memory other work has touched costs faults the guest does not see, docs/redistribute.md).
+/// References stay valid as methods are added (std::map).
+template <int N> class OwnArrays {
+public:
+  struct Pair {
+    hpf::DistArray<double, N> X;
+    hpf::DistArray<double, N> Y;
+  };
+  OwnArrays(hpf::Layout<N> a, hpf::Layout<N> b)
+      : m_a(std::move(a)), m_b(std::move(b)), m_ids(global_ids(m_a)) {}
+
+  /// The pair of method `name`, made on first use with X holding its global indices.
+  Pair& own(const std::string& name) {
+    const auto [it, made] = m_pairs.emplace(name, Pair{{name + ".X", m_a}, {name + ".Y", m_b}});
+    if (made) {
+      double* x = it->second.X.local_data();
+      for (std::size_t l = 0; l < m_ids.size(); ++l) x[l] = static_cast<double>(m_ids[l]);
+    }
+    return it->second;
+  }
+  /// The pair of method `name`, or null when it has none.
+  [[nodiscard]] Pair* find(const std::string& name) {
+    const auto it = m_pairs.find(name);
+    return it == m_pairs.end() ? nullptr : &it->second;
+  }
+
+private:
+  hpf::Layout<N> m_a;
+  hpf::Layout<N> m_b;
+  std::vector<long long> m_ids;
+  std::map<std::string, Pair> m_pairs;
+};
 
 /// The naive MPI_Alltoallv redistribution of an N-d array between two layouts on the same ranks
 /// (grid position = rank): owner and global index computed per element on both sides, what most codes

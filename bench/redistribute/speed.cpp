@@ -32,7 +32,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -40,8 +39,6 @@ namespace {
 
 using hpf::index_t;
 namespace rb = hpf::bench::redist;
-
-double time_once(const std::function<void()>& f) { return rb::time_once(f); }
 
 /// True when every local element of `x` (laid out by `layout`) holds its global index.
 bool holds_global_index(const double* x, const hpf::Layout<1>& layout) {
@@ -93,18 +90,7 @@ int main(int argc, char** argv) {
 
     hpf::DistArray<double, 1> A("A", a);
     hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
-    // Per method, a source holding the global indices and a preallocated target of its own (std::map:
-    // the references stay valid).
-    struct Pair {
-      hpf::DistArray<double, 1> X;
-      hpf::DistArray<double, 1> Y;
-    };
-    std::map<std::string, Pair> pairs;
-    const auto own = [&](const std::string& name) -> Pair& {
-      Pair& p = pairs.emplace(name, Pair{{name + ".X", a}, {name + ".Y", b}}).first->second;
-      hpf::forall(p.X, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
-      return p;
-    };
+    rb::OwnArrays<1> pairs(a, b); // per method, a source and a preallocated target of its own
     hpf::RedistOptions opt = hpf::detail::with_model(a, {}, sizeof(double));
     const auto plan = hpf::cached_plan(a, b, opt);
 
@@ -142,39 +128,44 @@ int main(int argc, char** argv) {
     struct Method {
       std::string name;
       std::function<void()> run;
-      std::function<bool()> check; // the result, read once after the untimed first call
+      std::function<bool()> check;   // the result, read once after the untimed first call
+      std::function<void()> prepare; // untimed, before each call: A where `run` starts
       std::vector<double> t;
-      std::function<void()> reset = {}; // untimed, before each call: A back to where `run` starts
     };
     const auto target_ok = [&](const std::string& name) {
-      return [&, name] { return holds_global_index(pairs.at(name).Y.local_data(), b); };
+      return [&, name] { return holds_global_index(pairs.find(name)->Y.local_data(), b); };
     };
     std::vector<Method> methods;
     methods.push_back({"redistribute",
                        [&] { A.redistribute(b); },
                        [&] { return holds_global_index(A.local_data(), b); },
-                       {},
-                       [&] { A.redistribute(a); }});
+                       [&] { A.redistribute(a); },
+                       {}});
     methods.push_back({"redistribute-back",
                        [&] { A.redistribute(a); },
                        [&] { return holds_global_index(A.local_data(), a); },
-                       {},
-                       [&] { A.redistribute(b); }});
+                       [&] { A.redistribute(b); },
+                       {}});
     hpf::RedistributionExecutor<1> ex(*plan); // kept: its buffers are reused, as the plan cache's pool does
-    Pair& pe = own("executor");
-    methods.push_back({"executor", [&] { ex.execute(pe.X, pe.Y); }, target_ok("executor"), {}});
-    methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, [] { return true; }, {}});
-    rb::Alltoallw a2aw(a, b, P, me);
-    Pair& pw = own("alltoallw");
+    auto& pe = pairs.own("executor");
+    methods.push_back({"executor", [&] { ex.execute(pe.X, pe.Y); }, target_ok("executor"), {}, {}});
     methods.push_back(
-        {"alltoallw", [&] { a2aw.run(pw.X.local_data(), pw.Y.local_data()); }, target_ok("alltoallw"), {}});
-    Pair& pd = own("pdgemr2d");
+        {"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, [] { return true; }, {}, {}});
+    rb::Alltoallw a2aw(a, b, P, me);
+    auto& pw = pairs.own("alltoallw");
+    methods.push_back({"alltoallw",
+                       [&] { a2aw.run(pw.X.local_data(), pw.Y.local_data()); },
+                       target_ok("alltoallw"),
+                       {},
+                       {}});
+    auto& pd = pairs.own("pdgemr2d");
     methods.push_back({"pdgemr2d",
                        [&] {
                          pdgemr2d_(&m, &n, pd.X.local_data(), &one, &one, da.data(), pd.Y.local_data(), &one,
                                    &one, db.data(), &ctxt);
                        },
                        target_ok("pdgemr2d"),
+                       {},
                        {}});
     methods.push_back({"pdgemr2d-alone",
                        [&] {
@@ -182,6 +173,7 @@ int main(int argc, char** argv) {
                                    &ctxt);
                        },
                        [&] { return holds_global_index(sb.data(), b); },
+                       {},
                        {}});
 
 #ifdef HPF_BENCH_TPETRA
@@ -189,7 +181,7 @@ int main(int argc, char** argv) {
     rb::TpetraImport tp(a, b);
     tp.load(A.local_data());
     methods.push_back(
-        {"tpetra", [&] { tp.run(); }, [&] { return holds_global_index(tp.result().get(), b); }, {}});
+        {"tpetra", [&] { tp.run(); }, [&] { return holds_global_index(tp.result().get(), b); }, {}, {}});
 #endif
 
     // The same executor with every message packed (no MPI datatypes, RedistOptions::
@@ -198,37 +190,32 @@ int main(int argc, char** argv) {
     packed_opt.in_place_min_piece_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> packed_plan(a, b, packed_opt);
     hpf::RedistributionExecutor<1> ex_packed(packed_plan);
-    Pair& pp = own("executor-packed");
+    auto& pp = pairs.own("executor-packed");
     methods.push_back(
-        {"executor-packed", [&] { ex_packed.execute(pp.X, pp.Y); }, target_ok("executor-packed"), {}});
+        {"executor-packed", [&] { ex_packed.execute(pp.X, pp.Y); }, target_ok("executor-packed"), {}, {}});
     // The same executor with every message through MPI (RedistOptions::shared_memory_min_bytes =
     // SIZE_MAX): what packing straight into shared memory gains or loses here.
     hpf::RedistOptions mpi_opt = opt;
     mpi_opt.shared_memory_min_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> mpi_plan(a, b, mpi_opt);
     hpf::RedistributionExecutor<1> ex_mpi(mpi_plan);
-    Pair& pm = own("executor-mpi");
-    methods.push_back({"executor-mpi", [&] { ex_mpi.execute(pm.X, pm.Y); }, target_ok("executor-mpi"), {}});
+    auto& pm = pairs.own("executor-mpi");
+    methods.push_back(
+        {"executor-mpi", [&] { ex_mpi.execute(pm.X, pm.Y); }, target_ok("executor-mpi"), {}, {}});
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;
-    const auto call = [](Method& meth) {
-      if (meth.reset) meth.reset();
-      meth.run();
-    };
     for (Method& meth : methods) {
-      call(meth);
-      if (!meth.check() && me == 0)
+      if (meth.prepare) meth.prepare();
+      meth.run();
+      const bool good = meth.check();
+      if (!good && me == 0)
         std::fprintf(stderr, "bench_redistribute_speed: %s: WRONG DATA\n", meth.name.c_str());
-      ok = ok && meth.check();
+      ok = ok && good;
     }
 
     for (int k = 0; k < repeats; ++k)
-      for (Method& meth : methods) {
-        call(meth); // untimed: the timed call finds the method's own data as a repeated call does
-        if (meth.reset) meth.reset();
-        meth.t.push_back(time_once(meth.run));
-      }
+      for (Method& meth : methods) meth.t.push_back(rb::time_warm(meth.run, meth.prepare));
     Cblacs_gridexit(ctxt);
     Cblacs_exit(1); // keep MPI running: hpf::Environment finalises it
 

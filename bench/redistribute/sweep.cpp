@@ -20,7 +20,7 @@
 //     calls. Cells of 10^3-10^5 elements then run with caches that other methods filled: Tpetra took
 //     1.6-1.9x its standalone program's time at 10^5 on 2 ranks, against 0.9-1.1x blocked.
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
-//                     by the call as in HPF (A is moved back to a untimed after each timed call);
+//                     by the call as in HPF (A is moved back to a untimed before each call);
 //   - executor:       the cached plan's RedistributionExecutor, kept, into a preallocated target (not
 //                     a peer: A.redistribute without the target's allocation);
 //   - memcpy:         one memcpy of each rank's larger local block, every rank copying at once;
@@ -129,16 +129,9 @@ double load_average() {
 struct Method {
   std::string name;
   std::function<void()> run;
-  std::function<void()> after; // untimed, after each timed call
+  std::function<void()> prepare; // untimed, before each call: the state where `run` starts
   bool peer;
   std::vector<double> t;
-};
-
-/// A method's own source (holding the global indices) and target: no method runs on memory another
-/// one has just warmed, or displaced.
-template <int N> struct Arrays {
-  hpf::DistArray<double, N> X;
-  hpf::DistArray<double, N> Y;
 };
 
 /// One cell: every method between layouts a and b, then one CSV row per method.
@@ -159,13 +152,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   };
   hpf::DistArray<double, N> A("A", a);
   fill_ids(A, ids_a);
-  // Per method, its own arrays (std::map: the references stay valid).
-  std::map<std::string, Arrays<N>> arrays;
-  const auto own = [&](const std::string& name) -> Arrays<N>& {
-    Arrays<N>& p = arrays.emplace(name, Arrays<N>{{name + ".X", a}, {name + ".Y", b}}).first->second;
-    fill_ids(p.X, ids_a);
-    return p;
-  };
+  rb::OwnArrays<N> arrays(a, b); // per method, a source and a target of its own
   const auto bytes = std::max<std::size_t>(1, std::max(ids_a.size(), ids_b.size()) * sizeof(double));
   const hpf::bench::LargeBuffer mx(bytes, 1); // allocated as the arrays are
   const hpf::bench::LargeBuffer my(bytes, 2);
@@ -176,7 +163,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   // costs beyond the exchange itself (the target's allocation and first touch).
   const auto plan = hpf::cached_plan(a, b, hpf::detail::with_model(a, {}, sizeof(double)));
   hpf::RedistributionExecutor<N> ex(*plan);
-  Arrays<N>& e = own("executor");
+  auto& e = arrays.own("executor");
   methods.push_back({"executor", [&] { ex.execute(e.X, e.Y); }, {}, false, {}});
   // The same executor with every message packed (no MPI datatypes): what moving the messages of long
   // pieces in place (RedistOptions::in_place_min_piece_bytes) gains or loses in this cell. Messages of
@@ -185,7 +172,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   packed_opt.in_place_min_piece_bytes = SIZE_MAX;
   const hpf::RedistributionPlan<N> packed_plan(a, b, packed_opt);
   hpf::RedistributionExecutor<N> ex_packed(packed_plan);
-  Arrays<N>& ep = own("executor-packed");
+  auto& ep = arrays.own("executor-packed");
   methods.push_back({"executor-packed", [&] { ex_packed.execute(ep.X, ep.Y); }, {}, false, {}});
   methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}, false, {}});
   // The MPI peers in 1-D only: COSTA's 2-D case is compared with pdgemr2d and Tpetra (the naive
@@ -194,10 +181,10 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   std::unique_ptr<rb::Alltoallw> a2aw;
   if constexpr (N == 1) {
     naive = std::make_unique<rb::NaiveAlltoallv<N>>(a, b);
-    Arrays<N>& v = own("alltoallv");
+    auto& v = arrays.own("alltoallv");
     methods.push_back({"alltoallv", [&] { naive->run(v.X.local_data(), v.Y.local_data()); }, {}, true, {}});
     a2aw = std::make_unique<rb::Alltoallw>(a, b, P, me);
-    Arrays<N>& w = own("alltoallw");
+    auto& w = arrays.own("alltoallw");
     methods.push_back({"alltoallw", [&] { a2aw->run(w.X.local_data(), w.Y.local_data()); }, {}, true, {}});
   }
 
@@ -215,7 +202,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   const auto db = rb::descriptor(gb, m, n, mbb, nbb);
   std::vector<double> sa(rb::scalapack_local_size(ga, m, n, mba, nba));
   std::vector<double> sb(rb::scalapack_local_size(gb, m, n, mbb, nbb));
-  Arrays<N>& pd = own("pdgemr2d");
+  auto& pd = arrays.own("pdgemr2d");
   std::copy(pd.X.local_data(), pd.X.local_data() + ids_a.size(), sa.begin());
   const int one = 1;
   methods.push_back({"pdgemr2d",
@@ -252,8 +239,8 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
       meth.run();
       continue;
     }
-    const auto mine = arrays.find(meth.name);
-    if (mine != arrays.end()) mine->second.Y.fill(0);
+    if (auto* mine = arrays.find(meth.name)) mine->Y.fill(0);
+    if (meth.prepare) meth.prepare();
     meth.run();
     bool good = false;
     if (meth.name == "redistribute")
@@ -265,9 +252,11 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
       good = rb::holds(tp->result().get(), ids_b);
 #endif
     else
-      good = rb::holds(arrays.at(meth.name).Y.local_data(), ids_b);
-    if (meth.after) meth.after();
-    if (meth.name == "redistribute") good = good && rb::holds(A.local_data(), ids_a);
+      good = rb::holds(arrays.find(meth.name)->Y.local_data(), ids_b);
+    if (meth.name == "redistribute") { // and back
+      meth.prepare();
+      good = good && rb::holds(A.local_data(), ids_a);
+    }
     if (!good && me == 0)
       std::fprintf(stderr, "bench_redistribute_sweep: %s %s: WRONG DATA\n", case_name.c_str(),
                    meth.name.c_str());
@@ -279,26 +268,27 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   std::vector<std::size_t> order(methods.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::mt19937 gen(12345);
-  const auto time_method = [&](Method& meth) {
+  const auto timed = [](Method& meth) {
+    if (meth.prepare) meth.prepare();
     meth.t.push_back(rb::time_once(meth.run));
-    if (meth.after) meth.after();
-  };
-  const auto untimed = [](Method& meth) {
-    meth.run();
-    if (meth.after) meth.after();
   };
   if (args.order == "blocked") {
     std::shuffle(order.begin(), order.end(), gen);
     for (const std::size_t i : order) {
-      untimed(methods[i]); // as the standalone programs' call 0
-      for (int k = 0; k < args.repeats; ++k) time_method(methods[i]);
+      Method& meth = methods[i];
+      if (meth.prepare) meth.prepare();
+      meth.run(); // untimed, as the standalone programs' call 0
+      for (int k = 0; k < args.repeats; ++k) timed(meth);
     }
   } else {
     for (int k = 0; k < args.repeats; ++k) {
       std::shuffle(order.begin(), order.end(), gen);
       for (const std::size_t i : order) {
-        if (args.order == "warm") untimed(methods[i]);
-        time_method(methods[i]);
+        Method& meth = methods[i];
+        if (args.order == "warm")
+          meth.t.push_back(rb::time_warm(meth.run, meth.prepare));
+        else
+          timed(meth);
       }
     }
   }

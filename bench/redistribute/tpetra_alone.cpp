@@ -134,9 +134,11 @@ int main(int argc, char** argv) {
         r2d = parse_count(v, k);
       else if (k == "--s2d")
         s2d = parse_count(v, k);
-      else if (k == "--repeats")
-        repeats = static_cast<int>(std::min(parse_count(v, k), 1000000LL));
-      else if (k == "--csv")
+      else if (k == "--repeats") {
+        const long long n = parse_count(v, k);
+        if (n < 1 || n > 1000000) throw BadOption{"--repeats: must be in [1, 1000000], got " + v};
+        repeats = static_cast<int>(n);
+      } else if (k == "--csv")
         csv = v;
       else {
         std::fprintf(stderr, "bench_redistribute_tpetra_alone: unknown option '%s'\n", k.c_str());
