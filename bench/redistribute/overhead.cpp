@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   parts.push_back({"agreement-pairwise",
                    [&] {
                      hpf::detail::PairwiseAgreement round(MPI_COMM_WORLD, hash);
+                     round.post_headers();
                      if (!round.agreed()) hpf::detail::fail("overhead: the ranks disagree");
                    },
                    {}});

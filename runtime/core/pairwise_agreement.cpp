@@ -3,6 +3,7 @@
 #include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/core/tags.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -51,32 +52,59 @@ int pairwise_agreement_limit() noexcept { return g_limit.load(); }
 void set_pairwise_agreement_limit(int ranks) noexcept { g_limit.store(ranks); }
 bool pairwise_agreement(MPI_Comm comm) { return comm_size(comm) <= pairwise_agreement_limit(); }
 
+void AgreementHeaders::post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to,
+                            const std::vector<char>& from) {
+  m_mine.hash = hash;
+  const MPI_Comm c = comm.get();
+  const int tag = tags::agreement.base;
+  m_theirs.resize(slot * static_cast<std::size_t>(std::count(from.begin(), from.end(), char(1))));
+  std::size_t k = 0;
+  for (std::size_t q = 0; q < from.size(); ++q)
+    if (from[q] != 0) {
+      HPF_MPI_CHECK(MPI_Irecv(&m_theirs[k], static_cast<int>(agreement_message_max_bytes), MPI_BYTE,
+                              static_cast<int>(q), tag, c, m_recvs.add()));
+      k += slot;
+    }
+  for (std::size_t q = 0; q < to.size(); ++q)
+    if (to[q] != 0)
+      HPF_MPI_CHECK(MPI_Isend(&m_mine, static_cast<int>(agreement_header_bytes), MPI_BYTE,
+                              static_cast<int>(q), tag, c, m_sends.add()));
+}
+
+bool AgreementHeaders::agreed() {
+  const std::size_t n = m_recvs.size();
+  m_recvs.wait_all();
+  bool same = true;
+  for (std::size_t k = 0; k < n && same; ++k) // a peer that carries its header in a longer message differs
+    same = m_recvs.received_bytes(k) == agreement_header_bytes && m_theirs[k * slot].hash == m_mine.hash;
+  m_sends.wait_all(); // every peer receives one message on the tag (the header's contract)
+  return same;
+}
+
+void AgreementHeaders::abandon() noexcept {
+  m_recvs.cancel_receives();
+  m_sends.release_sends();
+}
+
 PairwiseAgreement::PairwiseAgreement(MPI_Comm comm, std::uint64_t hash) : m_parent(comm), m_hash(hash) {
   const Private& p = private_of(comm);
   m_private = p.comm;
   m_generation = p.generation;
-  const int n = m_private.size();
-  const int me = m_private.rank();
-  m_theirs.assign(static_cast<std::size_t>(n), hash);
-  const MPI_Comm c = m_private.get();
-  const int tag = tags::agreement.base;
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    HPF_MPI_CHECK(
-        MPI_Irecv(&m_theirs[static_cast<std::size_t>(q)], 1, MPI_UINT64_T, q, tag, c, m_reqs.add()));
-  }
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    HPF_MPI_CHECK(MPI_Isend(&m_hash, 1, MPI_UINT64_T, q, tag, c, m_reqs.add()));
-  }
+}
+
+void PairwiseAgreement::post_headers() {
+  require(!m_posted && m_state == 0, "PairwiseAgreement::post_headers: the headers are already out");
+  const auto n = static_cast<std::size_t>(m_private.size());
+  std::vector<char> others(n, 1);
+  others[static_cast<std::size_t>(m_private.rank())] = 0;
+  m_headers.post(m_private, m_hash, others, others);
+  m_posted = true;
 }
 
 bool PairwiseAgreement::agreed() {
   if (m_state == 0) {
-    m_reqs.wait_all();
-    bool same = true;
-    for (const std::uint64_t h : m_theirs) same = same && h == m_hash;
-    m_state = same ? 1 : -1;
+    require(m_posted, "PairwiseAgreement::agreed: no headers were posted or settled");
+    m_state = m_headers.agreed() ? 1 : -1;
   }
   return m_state == 1;
 }

@@ -1,5 +1,6 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/names.hpp>
+#include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/shared_memory.hpp>
 
@@ -547,18 +548,25 @@ void Exchange::post_offers() {
     HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
                             m_comm.get(), m_offer_sends.add()));
   }
-  for (std::size_t i = 0; i < sends.size(); ++i) {
-    if (!shm_offered(sends[i].bytes)) continue;
-    m_offer_pending[i] = 1;
-    HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, sends[i].peer, m_tag,
-                            m_comm.get(), m_offer_recvs[i].add()));
-  }
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    if (shm_offered(sends[i].bytes)) m_offer_pending[i] = 1;
+  m_offers_held = m_carrying; // post_agreeing: the receives wait for the headers (post_held_receives)
+  if (!m_offers_held) post_offer_receives();
+}
+
+void Exchange::post_offer_receives() {
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i)
+    if (m_offer_pending[i] != 0)
+      HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, m_plan.sends[i].peer,
+                              m_tag, m_comm.get(), m_offer_recvs[i].add()));
+  m_offers_held = false;
 }
 
 // True once send i may be packed: it trades no offer, or its offer is in (then the sender maps the
 // offered segment if its send is packed). Waiting for an offer needs only the receiver's post().
 bool Exchange::offer_in(std::size_t i, bool block) {
   if (i >= m_offer_pending.size() || m_offer_pending[i] == 0) return true;
+  if (m_offers_held) return false; // not received yet: this execution's send goes through MPI
   if (block) {
     m_offer_recvs[i].wait_all();
   } else if (!m_offer_recvs[i].test()) {
@@ -601,14 +609,17 @@ void Exchange::finish_offers() {
 // A message that may go through shared memory is packed whatever datatype set_in_place gave it: both
 // of its ends know its size and the threshold, so both pack it, and neither end's choice keeps the
 // other from the segment.
+// So is a message that carries the agreement's header (both ends decide that from the plan).
 MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
-  return i < m_send_types.size() && !shm_candidate(m_plan.sends[i].bytes) ? m_send_types[i]
-                                                                          : MPI_DATATYPE_NULL;
+  return i < m_send_types.size() && !shm_candidate(m_plan.sends[i].bytes) && !carries_send(i)
+             ? m_send_types[i]
+             : MPI_DATATYPE_NULL;
 }
 
 MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
-  return i < m_recv_types.size() && !shm_candidate(m_plan.recvs[i].bytes) ? m_recv_types[i]
-                                                                          : MPI_DATATYPE_NULL;
+  return i < m_recv_types.size() && !shm_candidate(m_plan.recvs[i].bytes) && !carries_recv(i)
+             ? m_recv_types[i]
+             : MPI_DATATYPE_NULL;
 }
 
 std::size_t Exchange::in_place_sends() const noexcept {
@@ -623,6 +634,12 @@ std::size_t Exchange::in_place_recvs() const noexcept {
 
 void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {
   const Transfer& t = m_plan.recvs[i];
+  if (carries_recv(i)) { // the header, then the data; room for any message on the tag (never truncated)
+    buf.resize(detail::agreement_message_max_bytes);
+    HPF_MPI_CHECK(MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, t.peer, tags::agreement.base,
+                            m_comm.get(), reqs.add()));
+    return;
+  }
   if (recv_segment(i) != nullptr) { // the data is in the segment: MPI brings the notice
     HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
     return;
@@ -636,6 +653,13 @@ void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs
 }
 
 void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
+  if (carries_send(i)) {
+    buf.resize(detail::agreement_header_bytes + m_plan.sends[i].bytes);
+    const detail::AgreementHeader header{m_hash, 0};
+    std::memcpy(buf.data(), &header, sizeof header);
+    m_pack(i, buf.data() + detail::agreement_header_bytes);
+    return;
+  }
   if (send_type(i) != MPI_DATATYPE_NULL) return; // MPI reads it in place
   if (detail::SharedSegment* seg = send_segment(i)) {
     // The receiver must have unpacked the previous execution's contents; MPI is kept progressing
@@ -656,6 +680,11 @@ void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
 
 void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs) {
   const Transfer& t = m_plan.sends[i];
+  if (carries_send(i)) {
+    HPF_MPI_CHECK(MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, t.peer, tags::agreement.base,
+                            m_comm.get(), reqs.add()));
+    return;
+  }
   if (send_segment(i) != nullptr) { // packed into the segment: only the notice goes through MPI
     HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
     return;
@@ -668,6 +697,10 @@ void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests
 }
 
 void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
+  if (carries_recv(i)) { // its length and header were checked on arrival (note_arrival)
+    m_unpack(i, buf.data() + detail::agreement_header_bytes);
+    return;
+  }
   if (recv_type(i) != MPI_DATATYPE_NULL) return; // MPI wrote it in place
   const Transfer& t = m_plan.recvs[i];
   // A message this rank offered a segment for, in the first two executions: a notice when its sender
@@ -698,6 +731,97 @@ std::size_t Exchange::received_bytes(std::size_t i, const Requests& reqs) const 
 
 void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* recv_base) {
   detail::require(!m_posted, "Exchange::post: the previous post() has not been completed by wait()");
+  m_carrying = false;
+  start(std::move(pack), std::move(unpack), send_base, recv_base);
+}
+
+void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, const void* send_base,
+                             void* recv_base) {
+  detail::require(m_mode == ExecMode::AllAtOnce, "Exchange::post_agreeing: mode ", to_string(m_mode),
+                  " cannot carry an agreement; expected all-at-once");
+  detail::require(!m_posted, "Exchange::post_agreeing: the previous post() has not been completed by wait()");
+  if (!m_carry_planned) plan_carrying();
+  m_hash = hash;
+  m_header_state = 0;
+  m_carried_differ = false;
+  m_carrying = true;
+  // The headers alone first, then every carried message with the rest (AllAtOnce starts every send
+  // in post()): nothing below completes a receive, so every header is out before anything can fail.
+  m_headers.post(m_comm, hash, m_header_to, m_header_from);
+  start(std::move(pack), std::move(unpack), send_base, recv_base);
+}
+
+// Which messages carry the header: the only one to (from) its peer, packed on both ends, at most
+// carry_max_bytes and under the shared-memory threshold. The plan and the threshold never change, so the two
+// ends of a message decide alike whenever their arguments agree (and a difference shows either way).
+void Exchange::plan_carrying() {
+  const auto n = static_cast<std::size_t>(m_comm.size());
+  const int me = m_comm.rank();
+  const auto decide = [&](const std::vector<Transfer>& list, std::vector<char>& carries,
+                          std::vector<char>& alone) {
+    std::vector<int> per_peer(n, 0);
+    for (const Transfer& t : list)
+      if (t.peer >= 0 && static_cast<std::size_t>(t.peer) < n) ++per_peer[static_cast<std::size_t>(t.peer)];
+    alone.assign(n, 1);
+    alone[static_cast<std::size_t>(me)] = 0;
+    carries.assign(list.size(), 0);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Transfer& t = list[i];
+      if (t.peer == me || t.peer < 0 || static_cast<std::size_t>(t.peer) >= n) continue;
+      if (per_peer[static_cast<std::size_t>(t.peer)] != 1 || t.bytes == 0 || t.bytes > carry_max_bytes ||
+          shm_candidate(t.bytes))
+        continue;
+      carries[i] = 1;
+      alone[static_cast<std::size_t>(t.peer)] = 0;
+    }
+  };
+  decide(m_plan.sends, m_send_carries, m_header_to);
+  decide(m_plan.recvs, m_recv_carries, m_header_from);
+  m_carry_planned = true;
+}
+
+bool Exchange::note_arrival(std::size_t i, bool block) {
+  Requests& reqs = m_rreq[i];
+  if (!carries_recv(i)) {
+    if (block)
+      reqs.wait_all();
+    else if (!reqs.test())
+      return false;
+    m_arrived[i] = 1;
+    return true;
+  }
+  // A peer with other arguments may send another length (never more than the buffer holds).
+  if (block)
+    reqs.wait_all();
+  else if (!reqs.test())
+    return false;
+  m_arrived[i] = 1;
+  bool same = reqs.received_bytes(0) == detail::agreement_header_bytes + m_plan.recvs[i].bytes;
+  if (same) {
+    detail::AgreementHeader header;
+    std::memcpy(&header, m_recv_bufs[i].data(), sizeof header);
+    same = header.hash == m_hash;
+  }
+  if (!same) m_carried_differ = true;
+  return true;
+}
+
+bool Exchange::headers_agreed() {
+  detail::require(m_posted && m_carrying, "Exchange::headers_agreed: no post_agreeing() is pending");
+  if (m_header_state == 0) {
+    for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) // all posted by post_flow (AllAtOnce)
+      if (carries_recv(i) && m_arrived[i] == 0) (void)note_arrival(i, true);
+    const bool alone = m_headers.agreed();
+    m_header_state = alone && !m_carried_differ ? 1 : -1;
+    if (m_header_state == 1) { // the held receives, offers first (the order their senders sent them in)
+      if (m_offers_held) post_offer_receives();
+      (void)progress_flow(false);
+    }
+  }
+  return m_header_state == 1;
+}
+
+void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* recv_base) {
   const auto in_place = [](const std::vector<MPI_Datatype>& types) {
     return std::any_of(types.begin(), types.end(), [](MPI_Datatype t) { return t != MPI_DATATYPE_NULL; });
   };
@@ -738,6 +862,11 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
 
 void Exchange::wait() {
   detail::require(m_posted, "Exchange::wait: nothing was posted");
+  if (m_carrying && !headers_agreed()) {
+    abandon();
+    detail::fail("Exchange::wait: the ranks passed different hashes to post_agreeing(); the exchange was "
+                 "taken back (its communicator must not be used again)");
+  }
   switch (m_mode) {
   case ExecMode::StepSynchronous:
   case ExecMode::Handshake:
@@ -765,6 +894,9 @@ void Exchange::abandon() {
   for (Requests& r : m_sreq) r.release_sends();
   for (Requests& r : m_offer_recvs) r.cancel_receives();
   m_offer_sends.release_sends();
+  if (m_carrying) m_headers.abandon();
+  m_carrying = false;
+  m_offers_held = false;
   m_shm_min = SIZE_MAX; // no further offers: the communicator is about to be freed
   m_send_segs.clear();
   m_recv_segs.clear();
@@ -774,6 +906,8 @@ void Exchange::abandon() {
 
 bool Exchange::test() {
   detail::require(m_posted, "Exchange::test: nothing was posted");
+  detail::require(!m_carrying || m_header_state == 1,
+                  "Exchange::test: after post_agreeing(), headers_agreed() must have returned true first");
   const bool flow = m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||
                     (m_mode == ExecMode::Alltoallv && m_fallback);
   const bool steps = m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake;
@@ -865,6 +999,9 @@ void Exchange::post_flow() {
   m_unpacked.assign(nr, 0);
   m_sent.assign(ns, 0);
   m_rposted = m_rarrived = m_rdone = m_sstarted = m_sdone = 0;
+  if (m_carrying)
+    for (std::size_t i = 0; i < nr; ++i)
+      if (carries_recv(i)) start_recv(i, m_recv_bufs[i], m_rreq[i]);
   progress_flow(false);
 }
 
@@ -878,11 +1015,14 @@ bool Exchange::progress_flow(bool block) {
     // Note arrivals, then post receives (Pipelined: at most `window` in flight, in step order), so
     // that the next input is already on its way while this one is unpacked (seed 002, Sec. 3.1).
     for (std::size_t i = m_rarrived; i < m_rposted; ++i)
-      if (m_arrived[i] == 0 && m_rreq[i].test()) m_arrived[i] = 1;
+      if (m_arrived[i] == 0) (void)note_arrival(i, false);
     while (m_rarrived < m_rposted && m_arrived[m_rarrived] != 0) ++m_rarrived;
+    // post_agreeing: the receives that carry headers are posted by post_flow, the others once the
+    // headers agree (a peer with other arguments may send longer messages; none may be truncated).
     const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
-    while (m_rposted < nr && m_rposted - m_rarrived < window) {
-      start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
+    const bool held = m_carrying && m_header_state != 1;
+    while (!held && m_rposted < nr && m_rposted - m_rarrived < window) {
+      if (!carries_recv(m_rposted)) start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
       ++m_rposted;
     }
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
@@ -920,10 +1060,8 @@ bool Exchange::progress_flow(bool block) {
       std::size_t i = m_rdone;
       if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet unpacked
         while (i < m_rposted && m_unpacked[i] != 0) ++i;
-      if (i < m_rposted && m_unpacked[i] == 0) {
-        m_rreq[i].wait_all(); // arrival is noted (and the next receive posted) by the next pass
-        m_arrived[i] = 1;
-      }
+      if (i < m_rposted && m_unpacked[i] == 0)
+        (void)note_arrival(i, true); // the next receive is posted by the next pass
     } else if (m_sdone < m_sstarted) {
       m_sreq[m_sdone].wait_all();
       m_sent[m_sdone] = 1;

@@ -143,6 +143,99 @@ TEST(Exchange, EveryModeDeliversRandomSchedules) {
   }
 }
 
+// post_agreeing (core/pairwise_agreement.hpp): the hash rides in front of small messages and alone
+// to every other peer. Ranks that pass the same hash get every byte (with the messages' datatypes set,
+// so that a carried message is packed on both ends, and with or without shared memory beside it);
+// one rank with another hash, or another hash and another plan (other message lengths, carried on one
+// end and not on the other), makes headers_agreed() false on every rank before anything is unpacked,
+// and a wait() after a difference throws on every rank. Each refused round retires its communicator.
+TEST(Exchange, PostAgreeingCarriesTheHashAndRefusesDifferences) {
+  const int n = world_size();
+  const int me = world_rank();
+  std::mt19937 rng(321);
+  const hpf::Comm world = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  std::vector<hpf::Comm> retired; // never freed: an abandoned message may still arrive
+  for (int trial = 0; trial < 24; ++trial) {
+    // Up to about 1.5x the carried limit: some messages carry the header, some do not.
+    const RandomExchange x =
+        random_exchange(rng, 1 + static_cast<unsigned>(hpf::Exchange::carry_max_bytes) * 3 / 2);
+    const std::size_t shm = trial % 3 == 0 ? std::size_t{1024} : SIZE_MAX;
+    const auto plan_of = [&](std::size_t unit) {
+      return hpf::exchange_plan(x.schedule, x.my_sender, x.my_receiver, x.senders, x.receivers, unit);
+    };
+    const auto plan = plan_of(1);
+    hpf::Comm comm = hpf::Comm::duplicate(world.get());
+    std::vector<hpf::Datatype> types; // contiguous: in place unless carried or shared
+    const auto in_place = [&](const std::vector<hpf::Transfer>& list) {
+      std::vector<MPI_Datatype> raw;
+      for (const auto& t : list) {
+        MPI_Datatype d = MPI_DATATYPE_NULL;
+        MPI_Type_contiguous(static_cast<int>(t.bytes), MPI_BYTE, &d);
+        MPI_Type_commit(&d);
+        types.emplace_back(d);
+        raw.push_back(d);
+      }
+      return raw;
+    };
+    // In place, every message's bytes lie at offset 0 of one buffer per direction (what a send reads
+    // there is what pack writes; the in-place receives overwrite each other and are not checked).
+    std::vector<std::byte> sbuf(2 * hpf::Exchange::carry_max_bytes * 3 + 8);
+    std::vector<std::byte> rbuf(sbuf.size());
+    for (int round = 0; round < 4; ++round) {
+      // round 0, 1: the same hash; 2: another hash on one rank; 3: another hash and plan on one rank.
+      const bool odd_rank = n >= 2 && me == trial % n && round >= 2;
+      const auto my_plan = odd_rank && round == 3 ? plan_of(2) : plan;
+      hpf::Exchange ex(comm, my_plan, ExecMode::AllAtOnce);
+      ex.set_shared_memory(shm);
+      if (trial % 2 == 1) {
+        const auto st = in_place(my_plan.sends);
+        const auto rt = in_place(my_plan.recvs);
+        ex.set_in_place(st, rt);
+      }
+      std::size_t unpacked = 0;
+      std::size_t received = 0;
+      for (std::size_t b = 0; b < sbuf.size(); ++b) sbuf[b] = byte_of(me, 0, b, round);
+      const std::uint64_t hash = 77 + (odd_rank ? 1 : 0);
+      ex.post_agreeing(
+          hash,
+          [&](std::size_t i, std::byte* buf) {
+            for (std::size_t b = 0; b < my_plan.sends[i].bytes; ++b) buf[b] = byte_of(me, 0, b, round);
+          },
+          [&](std::size_t i, const std::byte* buf) {
+            const auto& t = my_plan.recvs[i];
+            ++unpacked;
+            for (std::size_t b = 0; b < t.bytes; ++b)
+              ASSERT_EQ(buf[b], byte_of(t.peer, 0, b, round)) << "trial " << trial << " round " << round;
+            received += t.bytes;
+          },
+          sbuf.data(), rbuf.data());
+      if (round < 2 || n == 1) {
+        ASSERT_TRUE(ex.headers_agreed()) << "trial " << trial << " round " << round;
+        if (round == 1) {
+          while (!ex.test()) {
+          }
+        } else {
+          ex.wait();
+        }
+        if (trial % 2 == 0) {
+          EXPECT_EQ(received, plan.recv_bytes()) << "trial " << trial;
+        }
+        continue;
+      }
+      if (round == 2) {
+        EXPECT_FALSE(ex.headers_agreed()) << "trial " << trial;
+        EXPECT_EQ(unpacked, 0U);
+        ex.abandon();
+      } else {
+        EXPECT_THROW(ex.wait(), hpf::Error) << "trial " << trial; // abandons first
+        EXPECT_EQ(unpacked, 0U);
+      }
+      retired.push_back(comm);
+      comm = hpf::Comm::duplicate(world.get());
+    }
+  }
+}
+
 // Shared memory (Exchange::set_shared_memory): from the first execution on, packed messages of at
 // least the threshold go through segments the receivers map. Every execution carries different bytes
 // (a stale segment would show), some receivers are slow (the sender must wait for them before packing

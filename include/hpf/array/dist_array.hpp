@@ -536,8 +536,10 @@ private:
       detail::fail("DistArray::redistribute: the ranks passed different arguments to a collective; every "
                    "rank must pass the same");
     };
-    const auto confirm = [&] {
-      if (round != nullptr && !round->agreed()) differ();
+    const auto confirm = [&] { // the headers alone (this rank's exchange carries none)
+      if (round == nullptr) return;
+      round->post_headers();
+      if (!round->agreed()) differ();
     };
     if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
       confirm();
@@ -553,20 +555,30 @@ private:
     // earlier REDISTRIBUTE released (array/block_pool.hpp), and this one's goes to the pool in turn.
     DistArray next(m_label, layout, detail::Uninitialized{});
     if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->abandonable()) {
-      // The messages go out with the agreement's, on its private communicator.
+      // The messages go out on the agreement's private communicator, all at once with the headers in
+      // front of the small ones (Exchange::post_agreeing), else beside the headers.
       ex->use_comm(round->comm(), round->generation());
+      const bool carried = ex->carries_agreement();
+      const auto agreed = [&] {
+        if (carried) round->settle(ex->headers_agreed());
+        return round->agreed();
+      };
+      if (!carried) round->post_headers();
       try {
-        ex->post(static_cast<const T*>(local_data()), next.local_data());
+        if (carried)
+          ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), next.local_data());
+        else
+          ex->post(static_cast<const T*>(local_data()), next.local_data());
       } catch (...) {
         // A message of a call with other arguments may already have arrived and failed a receive
         // (truncated, or another shared-memory threshold's offer): the difference is the error.
-        if (!round->agreed()) {
+        if (!agreed()) {
           ex->abandon();
           differ();
         }
         throw;
       }
-      if (!round->agreed()) {
+      if (!agreed()) {
         ex->abandon();
         differ();
       }

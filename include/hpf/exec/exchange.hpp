@@ -57,10 +57,21 @@
 // receive checks its count, and every receive through a segment checks the segment's counters, so
 // that a notice never passes for data, nor data for a notice, nor stale contents for new ones.
 // Never under SimGrid SMPI (simulated time).
+// Agreement carried (post_agreeing; AllAtOnce): DistArray::redistribute's hash of its arguments
+// (core/pairwise_agreement.hpp) rides in a header at the front of the one message to a peer where that
+// message is small (at most carry_max_bytes, under the shared-memory threshold) and the only one to that
+// peer; both ends decide that from the plan and the size alone, and pack such a message whatever its
+// datatype. Every other peer gets the header alone. headers_agreed() completes the receives that bring
+// headers and nothing else, so that ranks with other arguments never wait for data. Every other
+// receive (data, and the first execution's offers) is posted only once the headers agree: a rank
+// with other arguments may send a longer message, and Open MPI 4.1.4 wrote past the buffer of a
+// truncated receive of a large message (a single-copy read of the whole message, seen in
+// tests/exec/test_exchange.cpp before the receives were held).
 #pragma once
 
 #include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
+#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/schedule/schedule.hpp>
 
 #include <array>
@@ -159,6 +170,20 @@ public:
   /// datatypes (set_in_place) are relative to; required when any send / receive is in place.
   void post(PackFn pack, UnpackFn unpack, const void* send_base = nullptr, void* recv_base = nullptr);
   void wait();
+  /// post() that also carries an agreement (core/pairwise_agreement.hpp): `hash` goes to every other
+  /// rank of the communicator on tags::agreement.base, in front of this rank's message to that peer
+  /// where it carries one (see the header comment), alone otherwise. AllAtOnce only (throws hpf::Error
+  /// otherwise). Never blocks; call headers_agreed() before wait().
+  void post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, const void* send_base = nullptr,
+                     void* recv_base = nullptr);
+  /// After post_agreeing(): blocks until every other rank's header is in (each rank sends one whatever
+  /// its arguments, and this waits for no other message) and returns true when every one carries the
+  /// same hash in a message of the length this rank expects. Nothing has been unpacked yet. Then
+  /// wait() completes the exchange, or abandon() takes it back (every rank sees the same answer); a
+  /// wait() after a difference abandons and throws hpf::Error.
+  [[nodiscard]] bool headers_agreed();
+  /// Messages of at most this many bytes may carry the header of post_agreeing().
+  static constexpr std::size_t carry_max_bytes = detail::agreement_carry_max_bytes;
   /// Sends i / receives i whose datatype here is not MPI_DATATYPE_NULL move in place: one element of
   /// that datatype at the base given to post(), instead of pack(i) / unpack(i) on a buffer. The vectors
   /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be
@@ -235,10 +260,23 @@ private:
   // A message of `bytes` that may go through a segment (above the threshold, one MPI message): packed.
   [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept;
   void post_offers();
+  void post_offer_receives();
   bool offer_in(std::size_t i, bool block);
   void finish_offers();
   [[nodiscard]] detail::SharedSegment* send_segment(std::size_t i) const noexcept;
   [[nodiscard]] detail::SharedSegment* recv_segment(std::size_t i) const noexcept;
+  void start(PackFn pack, UnpackFn unpack, const void* send_base, void* recv_base);
+  // The agreement carried (post_agreeing): which messages carry the header, decided once (the plan and
+  // the threshold are fixed), and whether send / receive i carries it in this post.
+  void plan_carrying();
+  [[nodiscard]] bool carries_send(std::size_t i) const noexcept {
+    return m_carrying && i < m_send_carries.size() && m_send_carries[i] != 0;
+  }
+  [[nodiscard]] bool carries_recv(std::size_t i) const noexcept {
+    return m_carrying && i < m_recv_carries.size() && m_recv_carries[i] != 0;
+  }
+  // Notes that receive i has arrived (flow modes); a receive that carries the header is checked here.
+  bool note_arrival(std::size_t i, bool block);
 
   Comm m_comm;
   ExchangePlan m_plan;
@@ -289,12 +327,27 @@ private:
   std::vector<detail::SegmentOffer> m_offers_in;
   std::vector<char> m_offer_pending;
   std::vector<Requests> m_offer_recvs;
+  bool m_offers_held = false; // post_agreeing: the offers' receives wait for the headers
   Requests m_offer_sends;
   std::size_t m_rposted = 0;  // receives posted
   std::size_t m_rarrived = 0; // receives completed
   std::size_t m_rdone = 0;    // receives unpacked (Pipelined: a prefix in step order)
   std::size_t m_sstarted = 0; // sends started
   std::size_t m_sdone = 0;    // first send not known to be complete
+  // The agreement carried (post_agreeing): this post carries it, its hash, per send / receive whether
+  // the header rides in front (empty until planned), the peers that get and send the header alone,
+  // its state (0: open, 1: agreed, -1: differ), a difference seen in a carried header so far, and
+  // the header-only messages.
+  bool m_carrying = false;
+  bool m_carry_planned = false;
+  std::uint64_t m_hash = 0;
+  std::vector<char> m_send_carries;
+  std::vector<char> m_recv_carries;
+  std::vector<char> m_header_to;
+  std::vector<char> m_header_from;
+  int m_header_state = 0;
+  bool m_carried_differ = false;
+  detail::AgreementHeaders m_headers;
   // Alltoallv: counts, displacements and buffers, set up by the first post() and reused (the plan is
   // fixed, so they never change).
   bool m_a2a_ready = false;

@@ -663,28 +663,22 @@ public:
   /// modes, the first step for the step modes) and copies the locally kept part; the caller may
   /// compute on other data before wait() completes it. `src` must stay alive and unchanged and `dst`
   /// untouched until wait() returns. Throws hpf::Error if a post() is still pending.
-  template <class T> void post(const T* src, T* dst) {
-    static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
-    detail::require(!m_exchange || !m_exchange->posted(),
-                    "RedistributionExecutor::post: the previous post() has not been completed by wait()");
-    if (!m_exchange || m_elem_bytes != sizeof(T) || m_built_generation != m_comm_generation) {
-      m_exchange.reset(); // the old exchange holds the raw datatypes that set_in_place() replaces
-      m_exchange.emplace(m_comm_generation != 0 ? m_comm_override : m_plan->source().grid().comm(),
-                         m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
-      m_elem_bytes = sizeof(T);
-      m_built_generation = m_comm_generation;
-      set_in_place();
-      m_exchange->set_shared_memory(m_plan->options().shared_memory_min_bytes);
-    }
-    const RedistributionPlan<N>* plan = m_plan;
-    m_exchange->post(
-        [plan, src](std::size_t i, std::byte* buf) { plan->pack(i, src, reinterpret_cast<T*>(buf)); },
-        [plan, dst](std::size_t i, const std::byte* buf) {
-          plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
-        },
-        src, dst);
-    // The locally kept part is copied while the first messages are in flight.
-    m_plan->copy_local(src, dst);
+  template <class T> void post(const T* src, T* dst) { start(src, dst, nullptr); }
+
+  /// True when post_agreeing() applies: the plan posts all at once (Exchange::post_agreeing).
+  [[nodiscard]] bool carries_agreement() const noexcept { return m_plan->exec_mode() == ExecMode::AllAtOnce; }
+  /// post() that carries DistArray::redistribute's agreement in its messages (Exchange::post_agreeing,
+  /// on the communicator of use_comm()); then headers_agreed() before wait(). Throws hpf::Error unless
+  /// carries_agreement().
+  template <class T> void post_agreeing(std::uint64_t hash, const T* src, T* dst) {
+    detail::require(carries_agreement(), "RedistributionExecutor::post_agreeing: mode ",
+                    to_string(m_plan->exec_mode()), " cannot carry an agreement; expected all-at-once");
+    start(src, dst, &hash);
+  }
+  /// After post_agreeing(): Exchange::headers_agreed (blocks for the headers only).
+  [[nodiscard]] bool headers_agreed() {
+    detail::require(pending(), "RedistributionExecutor::headers_agreed: nothing was posted");
+    return m_exchange->headers_agreed();
   }
 
   /// Completes post(). Throws hpf::Error when nothing was posted.
@@ -730,6 +724,35 @@ public:
   }
 
 private:
+  // post() and post_agreeing() (with the hash).
+  template <class T> void start(const T* src, T* dst, const std::uint64_t* hash) {
+    static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
+    detail::require(!m_exchange || !m_exchange->posted(),
+                    "RedistributionExecutor::post: the previous post() has not been completed by wait()");
+    if (!m_exchange || m_elem_bytes != sizeof(T) || m_built_generation != m_comm_generation) {
+      m_exchange.reset(); // the old exchange holds the raw datatypes that set_in_place() replaces
+      m_exchange.emplace(m_comm_generation != 0 ? m_comm_override : m_plan->source().grid().comm(),
+                         m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+      m_elem_bytes = sizeof(T);
+      m_built_generation = m_comm_generation;
+      set_in_place();
+      m_exchange->set_shared_memory(m_plan->options().shared_memory_min_bytes);
+    }
+    const RedistributionPlan<N>* plan = m_plan;
+    PackFn pack = [plan, src](std::size_t i, std::byte* buf) {
+      plan->pack(i, src, reinterpret_cast<T*>(buf));
+    };
+    UnpackFn unpack = [plan, dst](std::size_t i, const std::byte* buf) {
+      plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
+    };
+    if (hash != nullptr)
+      m_exchange->post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
+    else
+      m_exchange->post(std::move(pack), std::move(unpack), src, dst);
+    // The locally kept part is copied while the first messages are in flight.
+    m_plan->copy_local(src, dst);
+  }
+
   /// Builds the datatypes of the messages whose pieces are long enough to move in place and hands them
   /// to the exchange (null for the others; the exchange packs those that may be shared anyway).
   void set_in_place() {
