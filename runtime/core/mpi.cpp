@@ -134,11 +134,18 @@ std::size_t Requests::received_bytes(std::size_t i) const {
   return n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
 }
 
-int Requests::wait_any() {
+int Requests::wait_any(std::size_t* received) {
   if (m_reqs.empty()) return -1;
   int index = MPI_UNDEFINED;
-  HPF_MPI_CHECK(MPI_Waitany(static_cast<int>(m_reqs.size()), m_reqs.data(), &index, MPI_STATUS_IGNORE));
-  return index == MPI_UNDEFINED ? -1 : index;
+  MPI_Status status{};
+  HPF_MPI_CHECK(MPI_Waitany(static_cast<int>(m_reqs.size()), m_reqs.data(), &index, &status));
+  if (index == MPI_UNDEFINED) return -1;
+  if (received != nullptr) {
+    int n = 0;
+    HPF_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &n));
+    *received = n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
+  }
+  return index;
 }
 
 std::vector<int> Requests::test_some() {

@@ -55,30 +55,40 @@ bool pairwise_agreement(MPI_Comm comm) { return comm_size(comm) <= pairwise_agre
 void AgreementHeaders::post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to,
                             const std::vector<char>& from) {
   m_mine.hash = hash;
+  m_same = true;
+  m_recvs.clear(); // every receive of the previous round has completed (next() or agreed())
   const MPI_Comm c = comm.get();
   const int tag = tags::agreement.base;
-  m_theirs.resize(slot * static_cast<std::size_t>(std::count(from.begin(), from.end(), char(1))));
-  std::size_t k = 0;
+  m_from.clear();
   for (std::size_t q = 0; q < from.size(); ++q)
-    if (from[q] != 0) {
-      HPF_MPI_CHECK(MPI_Irecv(&m_theirs[k], static_cast<int>(agreement_message_max_bytes), MPI_BYTE,
-                              static_cast<int>(q), tag, c, m_recvs.add()));
-      k += slot;
-    }
+    if (from[q] != 0) m_from.push_back(static_cast<int>(q));
+  m_theirs.resize(slot * m_from.size());
+  for (std::size_t k = 0; k < m_from.size(); ++k)
+    HPF_MPI_CHECK(MPI_Irecv(&m_theirs[k * slot], static_cast<int>(agreement_message_max_bytes), MPI_BYTE,
+                            m_from[k], tag, c, m_recvs.add()));
   for (std::size_t q = 0; q < to.size(); ++q)
     if (to[q] != 0)
       HPF_MPI_CHECK(MPI_Isend(&m_mine, static_cast<int>(agreement_header_bytes), MPI_BYTE,
                               static_cast<int>(q), tag, c, m_sends.add()));
 }
 
+int AgreementHeaders::next(bool& same) {
+  std::size_t got = 0;
+  const int k = m_recvs.wait_any(&got);
+  if (k < 0) return -1;
+  // A peer that carries its header in a longer message differs.
+  same = got == agreement_header_bytes && m_theirs[static_cast<std::size_t>(k) * slot].hash == m_mine.hash;
+  m_same = m_same && same;
+  return m_from[static_cast<std::size_t>(k)];
+}
+
 bool AgreementHeaders::agreed() {
-  const std::size_t n = m_recvs.size();
-  m_recvs.wait_all();
   bool same = true;
-  for (std::size_t k = 0; k < n && same; ++k) // a peer that carries its header in a longer message differs
-    same = m_recvs.received_bytes(k) == agreement_header_bytes && m_theirs[k * slot].hash == m_mine.hash;
+  while (next(same) >= 0) {
+  }
+  m_recvs.clear();
   m_sends.wait_all(); // every peer receives one message on the tag (the header's contract)
-  return same;
+  return m_same;
 }
 
 void AgreementHeaders::abandon() noexcept {

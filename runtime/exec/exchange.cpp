@@ -551,15 +551,27 @@ void Exchange::post_offers() {
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (shm_offered(sends[i].bytes)) m_offer_pending[i] = 1;
   m_offers_held = m_carrying; // post_agreeing: the receives wait for the headers (post_held_receives)
-  if (!m_offers_held) post_offer_receives();
+  if (!m_offers_held) post_offer_receives(-1);
 }
 
-void Exchange::post_offer_receives() {
+// The offers' receives from `peer` (every peer: -1) not posted yet.
+void Exchange::post_offer_receives(int peer) {
   for (std::size_t i = 0; i < m_plan.sends.size(); ++i)
-    if (m_offer_pending[i] != 0)
+    if (m_offer_pending[i] != 0 && m_offer_recvs[i].empty() && (peer < 0 || m_plan.sends[i].peer == peer))
       HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, m_plan.sends[i].peer,
                               m_tag, m_comm.get(), m_offer_recvs[i].add()));
-  m_offers_held = false;
+  if (peer < 0) m_offers_held = false;
+}
+
+// post_agreeing: a peer whose header agrees passed the same arguments, so its messages have the lengths
+// this rank expects: its held receives are posted at once (offers first, in the order it sent them).
+void Exchange::post_held_from(int peer) {
+  if (m_offers_held) post_offer_receives(peer);
+  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i)
+    if (m_plan.recvs[i].peer == peer && !carries_recv(i) && m_recv_posted[i] == 0) {
+      start_recv(i, m_recv_bufs[i], m_rreq[i]);
+      m_recv_posted[i] = 1;
+    }
 }
 
 // True once send i may be packed: it trades no offer, or its offer is in (then the sender maps the
@@ -809,12 +821,17 @@ bool Exchange::note_arrival(std::size_t i, bool block) {
 bool Exchange::headers_agreed() {
   detail::require(m_posted && m_carrying, "Exchange::headers_agreed: no post_agreeing() is pending");
   if (m_header_state == 0) {
+    // The headers that come alone first, as they arrive: each peer whose header agrees gets its
+    // receives posted right away (its large messages wait for them).
+    bool same = true;
+    for (int peer = m_headers.next(same); peer >= 0; peer = m_headers.next(same))
+      if (same) post_held_from(peer);
     for (std::size_t i = 0; i < m_plan.recvs.size(); ++i) // all posted by post_flow (AllAtOnce)
       if (carries_recv(i) && m_arrived[i] == 0) (void)note_arrival(i, true);
     const bool alone = m_headers.agreed();
     m_header_state = alone && !m_carried_differ ? 1 : -1;
-    if (m_header_state == 1) { // the held receives, offers first (the order their senders sent them in)
-      if (m_offers_held) post_offer_receives();
+    if (m_header_state == 1) { // the rest of the held receives, offers first
+      if (m_offers_held) post_offer_receives(-1);
       (void)progress_flow(false);
     }
   }
@@ -998,6 +1015,7 @@ void Exchange::post_flow() {
   m_arrived.assign(nr, 0);
   m_unpacked.assign(nr, 0);
   m_sent.assign(ns, 0);
+  m_recv_posted.assign(nr, 0);
   m_rposted = m_rarrived = m_rdone = m_sstarted = m_sdone = 0;
   if (m_carrying)
     for (std::size_t i = 0; i < nr; ++i)
@@ -1022,7 +1040,8 @@ bool Exchange::progress_flow(bool block) {
     const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
     const bool held = m_carrying && m_header_state != 1;
     while (!held && m_rposted < nr && m_rposted - m_rarrived < window) {
-      if (!carries_recv(m_rposted)) start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
+      if (!carries_recv(m_rposted) && m_recv_posted[m_rposted] == 0)
+        start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
       ++m_rposted;
     }
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.

@@ -74,7 +74,8 @@ public:
   [[nodiscard]] bool test();
   /// Blocks until one pending request completes and returns its index (the index add() gave it,
   /// counting from 0), or -1 when none is pending. The completed slot stays, as MPI_REQUEST_NULL.
-  int wait_any();
+  /// With `received`, a receive of MPI_BYTE also gives the bytes it brought.
+  int wait_any(std::size_t* received = nullptr);
   /// Indices of the requests that have completed since the last call, without blocking.
   [[nodiscard]] std::vector<int> test_some();
   /// True when request `i` has completed (MPI_REQUEST_NULL); does not call MPI.

@@ -63,6 +63,9 @@ public:
   /// Sends `hash` to every rank q with to[q] != 0 and posts a receive from every q with from[q] != 0
   /// (both sized like the communicator). Never blocks.
   void post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to, const std::vector<char>& from);
+  /// Blocks until one more header has come and returns its sender, or -1 once every one has. `same`
+  /// tells whether it is `hash` in a header-only message (the first difference is remembered).
+  int next(bool& same);
   /// Completes them (blocks; every peer sends one): true when every received header is `hash`.
   [[nodiscard]] bool agreed();
   /// Takes them back (receives cancelled, sends released); the communicator must be retired. Never throws.
@@ -72,6 +75,8 @@ private:
   static constexpr std::size_t slot = agreement_message_max_bytes / sizeof(AgreementHeader);
   AgreementHeader m_mine;
   std::vector<AgreementHeader> m_theirs; // `slot` per receive, in the order posted (room for any message)
+  std::vector<int> m_from;               // the sender of each receive
+  bool m_same = true;                    // every header in so far is this rank's
   Requests m_recvs;
   Requests m_sends;
 };

@@ -180,7 +180,8 @@ public:
   /// its arguments, and this waits for no other message) and returns true when every one carries the
   /// same hash in a message of the length this rank expects. Nothing has been unpacked yet. Then
   /// wait() completes the exchange, or abandon() takes it back (every rank sees the same answer); a
-  /// wait() after a difference abandons and throws hpf::Error.
+  /// wait() after a difference abandons and throws hpf::Error, and test() throws hpf::Error until
+  /// headers_agreed() has returned true.
   [[nodiscard]] bool headers_agreed();
   /// Messages of at most this many bytes may carry the header of post_agreeing().
   static constexpr std::size_t carry_max_bytes = detail::agreement_carry_max_bytes;
@@ -260,7 +261,8 @@ private:
   // A message of `bytes` that may go through a segment (above the threshold, one MPI message): packed.
   [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept;
   void post_offers();
-  void post_offer_receives();
+  void post_offer_receives(int peer);
+  void post_held_from(int peer);
   bool offer_in(std::size_t i, bool block);
   void finish_offers();
   [[nodiscard]] detail::SharedSegment* send_segment(std::size_t i) const noexcept;
@@ -308,9 +310,10 @@ private:
   std::vector<detail::ByteBuffer> m_recv_bufs;
   std::vector<Requests> m_sreq;
   std::vector<Requests> m_rreq;
-  std::vector<char> m_arrived;  // per receive: completed
-  std::vector<char> m_unpacked; // per receive (AllAtOnce unpacks in arrival order)
-  std::vector<char> m_sent;     // per send: completed
+  std::vector<char> m_arrived;     // per receive: completed
+  std::vector<char> m_unpacked;    // per receive (AllAtOnce unpacks in arrival order)
+  std::vector<char> m_sent;        // per send: completed
+  std::vector<char> m_recv_posted; // post_agreeing: per receive, posted early (post_held_from)
   std::size_t m_window = 0;
   // Shared memory: threshold (SIZE_MAX: off), executions completed (counted to 2: then every choice
   // stands), segments per send and receive (null: through MPI; a receive's is used once a notice
