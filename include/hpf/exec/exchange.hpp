@@ -63,10 +63,11 @@
 // peer; both ends decide that from the plan and the size alone, and pack such a message whatever its
 // datatype. Every other peer gets the header alone. headers_agreed() completes the receives that bring
 // headers and nothing else, so that ranks with other arguments never wait for data. Every other
-// receive (data, and the first execution's offers) is posted only once the headers agree: a rank
-// with other arguments may send a longer message, and Open MPI 4.1.4 wrote past the buffer of a
-// truncated receive of a large message (a single-copy read of the whole message, seen in
-// tests/exec/test_exchange.cpp before the receives were held).
+// receive from a peer (data, and the first execution's offers) is posted only once that peer's header
+// has come with the same hash (then the peer passed the same arguments and sends the lengths this
+// rank expects): a rank with other arguments may send a longer message, and Open MPI 4.1.4 wrote past
+// the buffer of a truncated receive of a large message (seen in tests/exec/test_exchange.cpp before
+// the receives were held).
 #pragma once
 
 #include <hpf/core/memory.hpp>
