@@ -550,7 +550,7 @@ void Exchange::post_offers() {
   }
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (shm_offered(sends[i].bytes)) m_offer_pending[i] = 1;
-  m_offers_held = m_carrying; // post_agreeing: the receives wait for the headers (post_held_receives)
+  m_offers_held = m_carrying; // post_agreeing: the receives wait for the peers' headers (post_held_from)
   if (!m_offers_held) post_offer_receives(-1);
 }
 
@@ -794,27 +794,21 @@ void Exchange::plan_carrying() {
 
 bool Exchange::note_arrival(std::size_t i, bool block) {
   Requests& reqs = m_rreq[i];
-  if (!carries_recv(i)) {
-    if (block)
-      reqs.wait_all();
-    else if (!reqs.test())
-      return false;
-    m_arrived[i] = 1;
-    return true;
-  }
-  // A peer with other arguments may send another length (never more than the buffer holds).
   if (block)
     reqs.wait_all();
   else if (!reqs.test())
     return false;
   m_arrived[i] = 1;
-  bool same = reqs.received_bytes(0) == detail::agreement_header_bytes + m_plan.recvs[i].bytes;
-  if (same) {
-    detail::AgreementHeader header;
-    std::memcpy(&header, m_recv_bufs[i].data(), sizeof header);
-    same = header.hash == m_hash;
+  if (carries_recv(i)) { // a peer with other arguments may send another length (never a longer one
+                         // than the buffer holds) or another hash
+    bool same = reqs.received_bytes(0) == detail::agreement_header_bytes + m_plan.recvs[i].bytes;
+    if (same) {
+      detail::AgreementHeader header;
+      std::memcpy(&header, m_recv_bufs[i].data(), sizeof header);
+      same = header.hash == m_hash;
+    }
+    if (!same) m_carried_differ = true;
   }
-  if (!same) m_carried_differ = true;
   return true;
 }
 
@@ -1035,8 +1029,9 @@ bool Exchange::progress_flow(bool block) {
     for (std::size_t i = m_rarrived; i < m_rposted; ++i)
       if (m_arrived[i] == 0) (void)note_arrival(i, false);
     while (m_rarrived < m_rposted && m_arrived[m_rarrived] != 0) ++m_rarrived;
-    // post_agreeing: the receives that carry headers are posted by post_flow, the others once the
-    // headers agree (a peer with other arguments may send longer messages; none may be truncated).
+    // post_agreeing: the receives that carry headers are posted by post_flow, the others once their
+    // peer's header has agreed (post_held_from) or every header has (a peer with other arguments may
+    // send longer messages; none may be truncated).
     const std::size_t window = pipelined && m_window > 0 ? m_window : nr;
     const bool held = m_carrying && m_header_state != 1;
     while (!held && m_rposted < nr && m_rposted - m_rarrived < window) {
