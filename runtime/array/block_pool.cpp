@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace hpf::detail {
 
@@ -30,9 +31,10 @@ Pool& pool() {
 }
 
 /// Drops entries (oldest first) until the pool holds at most `blocks` blocks and `bytes` bytes. The
-/// dropped blocks are returned, to be freed outside the lock.
-std::deque<Entry> trim(Pool& p, std::size_t blocks, std::size_t bytes) {
-  std::deque<Entry> dropped;
+/// dropped blocks are returned, to be freed outside the lock (an empty vector allocates nothing: a
+/// REDISTRIBUTE of a small array gives a block back every call).
+std::vector<Entry> trim(Pool& p, std::size_t blocks, std::size_t bytes) {
+  std::vector<Entry> dropped;
   while (!p.entries.empty() && (p.entries.size() > blocks || p.bytes > bytes)) {
     p.bytes -= p.entries.front().bytes;
     dropped.push_back(std::move(p.entries.front()));
@@ -49,7 +51,7 @@ void block_pool_give(BlockKey key, std::size_t bytes, std::any block) {
   // Pooled views must go before Kokkos does: empty the pool in Kokkos::finalize.
   static std::once_flag hook;
   std::call_once(hook, [] { Kokkos::push_finalize_hook([] { release_block_pool(); }); });
-  std::deque<Entry> dropped;
+  std::vector<Entry> dropped;
   Pool& p = pool();
   {
     const std::lock_guard<std::mutex> lock(p.mutex);
@@ -75,7 +77,7 @@ std::any block_pool_take(const BlockKey& key) {
 }
 
 void release_block_pool() noexcept {
-  std::deque<Entry> dropped;
+  std::vector<Entry> dropped;
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
   dropped = trim(p, 0, 0);

@@ -37,15 +37,9 @@ void agree_on_error(const Comm& comm, const std::string& local_problem) {
 }
 
 std::uint64_t hash_words(std::span<const std::int64_t> words) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a offset basis, then a 64-bit finaliser per word
-  for (const std::int64_t w : words) {
-    std::uint64_t x = static_cast<std::uint64_t>(w) + 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    h = (h ^ x) * 0x100000001b3ULL;
-  }
-  return h ^ static_cast<std::uint64_t>(words.size());
+  WordHash h;
+  for (const std::int64_t w : words) h.add(w);
+  return h.value();
 }
 
 } // namespace detail

@@ -556,19 +556,25 @@ void Exchange::post_offers() {
 
 // The offers' receives from `peer` (every peer: -1) not posted yet.
 void Exchange::post_offer_receives(int peer) {
-  for (std::size_t i = 0; i < m_plan.sends.size(); ++i)
-    if (m_offer_pending[i] != 0 && m_offer_recvs[i].empty() && (peer < 0 || m_plan.sends[i].peer == peer))
+  const auto post = [&](std::size_t i) {
+    if (m_offer_pending[i] != 0 && m_offer_recvs[i].empty())
       HPF_MPI_CHECK(MPI_Irecv(&m_offers_in[i], sizeof(detail::SegmentOffer), MPI_BYTE, m_plan.sends[i].peer,
                               m_tag, m_comm.get(), m_offer_recvs[i].add()));
-  if (peer < 0) m_offers_held = false;
+  };
+  if (peer >= 0) {
+    for (const std::size_t i : m_sends_to[static_cast<std::size_t>(peer)]) post(i);
+    return;
+  }
+  for (std::size_t i = 0; i < m_plan.sends.size(); ++i) post(i);
+  m_offers_held = false;
 }
 
 // post_agreeing: a peer whose header agrees passed the same arguments, so its messages have the lengths
 // this rank expects: its held receives are posted at once (offers first, in the order it sent them).
 void Exchange::post_held_from(int peer) {
   if (m_offers_held) post_offer_receives(peer);
-  for (std::size_t i = 0; i < m_plan.recvs.size(); ++i)
-    if (m_plan.recvs[i].peer == peer && !carries_recv(i) && m_recv_posted[i] == 0) {
+  for (const std::size_t i : m_recvs_from[static_cast<std::size_t>(peer)])
+    if (!carries_recv(i) && m_recv_posted[i] == 0) {
       start_recv(i, m_recv_bufs[i], m_rreq[i]);
       m_recv_posted[i] = 1;
     }
@@ -770,25 +776,26 @@ void Exchange::plan_carrying() {
   const auto n = static_cast<std::size_t>(m_comm.size());
   const int me = m_comm.rank();
   const auto decide = [&](const std::vector<Transfer>& list, std::vector<char>& carries,
-                          std::vector<char>& alone) {
-    std::vector<int> per_peer(n, 0);
-    for (const Transfer& t : list)
-      if (t.peer >= 0 && static_cast<std::size_t>(t.peer) < n) ++per_peer[static_cast<std::size_t>(t.peer)];
+                          std::vector<char>& alone, std::vector<std::vector<std::size_t>>& of_peer) {
+    of_peer.assign(n, {});
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i].peer >= 0 && static_cast<std::size_t>(list[i].peer) < n)
+        of_peer[static_cast<std::size_t>(list[i].peer)].push_back(i);
     alone.assign(n, 1);
     alone[static_cast<std::size_t>(me)] = 0;
     carries.assign(list.size(), 0);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Transfer& t = list[i];
       if (t.peer == me || t.peer < 0 || static_cast<std::size_t>(t.peer) >= n) continue;
-      if (per_peer[static_cast<std::size_t>(t.peer)] != 1 || t.bytes == 0 || t.bytes > carry_max_bytes ||
-          shm_candidate(t.bytes))
+      if (of_peer[static_cast<std::size_t>(t.peer)].size() != 1 || t.bytes == 0 ||
+          t.bytes > carry_max_bytes || shm_candidate(t.bytes))
         continue;
       carries[i] = 1;
       alone[static_cast<std::size_t>(t.peer)] = 0;
     }
   };
-  decide(m_plan.sends, m_send_carries, m_header_to);
-  decide(m_plan.recvs, m_recv_carries, m_header_from);
+  decide(m_plan.sends, m_send_carries, m_header_to, m_sends_to);
+  decide(m_plan.recvs, m_recv_carries, m_header_from, m_recvs_from);
   m_carry_planned = true;
 }
 

@@ -623,6 +623,17 @@ TEST(Exchange, Errors) {
   HPF_EXPECT_ERROR(hpf::Exchange(comm, two, ExecMode::StepSynchronous), "two sends in step 0");
   hpf::Exchange ok(comm, hpf::ExchangePlan{}, ExecMode::AllAtOnce);
   HPF_EXPECT_ERROR(ok.wait(), "nothing was posted");
+  // post_agreeing: only an all-at-once exchange carries a hash, and its test() waits for the headers.
+  const auto no_pack = [](std::size_t, std::byte*) {};
+  const auto no_unpack = [](std::size_t, const std::byte*) {};
+  hpf::Exchange steps(comm, hpf::ExchangePlan{}, ExecMode::StepSynchronous);
+  HPF_EXPECT_ERROR(steps.post_agreeing(1, no_pack, no_unpack), "mode step-synchronous cannot carry",
+                   "expected all-at-once");
+  HPF_EXPECT_ERROR(ok.headers_agreed(), "no post_agreeing() is pending");
+  ok.post_agreeing(5, no_pack, no_unpack); // a header to every other rank, alone
+  HPF_EXPECT_ERROR(ok.test(), "headers_agreed() must have returned true first");
+  EXPECT_TRUE(ok.headers_agreed());
+  EXPECT_TRUE(ok.test());
 }
 
 // In place (set_in_place): a send read through a strided datatype and a receive written through one

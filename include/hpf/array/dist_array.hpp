@@ -495,33 +495,59 @@ private:
     return plan;
   }
 
+  /// This rank's part of a layout: its coordinates, the extents of its owned block, and those of its
+  /// storage (the owned block and its shadow); all 0 where it holds nothing. Local.
+  struct LocalShape {
+    std::array<int, N> coords{};
+    Index<N> owned{};
+    Index<N> storage{};
+  };
+  static LocalShape local_shape(const Layout<N>& layout) {
+    // A rank off a fixed grid coordinate holds nothing, like a rank outside the grid.
+    const ProcessGrid& grid = layout.grid();
+    const std::vector<int> c =
+        grid.contains_me() && layout.holds(grid.my_position()) ? grid.my_coords() : std::vector<int>();
+    LocalShape shape;
+    bool empty = c.empty();
+    for (int d = 0; d < N && !c.empty(); ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      shape.coords[du] = layout.coord(c, d);
+      shape.owned[du] = layout.map(d).local_extent(shape.coords[du]);
+      shape.storage[du] = halo_extent(layout.map(d), layout.shadow(d), shape.coords[du]);
+      empty = empty || shape.owned[du] == 0;
+    }
+    if (empty) shape.storage = Index<N>{}; // an array that owns nothing stores nothing, shadow included
+    return shape;
+  }
+
   /// Sets m_coords and m_owned from the layout; returns the extents of the local storage.
   Index<N> place() {
-    // A rank off a fixed grid coordinate holds nothing, like a rank outside the grid.
-    const std::vector<int> c = m_layout.grid().contains_me() && m_layout.holds(m_layout.grid().my_position())
-                                   ? m_layout.grid().my_coords()
-                                   : std::vector<int>();
-    Index<N> e{};
-    for (int d = 0; d < N; ++d) {
-      const auto du = static_cast<std::size_t>(d);
-      m_coords[du] = c.empty() ? 0 : m_layout.coord(c, d);
-      m_owned[du] = c.empty() ? 0 : m_layout.map(d).local_extent(m_coords[du]);
-      e[du] = c.empty() ? 0 : halo_extent(m_layout.map(d), m_layout.shadow(d), m_coords[du]);
-    }
-    // An array that owns nothing stores nothing, shadow included.
-    if (local_size() == 0) e = Index<N>{};
-    return e;
+    const LocalShape shape = local_shape(m_layout);
+    m_coords = shape.coords;
+    m_owned = shape.owned;
+    return shape.storage;
+  }
+
+  /// Takes `layout` with `block` as its storage (REDISTRIBUTE's target, every owned element of which
+  /// was written, or the block it has when the storage stays as it is): no shadow update is valid or in
+  /// flight, and the block it had goes to the pool of released blocks (array/block_pool.hpp) unless a
+  /// copy of the array still shares it.
+  void adopt(const Layout<N>& layout, const LocalShape& shape, view_type block) {
+    m_layout = layout;
+    m_coords = shape.coords;
+    m_owned = shape.owned;
+    m_halo = {};
+    m_shift.reset();
+    m_halo_posted = false;
+    m_halo_state = 0;
+    m_halo_valid = 0;
+    std::swap(m_view, block);
+    detail::recycle_view(block, m_label);
   }
 
   /// Takes `layout`, under which every rank stores the same elements in the same places (a plan's
   /// storage_identical(), neither side with a shadow): the storage is kept as it is.
-  void relabel(const Layout<N>& layout) {
-    m_layout = layout;
-    (void)place();
-    m_halo = {};
-    m_shift.reset();
-    m_halo_valid = 0;
-  }
+  void relabel(const Layout<N>& layout) { adopt(layout, local_shape(layout), m_view); }
 
   /// redistribute() once the ranks agree, or (with `round`) while their agreement is in flight: it is
   /// confirmed before anything is returned or waited for, and on a difference every rank takes its
@@ -551,24 +577,20 @@ private:
       relabel(layout); // every rank keeps its block as it is: only the layout changes
       return;
     }
-    // The target is not initialised: every owned element of it is written. It may be a block an
-    // earlier REDISTRIBUTE released (array/block_pool.hpp), and this one's goes to the pool in turn.
-    DistArray next(m_label, layout, detail::Uninitialized{});
-    if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->abandonable()) {
+    if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->carries_agreement()) {
       // The messages go out on the agreement's private communicator, all at once with the headers in
-      // front of the small ones (Exchange::post_agreeing), else beside the headers.
+      // front of the small ones (Exchange::post_agreeing), else beside them. The target is a block of
+      // the new layout, not initialised (every owned element of it is written): maybe one that an
+      // earlier REDISTRIBUTE released (array/block_pool.hpp); this one's goes to the pool in turn.
+      const LocalShape shape = local_shape(layout);
+      view_type target = make_block(m_label, false, shape.storage, false);
       ex->use_comm(round->comm(), round->generation());
-      const bool carried = ex->carries_agreement();
       const auto agreed = [&] {
-        if (carried) round->settle(ex->headers_agreed());
+        round->settle(ex->headers_agreed());
         return round->agreed();
       };
-      if (!carried) round->post_headers();
       try {
-        if (carried)
-          ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), next.local_data());
-        else
-          ex->post(static_cast<const T*>(local_data()), next.local_data());
+        ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), target.data());
       } catch (...) {
         // A message of a call with other arguments may already have arrived and failed a receive
         // (truncated, or another shared-memory threshold's offer): the difference is the error.
@@ -583,15 +605,14 @@ private:
         differ();
       }
       ex->wait();
-    } else {
-      confirm(); // a step mode or MPI_Alltoallv may block in post(): agree first
-      ex->use_comm(Comm(), 0);
-      run_into(*ex, *this, next); // on failure *this is untouched
+      adopt(layout, shape, std::move(target));
+      return;
     }
-    next.m_halo_valid = 0;
-    view_type released = m_view;
-    *this = std::move(next);
-    detail::recycle_view(released, m_label);
+    DistArray next(m_label, layout, detail::Uninitialized{}); // as `target` above
+    confirm(); // a step mode or MPI_Alltoallv may block in post(): agree first
+    ex->use_comm(Comm(), 0);
+    run_into(*ex, *this, next); // on failure *this is untouched
+    adopt(layout, {next.m_coords, next.m_owned, {}}, std::move(next.m_view));
   }
 
   /// An executor of the cached plan between the two layouts without their shadow widths (only owned
@@ -617,40 +638,41 @@ private:
     dst.m_halo_valid = 0;
   }
 
-  void allocate(bool init = true) {
-    const Index<N> e = place();
+  void allocate(bool init = true) { m_view = make_block(m_label, m_layout.has_shadow(), place(), init); }
+
+  /// A local block of `e` extents for the array `label`: zero-filled when `init` or `shadow`, else
+  /// uninitialised (a target every element of which is written next), and then a block of this shape
+  /// that an earlier REDISTRIBUTE released when the pool has one.
+  static view_type make_block(const std::string& label, bool shadow, const Index<N>& e, bool init) {
     // The local storage's size is checked, and a failed allocation is an hpf::Error naming the array,
     // not Kokkos' std::runtime_error (issue 15, finding 8).
     index_t bytes = static_cast<index_t>(sizeof(T));
     for (int d = 0; d < N; ++d)
-      bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", m_label,
+      bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", label,
                                   "': bytes of the local block");
-    auto make = [&](const auto& how) {
-      if constexpr (N == 1) m_view = view_type(how, e[0]);
-      if constexpr (N == 2) m_view = view_type(how, e[0], e[1]);
-      if constexpr (N == 3) m_view = view_type(how, e[0], e[1], e[2]);
-      if constexpr (N == 4) m_view = view_type(how, e[0], e[1], e[2], e[3]);
-    };
-    if (!init && !m_layout.has_shadow()) { // a block of this shape that REDISTRIBUTE released
-      detail::BlockKey key{typeid(view_type), m_label, {}};
+    if (!init && !shadow) { // a block of this shape that REDISTRIBUTE released
+      detail::BlockKey key{typeid(view_type), label, {}};
       for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
         key.extents[d] = static_cast<std::size_t>(e[d]);
-      if (std::optional<view_type> v = detail::reuse_view<view_type>(key)) {
-        m_view = std::move(*v);
-        return;
-      }
+      if (std::optional<view_type> v = detail::reuse_view<view_type>(key)) return std::move(*v);
     }
+    view_type v;
     try {
       // Allocated untouched and advised as huge pages (core/memory.hpp), then filled when asked: the
       // first touch of a large block faults once per 2 MiB, not once per 4 KiB.
-      make(Kokkos::view_alloc(m_label, Kokkos::WithoutInitializing));
-      detail::advise_huge_pages(m_view.data(), static_cast<std::size_t>(bytes));
+      const auto how = Kokkos::view_alloc(label, Kokkos::WithoutInitializing);
+      if constexpr (N == 1) v = view_type(how, e[0]);
+      if constexpr (N == 2) v = view_type(how, e[0], e[1]);
+      if constexpr (N == 3) v = view_type(how, e[0], e[1], e[2]);
+      if constexpr (N == 4) v = view_type(how, e[0], e[1], e[2], e[3]);
+      detail::advise_huge_pages(v.data(), static_cast<std::size_t>(bytes));
       // Shadow slots outside the array read 0 until a periodic update: they are always initialised.
-      if (init || m_layout.has_shadow()) Kokkos::deep_copy(m_view, T{});
+      if (init || shadow) Kokkos::deep_copy(v, T{});
     } catch (const std::exception& ex) {
-      detail::fail("DistArray '", m_label, "': cannot allocate the local block of ", bytes, " bytes (",
+      detail::fail("DistArray '", label, "': cannot allocate the local block of ", bytes, " bytes (",
                    ex.what(), ")");
     }
+    return v;
   }
 
   [[nodiscard]] std::size_t view_offset(const Index<N>& slots) const {

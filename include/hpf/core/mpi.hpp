@@ -209,7 +209,25 @@ namespace detail {
 void agree_on_error(const Comm& comm, const std::string& local_problem);
 void agree_on_error(MPI_Comm comm, const std::string& local_problem);
 
-/// 64-bit FNV-1a-style mix of `words` (a fingerprint of a collective's arguments).
+/// 64-bit FNV-1a-style mix of words, one at a time (a fingerprint of a collective's arguments).
+class WordHash {
+public:
+  void add(std::int64_t w) noexcept {
+    std::uint64_t x = static_cast<std::uint64_t>(w) + 0x9e3779b97f4a7c15ULL; // a 64-bit finaliser per word
+    x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31U;
+    m_h = (m_h ^ x) * 0x100000001b3ULL;
+    ++m_n;
+  }
+  [[nodiscard]] std::uint64_t value() const noexcept { return m_h ^ m_n; }
+
+private:
+  std::uint64_t m_h = 0xcbf29ce484222325ULL; // FNV-1a offset basis
+  std::uint64_t m_n = 0;
+};
+
+/// WordHash of `words`.
 [[nodiscard]] std::uint64_t hash_words(std::span<const std::int64_t> words) noexcept;
 
 } // namespace detail

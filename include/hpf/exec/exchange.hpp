@@ -340,8 +340,8 @@ private:
   std::size_t m_sdone = 0;    // first send not known to be complete
   // The agreement carried (post_agreeing): this post carries it, its hash, per send / receive whether
   // the header rides in front (empty until planned), the peers that get and send the header alone,
-  // its state (0: open, 1: agreed, -1: differ), a difference seen in a carried header so far, and
-  // the header-only messages.
+  // the messages to and from each peer, its state (0: open, 1: agreed, -1: differ), a difference seen in a
+  // carried header so far, and the header-only messages.
   bool m_carrying = false;
   bool m_carry_planned = false;
   std::uint64_t m_hash = 0;
@@ -349,6 +349,8 @@ private:
   std::vector<char> m_recv_carries;
   std::vector<char> m_header_to;
   std::vector<char> m_header_from;
+  std::vector<std::vector<std::size_t>> m_sends_to;   // per peer: its sends (offers held for it)
+  std::vector<std::vector<std::size_t>> m_recvs_from; // per peer: its receives (held until its header)
   int m_header_state = 0;
   bool m_carried_differ = false;
   detail::AgreementHeaders m_headers;

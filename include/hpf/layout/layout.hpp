@@ -39,6 +39,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -253,6 +255,21 @@ public:
     auto plan = std::make_shared<const Plan>(make());
     m_cache->plans.emplace_back(key, plan);
     return plan;
+  }
+
+  /// The hash of the layout's agreement words, made by `make()` the first time and kept with the
+  /// layout (shared by its copies, which are the same layout): layout/agree.hpp's layout_hash, so
+  /// that a repeated REDISTRIBUTE does not hash its layouts again. Thread-safe (a race computes the
+  /// same value twice). Local.
+  template <class Make> [[nodiscard]] std::uint64_t words_hash(Make&& make) const {
+    if (m_cache->hashed.load(std::memory_order_acquire)) return m_cache->hash;
+    const std::uint64_t h = make();
+    const std::lock_guard<std::mutex> lock(m_cache->mutex);
+    if (!m_cache->hashed.load(std::memory_order_relaxed)) {
+      m_cache->hash = h;
+      m_cache->hashed.store(true, std::memory_order_release);
+    }
+    return m_cache->hash;
   }
 
   [[nodiscard]] static constexpr int rank() noexcept { return N; }
@@ -515,6 +532,8 @@ private:
   struct Cache {
     std::mutex mutex;
     std::vector<std::pair<std::string, std::shared_ptr<const void>>> plans;
+    std::atomic<bool> hashed{false}; // words_hash: `hash` is set (written once, under the mutex)
+    std::uint64_t hash = 0;
   };
 
   Index<N> m_extents;
