@@ -53,8 +53,9 @@ void set_pairwise_agreement_limit(int ranks) noexcept { g_limit.store(ranks); }
 bool pairwise_agreement(MPI_Comm comm) { return comm_size(comm) <= pairwise_agreement_limit(); }
 
 void AgreementHeaders::post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to,
-                            const std::vector<char>& from) {
+                            const std::vector<char>& from, bool refused) {
   m_mine.hash = hash;
+  m_mine.refused = refused ? 1 : 0;
   m_same = true;
   m_recvs.clear(); // every receive of the previous round has completed (next() or agreed())
   const MPI_Comm c = comm.get();
@@ -77,7 +78,8 @@ int AgreementHeaders::next(bool& same) {
   const int k = m_recvs.wait_any(&got);
   if (k < 0) return -1;
   // A peer that carries its header in a longer message differs.
-  same = got == agreement_header_bytes && m_theirs[static_cast<std::size_t>(k) * slot].hash == m_mine.hash;
+  const AgreementHeader& theirs = m_theirs[static_cast<std::size_t>(k) * slot];
+  same = got == agreement_header_bytes && theirs.hash == m_mine.hash && theirs.refused == m_mine.refused;
   m_same = m_same && same;
   return m_from[static_cast<std::size_t>(k)];
 }
@@ -102,13 +104,19 @@ PairwiseAgreement::PairwiseAgreement(MPI_Comm comm, std::uint64_t hash) : m_pare
   m_generation = p.generation;
 }
 
-void PairwiseAgreement::post_headers() {
+void PairwiseAgreement::post_headers(bool refused) {
   require(!m_posted && m_state == 0, "PairwiseAgreement::post_headers: the headers are already out");
   const auto n = static_cast<std::size_t>(m_private.size());
   std::vector<char> others(n, 1);
   others[static_cast<std::size_t>(m_private.rank())] = 0;
-  m_headers.post(m_private, m_hash, others, others);
+  m_headers.post(m_private, m_hash, others, others, refused);
   m_posted = true;
+}
+
+void PairwiseAgreement::refuse() {
+  post_headers(true);
+  (void)m_headers.agreed(); // every other rank sends one message on the tag, whatever it passed
+  m_state = -1;
 }
 
 bool PairwiseAgreement::agreed() {

@@ -673,7 +673,7 @@ void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs
 void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
   if (carries_send(i)) {
     buf.resize(detail::agreement_header_bytes + m_plan.sends[i].bytes);
-    const detail::AgreementHeader header{m_hash, 0};
+    const detail::AgreementHeader header{m_hash, 0}; // taking part
     std::memcpy(buf.data(), &header, sizeof header);
     m_pack(i, buf.data() + detail::agreement_header_bytes);
     return;
@@ -812,7 +812,7 @@ bool Exchange::note_arrival(std::size_t i, bool block) {
     if (same) {
       detail::AgreementHeader header;
       std::memcpy(&header, m_recv_bufs[i].data(), sizeof header);
-      same = header.hash == m_hash;
+      same = header.hash == m_hash && header.refused == 0;
     }
     if (!same) m_carried_differ = true;
   }

@@ -177,6 +177,36 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
   hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
+// Issue 10: a rank whose own part of A.redistribute fails before it sends anything (here an option
+// invalid on that rank only: the tag) refuses the round (PairwiseAgreement::refuse) instead of leaving
+// the others waiting for its messages. Every rank throws that rank's error, whether the others'
+// exchange carries the agreement (all at once) or agrees first (a step mode), and the next call works.
+TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  const index_t M = 1000;
+  for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise}) {
+    hpf::RedistOptions opt;
+    opt.strategy = st;
+    DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(2)}, grid));
+    hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+    for (int round = 0; round < 4; ++round) {
+      const Layout<1> good({M}, {hpf::Cyclic(3 + round)}, grid);
+      hpf::RedistOptions odd = opt;
+      if (me == round % n) odd.tag = -1;
+      EXPECT_EQ(ranks_that_threw([&] { A.redistribute(good, odd); }, "tag"), n)
+          << "strategy " << hpf::to_string(st) << " round " << round;
+      EXPECT_EQ(A.layout().dist(0).block(), round == 0 ? 2 : 2 + round); // unchanged
+      A.redistribute(good, opt);
+      const auto all = A.gather(0);
+      if (me == 0) {
+        for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], double(i)) << "round " << round;
+      }
+    }
+  }
+}
+
 // Issue 10: the agreement in front of small messages (Exchange::post_agreeing) holds back every other
 // receive until the headers agree, so that a rank with other arguments never has a large message
 // truncated (Open MPI 4.1.4 wrote past such a receive's buffer). Messages of about 100 KB each way.

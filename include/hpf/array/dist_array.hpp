@@ -552,12 +552,15 @@ private:
   /// redistribute() once the ranks agree, or (with `round`) while their agreement is in flight: it is
   /// confirmed before anything is returned or waited for, and on a difference every rank takes its
   /// messages back and throws the allreduce check's error (which names the differing word in debug
-  /// builds); the array is then unchanged.
+  /// builds); the array is then unchanged. A rank whose own part fails before it sends anything
+  /// refuses the round (PairwiseAgreement::refuse) and every rank throws that rank's error.
   void redistribute_agreed(const Layout<N>& layout, const RedistOptions& options,
                            detail::PairwiseAgreement* round) {
+    std::string problem; // this rank's own failure before its first message
     const auto differ = [&] {
       round->discard();
       clear_plan_cache(); // no cached executor keeps the discarded communicator
+      detail::agree_on_error(m_layout.grid().comm().get(), problem);
       check_same_redistribution(m_layout, layout, agreement_words(options), "DistArray::redistribute");
       detail::fail("DistArray::redistribute: the ranks passed different arguments to a collective; every "
                    "rank must pass the same");
@@ -567,11 +570,25 @@ private:
       round->post_headers();
       if (!round->agreed()) differ();
     };
+    // This rank's work before its first message (the plan and executor, the target block) may fail
+    // where the others' does not (an option invalid here only, an allocation): then it refuses the
+    // round instead of leaving the others waiting for its messages.
+    const auto local = [&](auto&& step) {
+      try {
+        return step();
+      } catch (const std::exception& e) {
+        if (round == nullptr) throw;
+        problem = e.what();
+        round->refuse();
+        differ();
+        throw;
+      }
+    };
     if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
       confirm();
       return;
     }
-    auto ex = executor_between(m_layout, layout, options);
+    auto ex = local([&] { return executor_between(m_layout, layout, options); });
     if (!has_shadow() && !layout.has_shadow() && ex.plan().storage_identical()) {
       confirm();
       relabel(layout); // every rank keeps its block as it is: only the layout changes
@@ -583,7 +600,7 @@ private:
       // the new layout, not initialised (every owned element of it is written): maybe one that an
       // earlier REDISTRIBUTE released (array/block_pool.hpp); this one's goes to the pool in turn.
       const LocalShape shape = local_shape(layout);
-      view_type target = make_block(m_label, false, shape.storage, false);
+      view_type target = local([&] { return make_block(m_label, false, shape.storage, false); });
       ex->use_comm(round->comm(), round->generation());
       const auto agreed = [&] {
         round->settle(ex->headers_agreed());
@@ -608,7 +625,8 @@ private:
       adopt(layout, shape, std::move(target));
       return;
     }
-    DistArray next(m_label, layout, detail::Uninitialized{}); // as `target` above
+    DistArray next =
+        local([&] { return DistArray(m_label, layout, detail::Uninitialized{}); }); // as `target`
     confirm(); // a step mode or MPI_Alltoallv may block in post(): agree first
     ex->use_comm(Comm(), 0);
     run_into(*ex, *this, next); // on failure *this is untouched

@@ -41,10 +41,12 @@ void set_pairwise_agreement_limit(int ranks) noexcept;
 /// True when `comm` agrees pairwise: its size is at most pairwise_agreement_limit(). Local.
 [[nodiscard]] bool pairwise_agreement(MPI_Comm comm);
 
-/// The header: the hash, then zeros, so that data packed after it stays aligned for any type.
+/// The header: the hash, then a word that is 0 from a rank taking part and 1 from a rank that refuses
+/// the call (PairwiseAgreement::refuse), so that data packed after it stays aligned for any type. A
+/// header agrees with this rank's when both words are the same.
 struct AgreementHeader {
   std::uint64_t hash = 0;
-  std::uint64_t zero = 0;
+  std::uint64_t refused = 0;
 };
 inline constexpr std::size_t agreement_header_bytes = sizeof(AgreementHeader);
 static_assert(agreement_header_bytes % alignof(std::max_align_t) == 0);
@@ -60,9 +62,10 @@ inline constexpr std::size_t agreement_message_max_bytes = agreement_header_byte
 /// tags::agreement.base. A received message of another length or with another hash is a difference.
 class AgreementHeaders {
 public:
-  /// Sends `hash` to every rank q with to[q] != 0 and posts a receive from every q with from[q] != 0
-  /// (both sized like the communicator). Never blocks.
-  void post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to, const std::vector<char>& from);
+  /// Sends `hash` (as a refusal when `refused`) to every rank q with to[q] != 0 and posts a receive
+  /// from every q with from[q] != 0 (both sized like the communicator). Never blocks.
+  void post(const Comm& comm, std::uint64_t hash, const std::vector<char>& to, const std::vector<char>& from,
+            bool refused = false);
   /// Blocks until one more header has come and returns its sender, or -1 once every one has. `same`
   /// tells whether it is `hash` in a header-only message (the first difference is remembered).
   int next(bool& same);
@@ -97,7 +100,12 @@ public:
   [[nodiscard]] std::uint64_t generation() const noexcept { return m_generation; }
   [[nodiscard]] std::uint64_t hash() const noexcept { return m_hash; }
   /// Sends the header to every other rank and posts the receives of theirs. Never blocks.
-  void post_headers();
+  void post_headers() { post_headers(false); }
+  /// For a rank that cannot take part (its own part of the collective failed before anything was
+  /// sent, e.g. an option invalid there only): sends every other rank a header no agreeing rank
+  /// sends, waits for theirs, and settles on a difference, so that every rank sees one and none waits
+  /// for this rank's messages. Then discard(). Blocks for the other ranks' headers only.
+  void refuse();
   /// The collective's own messages carried the headers (Exchange::headers_agreed): what they said.
   void settle(bool agreed) noexcept { m_state = agreed ? 1 : -1; }
   /// Completes the headers of post_headers() (the first call; later calls return the same), or
@@ -108,6 +116,8 @@ public:
   void discard();
 
 private:
+  void post_headers(bool refused);
+
   MPI_Comm m_parent = MPI_COMM_NULL;
   Comm m_private;
   std::uint64_t m_generation = 0;
