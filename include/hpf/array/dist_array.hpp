@@ -580,8 +580,8 @@ private:
         if (round == nullptr) throw;
         problem = e.what();
         round->refuse();
-        differ();
-        throw;
+        differ(); // throws (every rank sees the refusal and throws this rank's error)
+        throw;    // not reached
       }
     };
     if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
