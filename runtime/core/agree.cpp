@@ -45,12 +45,17 @@ std::uint64_t hash_words(std::span<const std::int64_t> words) noexcept {
 } // namespace detail
 
 void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
-                             std::span<const std::string_view> names) {
+                             std::span<const std::string_view> names, std::string_view local_problem) {
+  const auto spread = [&](bool any_failed) {
+    if (any_failed) detail::agree_on_error(comm, std::string(local_problem)); // throws on every rank
+  };
+  const std::uint64_t failed = local_problem.empty() ? 0 : 1;
 #ifdef NDEBUG
   const std::uint64_t h = detail::hash_words(words);
-  std::uint64_t local[2] = {h, ~h};
-  std::uint64_t global[2] = {0, 0};
-  HPF_MPI_CHECK(MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_MAX, comm));
+  std::uint64_t local[3] = {h, ~h, failed};
+  std::uint64_t global[3] = {0, 0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(local, global, 3, MPI_UINT64_T, MPI_MAX, comm));
+  spread(global[2] != 0);
   if (global[0] == h && global[1] == ~h) return;
   (void)names;
   detail::fail(what, ": the ranks passed different arguments to a collective (hashes ", ~global[1], " to ",
@@ -59,9 +64,10 @@ void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<con
   // Debug: a full compare. The word count is agreed first (a cheap allreduce), so that every rank
   // reduces buffers of the same length.
   const long long n = static_cast<long long>(words.size());
-  long long counts[2] = {n, -n};
-  long long cmax[2] = {0, 0};
-  HPF_MPI_CHECK(MPI_Allreduce(counts, cmax, 2, MPI_LONG_LONG, MPI_MAX, comm));
+  long long counts[3] = {n, -n, static_cast<long long>(failed)};
+  long long cmax[3] = {0, 0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(counts, cmax, 3, MPI_LONG_LONG, MPI_MAX, comm));
+  spread(cmax[2] != 0);
   if (cmax[0] != -cmax[1])
     detail::fail(what, ": the ranks passed arguments of different lengths to a collective (", -cmax[1],
                  " to ", cmax[0], " words); every rank must pass the same");

@@ -530,7 +530,9 @@ bool Exchange::shm_candidate(std::size_t bytes) const noexcept {
 // when the receive is packed and one could be made, else none), and the sender posts the offer's
 // receive. Both are posted before the execution's data, on the data's tag, so that on every
 // (sender, receiver) pair they are matched in the same order on both ends.
-void Exchange::post_offers() {
+// The first execution's segments and offers, made before anything is sent (they may fail: a segment
+// is a file in /dev/shm); post_offers sends them.
+void Exchange::make_offers() {
   const auto& sends = m_plan.sends;
   const auto& recvs = m_plan.recvs;
   m_offers_out.assign(recvs.size(), {});
@@ -545,9 +547,19 @@ void Exchange::post_offers() {
     if (!shm_offered(recvs[i].bytes)) continue;
     if (recv_type(i) == MPI_DATATYPE_NULL) m_recv_segs[i] = detail::SharedSegment::make(recvs[i].bytes);
     if (m_recv_segs[i]) m_offers_out[i] = m_recv_segs[i]->offer();
-    HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
-                            m_comm.get(), m_offer_sends.add()));
   }
+  m_offers_made = true;
+}
+
+void Exchange::post_offers() {
+  if (!m_offers_made) make_offers();
+  m_offers_made = false;
+  const auto& sends = m_plan.sends;
+  const auto& recvs = m_plan.recvs;
+  for (std::size_t i = 0; i < recvs.size(); ++i)
+    if (shm_offered(recvs[i].bytes))
+      HPF_MPI_CHECK(MPI_Isend(&m_offers_out[i], sizeof(detail::SegmentOffer), MPI_BYTE, recvs[i].peer, m_tag,
+                              m_comm.get(), m_offer_sends.add()));
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (shm_offered(sends[i].bytes)) m_offer_pending[i] = 1;
   m_offers_held = m_carrying; // post_agreeing: the receives wait for the peers' headers (post_held_from)
@@ -763,10 +775,41 @@ void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, c
   m_header_state = 0;
   m_carried_differ = false;
   m_carrying = true;
+  try {
+    prepare_agreeing();
+  } catch (...) {
+    m_carrying = false; // nothing was sent: posted() is false, and the caller may refuse the round
+    throw;
+  }
   // The headers alone first, then every carried message with the rest (AllAtOnce starts every send
   // in post()): nothing below completes a receive, so every header is out before anything can fail.
   m_headers.post(m_comm, hash, m_header_to, m_header_from);
   start(std::move(pack), std::move(unpack), send_base, recv_base);
+}
+
+// What may fail locally in post_agreeing (the buffers of this execution, the first execution's
+// shared-memory segments), before any header goes out: a rank whose own part fails then has sent
+// nothing, and DistArray::redistribute refuses the round. A send that waits for its peer's offer
+// (the first execution) learns only then whether it needs a buffer: that one is not reserved here.
+void Exchange::prepare_agreeing() {
+  if (m_shm_min != SIZE_MAX && m_shm_execs == 0) make_offers();
+  const std::size_t nr = m_plan.recvs.size();
+  const std::size_t ns = m_plan.sends.size();
+  m_recv_bufs.resize(nr);
+  m_send_bufs.resize(ns);
+  for (std::size_t i = 0; i < nr; ++i) {
+    if (carries_recv(i))
+      m_recv_bufs[i].resize(detail::agreement_message_max_bytes);
+    else if (recv_segment(i) == nullptr && recv_type(i) == MPI_DATATYPE_NULL)
+      m_recv_bufs[i].resize(m_plan.recvs[i].bytes);
+  }
+  for (std::size_t i = 0; i < ns; ++i) {
+    const std::size_t bytes = m_plan.sends[i].bytes;
+    if (carries_send(i))
+      m_send_bufs[i].resize(detail::agreement_header_bytes + bytes);
+    else if (send_type(i) == MPI_DATATYPE_NULL && send_segment(i) == nullptr && !shm_offered(bytes))
+      m_send_bufs[i].resize(bytes);
+  }
 }
 
 // Which messages carry the header: the only one to (from) its peer, packed on both ends, at most

@@ -207,6 +207,84 @@ TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
   }
 }
 
+// A rank whose target block cannot be allocated (here the only rank of the target's grid, with a
+// shadow of 2^40 elements: 8 TiB) while every rank passed the same arguments: every rank throws its
+// error, through the refusal of the pairwise agreement and through the allreduce check of large
+// communicators (where the failure used to come after the check, leaving the others in the exchange),
+// the array is unchanged, and the next call works.
+#ifndef HPF_TEST_ASAN // ASan aborts on an allocation past its limit instead of failing it
+TEST(Issue15, RedistributeReportsOneRanksFailedAllocationEverywhere) {
+  const int n = world_size();
+  const int me = world_rank();
+  const auto grid = ProcessGrid::world({n});
+  const index_t M = 4000; // messages of 32000 / n bytes each way: past the eager limit at 2 ranks
+  const int limit = hpf::detail::pairwise_agreement_limit();
+  for (const int lim : {limit, 0}) {
+    hpf::detail::set_pairwise_agreement_limit(lim);
+    for (int round = 0; round < 2; ++round) {
+      const int f = (round + lim) % n;
+      const ProcessGrid only_f(MPI_COMM_WORLD, std::vector<int>{f}, {1});
+      const Layout<1> huge =
+          Layout<1>({M}, {hpf::Block()}, only_f).with_shadow(hpf::Index<1>{index_t{1} << 40});
+      DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(3)}, grid));
+      hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+      EXPECT_EQ(ranks_that_threw([&] { A.redistribute(huge); }, "cannot allocate"), n)
+          << "limit " << lim << " round " << round;
+      EXPECT_EQ(A.layout().dist(0).block(), 3);
+      A.redistribute(Layout<1>({M}, {hpf::Block()}, only_f));
+      if (me == f) {
+        const auto all = A.owned_copy();
+        ASSERT_EQ(all.size(), static_cast<std::size_t>(M));
+        for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], double(i)) << "round " << round;
+      }
+    }
+  }
+  hpf::detail::set_pairwise_agreement_limit(limit);
+}
+#endif
+
+// The first REDISTRIBUTE on a communicator without a cost model measures one (exec/model.hpp), which
+// is collective. Every rank enters the measurement whatever its arguments, so a rank that asks for
+// another strategy (which needs no model) or whose target is its own layout (an early return) gets
+// the same error as the others instead of leaving them in the measurement.
+TEST(Issue15, FirstRedistributeOnAFreshCommunicatorRefusesDifferentArguments) {
+  const int n = world_size();
+  const int me = world_rank();
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  const int limit = hpf::detail::pairwise_agreement_limit();
+  for (const int lim : {limit, 0}) {
+    hpf::detail::set_pairwise_agreement_limit(lim);
+    for (int which = 0; which < 2; ++which) {
+      MPI_Comm fresh = MPI_COMM_NULL;
+      ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, me, &fresh), MPI_SUCCESS);
+      {
+        const ProcessGrid grid(fresh, {n});
+        ASSERT_FALSE(hpf::has_machine_model(grid.comm().get()));
+        const index_t M = 1000;
+        const Layout<1> a({M}, {hpf::Cyclic(2)}, grid);
+        const Layout<1> b({M}, {hpf::Cyclic(3)}, grid);
+        DistArray<double, 1> A("A", a);
+        hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+        const bool odd = me == (which + 1) % n;
+        hpf::RedistOptions opt;
+        if (which == 0 && odd) opt.strategy = hpf::Strategy::AllAtOnce;
+        const Layout<1>& target = which == 1 && odd ? a : b;
+        EXPECT_EQ(ranks_that_threw([&] { A.redistribute(target, opt); }, kDiffers), n)
+            << "limit " << lim << " case " << which;
+        EXPECT_TRUE(hpf::has_machine_model(grid.comm().get()));
+        EXPECT_EQ(A.layout().dist(0).block(), 2);
+        A.redistribute(b);
+        const auto all = A.gather(0);
+        if (me == 0) {
+          for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], double(i)) << "case " << which;
+        }
+      }
+      MPI_Comm_free(&fresh);
+    }
+  }
+  hpf::detail::set_pairwise_agreement_limit(limit);
+}
+
 // Issue 10: the agreement in front of small messages (Exchange::post_agreeing) holds back every other
 // receive until the headers agree, so that a rank with other arguments never has a large message
 // truncated (Open MPI 4.1.4 wrote past such a receive's buffer). Messages of about 100 KB each way.

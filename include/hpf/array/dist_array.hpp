@@ -37,7 +37,9 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -273,21 +275,35 @@ public:
     // On small communicators the check travels with the data (core/pairwise_agreement.hpp): it costs
     // no round of its own.
     const auto words = agreement_words(options);
+    // The cost model first, on every rank whatever its arguments: its measurement is collective the
+    // first time on a communicator that has none (detail::with_model), and a rank that then returns
+    // early or fails would leave the others in it.
+    options = detail::with_model(m_layout, options, sizeof(T));
     const MPI_Comm comm = m_layout.grid().comm().get();
     if (!detail::pairwise_agreement(comm)) {
-      check_same_redistribution(m_layout, layout, words, "DistArray::redistribute");
-      redistribute_agreed(layout, options, nullptr);
+      redistribute_agreed(layout, options, words, nullptr);
       return;
     }
     detail::PairwiseAgreement round(comm, redistribution_hash(m_layout, layout, words));
-    redistribute_agreed(layout, options, &round);
+    redistribute_agreed(layout, options, words, &round);
   }
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
-  /// elements go through a contiguous copy); dst's shadow is stale afterwards.
+  /// elements go through a contiguous copy); dst's shadow is stale afterwards. Every rank must pass
+  /// the same layouts and options (checked in one allreduce, with this rank's plan's failure, if any,
+  /// folded in: every rank throws it).
   static void redistribute_into(const DistArray& src, DistArray& dst, RedistOptions options = {}) {
-    auto ex = executor_between(src.m_layout, dst.m_layout, options);
-    run_into(*ex, src, dst);
+    const auto words = agreement_words(options);
+    options = detail::with_model(src.m_layout, options, sizeof(T));
+    std::string problem;
+    std::optional<decltype(executor_between(src.m_layout, dst.m_layout, options))> ex;
+    try {
+      ex.emplace(executor_between(src.m_layout, dst.m_layout, options));
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    check_same_redistribution(src.m_layout, dst.m_layout, words, "hpf::redistribute", problem);
+    run_into(**ex, src, dst);
   }
 
   /// The owned elements in Fortran order of the owned block (a copy). Not collective.
@@ -555,33 +571,44 @@ private:
   /// builds); the array is then unchanged. A rank whose own part fails before it sends anything
   /// refuses the round (PairwiseAgreement::refuse) and every rank throws that rank's error.
   void redistribute_agreed(const Layout<N>& layout, const RedistOptions& options,
-                           detail::PairwiseAgreement* round) {
+                           std::span<const OptionWord> words, detail::PairwiseAgreement* round) {
+    constexpr std::string_view what = "DistArray::redistribute";
     std::string problem; // this rank's own failure before its first message
     const auto differ = [&] {
       round->discard();
       clear_plan_cache(); // no cached executor keeps the discarded communicator
       detail::agree_on_error(m_layout.grid().comm().get(), problem);
-      check_same_redistribution(m_layout, layout, agreement_words(options), "DistArray::redistribute");
-      detail::fail("DistArray::redistribute: the ranks passed different arguments to a collective; every "
-                   "rank must pass the same");
+      check_same_redistribution(m_layout, layout, words, what);
+      detail::fail(what, ": the ranks passed different arguments to a collective; every rank must pass "
+                         "the same");
     };
-    const auto confirm = [&] { // the headers alone (this rank's exchange carries none)
-      if (round == nullptr) return;
+    // The agreement, before anything is returned or waited for: the headers alone (this rank's
+    // exchange carries none), or without a round (large communicators) the allreduce check, with this
+    // rank's failure, if any, folded in.
+    const auto confirm = [&] {
+      if (round == nullptr) {
+        check_same_redistribution(m_layout, layout, words, what, problem);
+        return;
+      }
       round->post_headers();
       if (!round->agreed()) differ();
     };
     // This rank's work before its first message (the plan and executor, the target block) may fail
     // where the others' does not (an option invalid here only, an allocation): then it refuses the
-    // round instead of leaving the others waiting for its messages.
+    // round, or reports its failure in the check, instead of leaving the others waiting for its
+    // messages. Either way every rank throws this rank's error.
     const auto local = [&](auto&& step) {
       try {
         return step();
       } catch (const std::exception& e) {
-        if (round == nullptr) throw;
         problem = e.what();
-        round->refuse();
-        differ(); // throws (every rank sees the refusal and throws this rank's error)
-        throw;    // not reached
+        if (round == nullptr) {
+          confirm();
+        } else {
+          round->refuse();
+          differ();
+        }
+        throw; // not reached: both throw
       }
     };
     if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
@@ -609,6 +636,8 @@ private:
       try {
         ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), target.data());
       } catch (...) {
+        // Before its headers (a buffer, a shared-memory segment): this rank sent nothing and refuses.
+        if (!ex->pending()) local([] { throw; });
         // A message of a call with other arguments may already have arrived and failed a receive
         // (truncated, or another shared-memory threshold's offer): the difference is the error.
         if (!agreed()) {
@@ -634,12 +663,11 @@ private:
   }
 
   /// An executor of the cached plan between the two layouts without their shadow widths (only owned
-  /// elements move), from the plan's pool. Local; the model lookup is collective the first time.
+  /// elements move), from the plan's pool, for `options` as detail::with_model filled them. Local.
   static auto executor_between(const Layout<N>& from, const Layout<N>& to, const RedistOptions& options) {
     if (!from.has_shadow() && !to.has_shadow()) // the common case: no layout copies per call
-      return cached_executor(from, to, detail::with_model(from, options, sizeof(T)));
-    const Layout<N> s = from.with_shadow(Index<N>{});
-    return cached_executor(s, to.with_shadow(Index<N>{}), detail::with_model(s, options, sizeof(T)));
+      return cached_executor(from, to, options);
+    return cached_executor(from.with_shadow(Index<N>{}), to.with_shadow(Index<N>{}), options);
   }
 
   /// Collective: runs `ex` from src's owned elements into dst's; with a shadow on either side they go
@@ -817,9 +845,17 @@ private:
 /// rank for other extents or a grid on another parent communicator.
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
-  DistArray<T, N> out(A.label(), layout, detail::Uninitialized{});
-  DistArray<T, N>::redistribute_into(A, out, options);
-  return out;
+  // The copy's block may fail to allocate on some ranks only: every rank throws it then.
+  std::optional<DistArray<T, N>> out;
+  std::string problem;
+  try {
+    out.emplace(A.label(), layout, detail::Uninitialized{});
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  detail::agree_on_error(A.layout().grid().comm(), problem);
+  DistArray<T, N>::redistribute_into(A, *out, options);
+  return std::move(*out);
 }
 
 } // namespace hpf

@@ -238,8 +238,12 @@ private:
 /// words (one MPI_Allreduce of two 64-bit words: max of h and of ~h gives max and min of h); debug
 /// builds (no NDEBUG) compare every word and name the first that differs with its minimum and
 /// maximum over the ranks (one MPI_Allreduce of 2 * size words). `names`, when given, names the
-/// words in messages (one name per word).
+/// words in messages (one name per word). A non-empty `local_problem` is this rank's own failure before
+/// the collective (an allocation, a plan): it travels in the same allreduce, and when any rank has
+/// one, every rank throws the problem of the lowest such rank (as agree_on_error, which then runs),
+/// before the arguments are compared.
 void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
-                             std::span<const std::string_view> names = {});
+                             std::span<const std::string_view> names = {},
+                             std::string_view local_problem = {});
 
 } // namespace hpf

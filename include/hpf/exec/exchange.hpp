@@ -261,7 +261,9 @@ private:
   [[nodiscard]] bool shm_offered(std::size_t bytes) const noexcept;
   // A message of `bytes` that may go through a segment (above the threshold, one MPI message): packed.
   [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept;
+  void make_offers();
   void post_offers();
+  void prepare_agreeing();
   void post_offer_receives(int peer);
   void post_held_from(int peer);
   bool offer_in(std::size_t i, bool block);
@@ -332,6 +334,7 @@ private:
   std::vector<char> m_offer_pending;
   std::vector<Requests> m_offer_recvs;
   bool m_offers_held = false; // post_agreeing: the offers' receives wait for the headers
+  bool m_offers_made = false; // post_agreeing: made before the headers (make_offers), not sent yet
   Requests m_offer_sends;
   std::size_t m_rposted = 0;  // receives posted
   std::size_t m_rarrived = 0; // receives completed

@@ -27,10 +27,11 @@ struct AgreementWords {
     (void)name;
 #endif
   }
-  /// Collective over `comm`: throws the same hpf::Error on every rank unless all passed the same words.
-  void check(MPI_Comm comm, std::string_view what) const {
+  /// Collective over `comm`: throws the same hpf::Error on every rank unless all passed the same words
+  /// and none has a `local_problem` of its own (check_same_on_all_ranks).
+  void check(MPI_Comm comm, std::string_view what, std::string_view local_problem = {}) const {
     const std::vector<std::string_view> views(names.begin(), names.end());
-    check_same_on_all_ranks(comm, what, words, views);
+    check_same_on_all_ranks(comm, what, words, views, local_problem);
   }
 };
 
@@ -101,10 +102,12 @@ template <int N> AgreementWords redistribution_words(const Layout<N>& from, cons
 }
 
 /// Collective over the source grid's communicator: throws the same hpf::Error on every rank unless
-/// every rank passed the same layouts and options.
+/// every rank passed the same layouts and options and none has a `local_problem` of its own (then every
+/// rank throws it: AgreementWords::check).
 template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
-                                                std::span<const OptionWord> options, std::string_view what) {
-  redistribution_words(from, to, options).check(from.grid().comm().get(), what);
+                                                std::span<const OptionWord> options, std::string_view what,
+                                                std::string_view local_problem = {}) {
+  redistribution_words(from, to, options).check(from.grid().comm().get(), what, local_problem);
 }
 
 /// The hash of a layout's words (add_layout_words), computed once per layout and kept with it

@@ -119,11 +119,12 @@ template <int N> struct PlanCache {
 namespace detail {
 /// `opt` for elements of `elem_bytes` bytes, with the cost model of Strategy::Auto filled in from
 /// machine_model() of the source grid's communicator where the caller gave none. Collective over that
-/// communicator the first time it has no model (exec/model.hpp); every rank takes the same branch.
+/// communicator the first time it has no model (exec/model.hpp), whatever `opt` asks: ranks whose
+/// options differ (which the caller's check may find only after this) all take the same branch.
 template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions opt, std::size_t elem_bytes) {
   opt.element_bytes = elem_bytes;
-  if (opt.strategy == Strategy::Auto && !(opt.alpha && opt.beta)) {
-    const auto [alpha, beta] = machine_alpha_beta(src.grid().comm());
+  const auto [alpha, beta] = machine_alpha_beta(src.grid().comm());
+  if (opt.strategy == Strategy::Auto) {
     if (!opt.alpha) opt.alpha = alpha;
     if (!opt.beta) opt.beta = beta;
   }
