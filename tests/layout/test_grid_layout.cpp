@@ -75,6 +75,25 @@ TEST(Layout, Errors) {
   HPF_EXPECT_ERROR(ok.check_bounds({5}, "here"), "global index (5) is outside the extents (5)");
 }
 
+// Equality: copies share a cache (the fast path of operator==), layouts made apart compare their
+// fields, and with_shadow makes a layout of its own (equal to the original only at width 0).
+TEST(Layout, Equality) {
+  const auto g = ProcessGrid::world({world_size()});
+  const Layout<2> a({9, 5}, {hpf::Cyclic(2), hpf::Collapsed()}, g);
+  const Layout<2> copy = a; // NOLINT(performance-unnecessary-copy-initialization): the copy is the point
+  const Layout<2> apart({9, 5}, {hpf::Cyclic(2), hpf::Collapsed()}, g);
+  const Layout<2> other({9, 5}, {hpf::Cyclic(3), hpf::Collapsed()}, g);
+  EXPECT_TRUE(a == copy);
+  EXPECT_TRUE(a == apart);
+  EXPECT_FALSE(a == other);
+  EXPECT_FALSE(a == a.with_shadow({1, 0}));
+  EXPECT_TRUE(a == a.with_shadow({0, 0}));
+  const Layout<2> shadowed = a.with_shadow({1, 0});
+  const Layout<2> shadowed_copy = shadowed; // NOLINT(performance-unnecessary-copy-initialization)
+  EXPECT_TRUE(shadowed == shadowed_copy);
+  EXPECT_TRUE(shadowed == apart.with_shadow({1, 0}));
+}
+
 /// Every global index of a 3-D layout maps to an owner and local index consistent with
 /// global_index() and local_extents(), against enumeration of all elements.
 TEST(Layout, ThreeDimensionalMapsAgainstEnumeration) {

@@ -472,8 +472,12 @@ public:
     plain = plain && !replicates_or_fixes();
     std::string s = "(";
     for (int d = 0; d < N; ++d) {
-      s += (d ? ", " : "") + m_dists[u(d)].to_string();
-      if (!plain && m_grid_dim[u(d)] >= 0) s += "@" + std::to_string(m_grid_dim[u(d)]);
+      if (d > 0) s += ", ";
+      s += m_dists[u(d)].to_string();
+      if (!plain && m_grid_dim[u(d)] >= 0) {
+        s += '@';
+        s += std::to_string(m_grid_dim[u(d)]);
+      }
     }
     if (!plain)
       for (int k = 0; k < m_grid.ndims(); ++k) {
@@ -493,6 +497,10 @@ public:
 
   /// Same extents, same resolved maps, the same grid and the same shadow widths.
   friend bool operator==(const Layout& a, const Layout& b) {
+    // Copies share their cache, and a layout never changes once made (with_shadow makes a new one
+    // with a cache of its own): the same cache is the same layout, without comparing the fields (a
+    // repeated REDISTRIBUTE compares its layouts several times a call).
+    if (a.m_cache == b.m_cache) return true;
     return a.m_extents == b.m_extents && a.m_maps == b.m_maps && a.m_grid_dim == b.m_grid_dim &&
            a.m_unused == b.m_unused && a.m_grid == b.m_grid && a.m_shadow == b.m_shadow;
   }
