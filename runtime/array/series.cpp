@@ -360,24 +360,24 @@ void SeriesCore::calibrate(std::int64_t phases) {
   run(kc, vb, cb); // warm-up: first-use costs (buffers, the library's connections)
   run_collective(kv, in.data(), to, keep);
   std::vector<double> t(2 * k_calibration_rounds + 1);
-  for (int r = 0; r < k_calibration_rounds; ++r) {
+  for (std::size_t r = 0; r < static_cast<std::size_t>(k_calibration_rounds); ++r) {
     HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
     double s = MPI_Wtime();
     run(kc, vb, cb);
-    t[static_cast<std::size_t>(2 * r)] = MPI_Wtime() - s;
+    t[2 * r] = MPI_Wtime() - s;
     HPF_MPI_CHECK(MPI_Barrier(m_comm.get()));
     s = MPI_Wtime();
     run_collective(kv, in.data(), to, keep);
-    t[static_cast<std::size_t>(2 * r + 1)] = MPI_Wtime() - s;
+    t[2 * r + 1] = MPI_Wtime() - s;
   }
   t.back() = MPI_Wtime() - start;
   // One agreement: every time as its maximum over ranks, so every rank decides from the same numbers.
   HPF_MPI_CHECK(
       MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, m_comm.get()));
   std::vector<double> steady_t, vendor_t;
-  for (int r = 0; r < k_calibration_rounds; ++r) {
-    steady_t.push_back(t[static_cast<std::size_t>(2 * r)]);
-    vendor_t.push_back(t[static_cast<std::size_t>(2 * r + 1)]);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(k_calibration_rounds); ++r) {
+    steady_t.push_back(t[2 * r]);
+    vendor_t.push_back(t[2 * r + 1]);
   }
   const double predicted = predicted_steady(kc);
   if (predicted > 0) {
