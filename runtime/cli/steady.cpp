@@ -98,10 +98,10 @@ void run_steady(const SteadyArgs& a) {
   }
   const SteadyProblem pb = make_problem(g, a);
   // Bounded work: the LP has a flow per edge and node for every message type (issue 15, finding 6).
-  const double n = pb.participants.size();
+  const auto n = static_cast<double>(pb.participants.size());
   const double types = pb.op == SteadyOp::Scatter ? static_cast<double>(pb.targets.size())
                        : pb.op == SteadyOp::Gossip
-                           ? static_cast<double>(pb.sources.size()) * pb.targets.size()
+                           ? static_cast<double>(pb.sources.size()) * static_cast<double>(pb.targets.size())
                            : n * (n + 1) / 2;
   check_work((g.node_count() + g.edge_count()) * types, 1e6,
              "steady: the LP size ((nodes + edges) x message types)");

@@ -254,7 +254,7 @@ void set_machine_model(const Comm& comm, const MachineModel& m) { set_machine_mo
 MachineModel machine_model(const Comm& comm) {
   detail::require(!comm.is_null(), "machine_model: communicator is null");
   if (const MachineModel* m = cached(comm.get())) return *m;
-  const MachineModel m = measure_machine_model(comm);
+  MachineModel m = measure_machine_model(comm);
   set_machine_model(comm, m);
   return m;
 }

@@ -197,9 +197,9 @@ SteadyLp build_lp(const Platform& g, const SteadyProblem& p) {
       if (ed.to == i) in_terms.emplace_back(col, time);
     }
     if (!out_terms.empty())
-      lp.add_row(std::move(out_terms), RowSense::LessEqual, Rational(1), "out-port " + g.node(i).name);
+      lp.add_row(out_terms, RowSense::LessEqual, Rational(1), "out-port " + g.node(i).name);
     if (!in_terms.empty())
-      lp.add_row(std::move(in_terms), RowSense::LessEqual, Rational(1), "in-port " + g.node(i).name);
+      lp.add_row(in_terms, RowSense::LessEqual, Rational(1), "in-port " + g.node(i).name);
   }
   // Computation (7) with (9): alpha(P_i) = sum cons(P_i, T) * w(P_i, T) <= 1.
   if (p.op == SteadyOp::Reduce)
@@ -209,8 +209,7 @@ SteadyLp build_lp(const Platform& g, const SteadyProblem& p) {
       const Rational w = p.task_work / g.node(i).speed;
       for (const auto& [key, col] : task_col)
         if (std::get<0>(key) == i) terms.emplace_back(col, w);
-      if (!terms.empty())
-        lp.add_row(std::move(terms), RowSense::LessEqual, Rational(1), "compute " + g.node(i).name);
+      if (!terms.empty()) lp.add_row(terms, RowSense::LessEqual, Rational(1), "compute " + g.node(i).name);
     }
   // Conservation law (5) / (10).
   for (int i = 0; i < nv; ++i)
@@ -233,7 +232,7 @@ SteadyLp build_lp(const Platform& g, const SteadyProblem& p) {
           terms.emplace_back(task_col.at({i, q, k - 1, m}), Rational(-1)); // T_{q,k-1,m}
       }
       if (terms.empty()) continue;
-      lp.add_row(std::move(terms), RowSense::Equal, Rational(0),
+      lp.add_row(terms, RowSense::Equal, Rational(0),
                  detail::concat("conservation ", g.node(i).name, " type", t));
     }
   // Throughput: every destination receives TP messages of its type (Section 3.1 / 3.5), or the
@@ -245,7 +244,7 @@ SteadyLp build_lp(const Platform& g, const SteadyProblem& p) {
       for (int e : g.in_edges(ty.dst))
         if (auto it = send_col.find({e, t}); it != send_col.end())
           terms.emplace_back(it->second, Rational(1));
-      lp.add_row(std::move(terms), RowSense::Equal, Rational(0), detail::concat("throughput type", t));
+      lp.add_row(terms, RowSense::Equal, Rational(0), detail::concat("throughput type", t));
     }
   } else {
     const int target = reduce_target(p);
@@ -256,7 +255,7 @@ SteadyLp build_lp(const Platform& g, const SteadyProblem& p) {
         terms.emplace_back(it->second, Rational(1));
     if (g.node(target).speed > 0)
       for (int l = 0; l < n - 1; ++l) terms.emplace_back(task_col.at({target, 0, l, n - 1}), Rational(1));
-    lp.add_row(std::move(terms), RowSense::Equal, Rational(0), "throughput");
+    lp.add_row(terms, RowSense::Equal, Rational(0), "throughput");
   }
   return out;
 }

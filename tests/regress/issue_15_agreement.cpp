@@ -179,32 +179,39 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
 
 // Issue 10: a rank whose own part of A.redistribute fails before it sends anything (here an option
 // invalid on that rank only: the tag) refuses the round (PairwiseAgreement::refuse) instead of leaving
-// the others waiting for its messages. Every rank throws that rank's error, whether the others'
-// exchange carries the agreement (all at once) or agrees first (a step mode), and the next call works.
+// the others waiting for its messages, or on large communicators (limit 0 here) reports it in the
+// allreduce check. Every rank throws that rank's error (before any word of the check is compared),
+// whether the others' exchange carries the agreement (all at once) or agrees first (a step mode),
+// and the next call works.
 TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
   const int n = world_size();
   const int me = world_rank();
   const auto grid = ProcessGrid::world({n});
   const index_t M = 1000;
-  for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise}) {
-    hpf::RedistOptions opt;
-    opt.strategy = st;
-    DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(2)}, grid));
-    hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
-    for (int round = 0; round < 4; ++round) {
-      const Layout<1> good({M}, {hpf::Cyclic(3 + round)}, grid);
-      hpf::RedistOptions odd = opt;
-      if (me == round % n) odd.tag = -1;
-      EXPECT_EQ(ranks_that_threw([&] { A.redistribute(good, odd); }, "tag"), n)
-          << "strategy " << hpf::to_string(st) << " round " << round;
-      EXPECT_EQ(A.layout().dist(0).block(), 2 + round); // unchanged: CYCLIC(2), then the last good one
-      A.redistribute(good, opt);
-      const auto all = A.gather(0);
-      if (me == 0) {
-        for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], double(i)) << "round " << round;
+  const int limit = hpf::detail::pairwise_agreement_limit();
+  for (const int lim : {limit, 0}) {
+    hpf::detail::set_pairwise_agreement_limit(lim);
+    for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise}) {
+      hpf::RedistOptions opt;
+      opt.strategy = st;
+      DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(2)}, grid));
+      hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+      for (int round = 0; round < 4; ++round) {
+        const Layout<1> good({M}, {hpf::Cyclic(3 + round)}, grid);
+        hpf::RedistOptions odd = opt;
+        if (me == round % n) odd.tag = -1;
+        EXPECT_EQ(ranks_that_threw([&] { A.redistribute(good, odd); }, "tag"), n)
+            << "strategy " << hpf::to_string(st) << " limit " << lim << " round " << round;
+        EXPECT_EQ(A.layout().dist(0).block(), 2 + round); // unchanged: CYCLIC(2), then the last good one
+        A.redistribute(good, opt);
+        const auto all = A.gather(0);
+        if (me == 0) {
+          for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], double(i)) << "round " << round;
+        }
       }
     }
   }
+  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 // A rank whose target block cannot be allocated (here the only rank of the target's grid, with a

@@ -281,7 +281,7 @@ private:
     }
     return a;
   }
-  void fail(std::exception_ptr e) {
+  void fail(const std::exception_ptr& e) {
     m_failed = true;
     try {
       std::rethrow_exception(e);

@@ -33,7 +33,7 @@ template <int N, class Fn> void for_each_run(const Layout<N>& layout, int positi
   const std::vector<int> c = layout.grid().coords_of(position);
   const Index<N> gstride = fortran_strides<N>(layout.extents());
   const Index<N> lstride = fortran_strides<N>(ext);
-  const CyclicMap m0 = layout.map(0);
+  const CyclicMap& m0 = layout.map(0);
   const int c0 = layout.coord(c, 0);
 
   Index<N> l{}; // odometer over dimensions 1..N-1
