@@ -797,18 +797,28 @@ void Exchange::prepare_agreeing() {
   const std::size_t ns = m_plan.sends.size();
   m_recv_bufs.resize(nr);
   m_send_bufs.resize(ns);
+  const auto reserve = [](detail::ByteBuffer& buf, std::size_t bytes, const char* which, int peer) {
+    try {
+      buf.resize(bytes);
+    } catch (const std::bad_alloc&) {
+      detail::fail("Exchange: cannot allocate the buffer of a message ", which, " rank ", peer, " (", bytes,
+                   " bytes)");
+    }
+  };
   for (std::size_t i = 0; i < nr; ++i) {
+    const int peer = m_plan.recvs[i].peer;
     if (carries_recv(i))
-      m_recv_bufs[i].resize(detail::agreement_message_max_bytes);
+      reserve(m_recv_bufs[i], detail::agreement_message_max_bytes, "from", peer);
     else if (recv_segment(i) == nullptr && recv_type(i) == MPI_DATATYPE_NULL)
-      m_recv_bufs[i].resize(m_plan.recvs[i].bytes);
+      reserve(m_recv_bufs[i], m_plan.recvs[i].bytes, "from", peer);
   }
   for (std::size_t i = 0; i < ns; ++i) {
     const std::size_t bytes = m_plan.sends[i].bytes;
+    const int peer = m_plan.sends[i].peer;
     if (carries_send(i))
-      m_send_bufs[i].resize(detail::agreement_header_bytes + bytes);
+      reserve(m_send_bufs[i], detail::agreement_header_bytes + bytes, "to", peer);
     else if (send_type(i) == MPI_DATATYPE_NULL && send_segment(i) == nullptr && !shm_offered(bytes))
-      m_send_bufs[i].resize(bytes);
+      reserve(m_send_bufs[i], bytes, "to", peer);
   }
 }
 

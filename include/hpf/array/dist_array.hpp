@@ -597,18 +597,23 @@ private:
     // where the others' does not (an option invalid here only, an allocation): then it refuses the
     // round, or reports its failure in the check, instead of leaving the others waiting for its
     // messages. Either way every rank throws this rank's error.
+    // refuse(e), inside the handler of this rank's failure `e`, does that (and never returns).
+    const auto refuse = [&](const std::exception& e) {
+      problem = e.what();
+      if (round == nullptr) {
+        confirm();
+      } else {
+        round->refuse();
+        differ();
+      }
+      throw; // not reached: both throw
+    };
     const auto local = [&](auto&& step) {
       try {
         return step();
       } catch (const std::exception& e) {
-        problem = e.what();
-        if (round == nullptr) {
-          confirm();
-        } else {
-          round->refuse();
-          differ();
-        }
-        throw; // not reached: both throw
+        refuse(e);
+        throw; // not reached
       }
     };
     if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
@@ -635,9 +640,9 @@ private:
       };
       try {
         ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), target.data());
-      } catch (...) {
+      } catch (const std::exception& e) {
         // Before its headers (a buffer, a shared-memory segment): this rank sent nothing and refuses.
-        if (!ex->pending()) local([] { throw; });
+        if (!ex->pending()) refuse(e);
         // A message of a call with other arguments may already have arrived and failed a receive
         // (truncated, or another shared-memory threshold's offer): the difference is the error.
         if (!agreed()) {
