@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -53,6 +54,14 @@ inline std::vector<index_t> parse_sizes(std::string_view s, std::string_view wha
   std::vector<index_t> out;
   for (double v : hpf::bench::parse_list<double>(s, what)) out.push_back(static_cast<index_t>(v));
   return out;
+}
+
+/// The 1-minute load average (/proc/loadavg), recorded beside results: the machine is shared.
+inline double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double l = -1;
+  in >> l;
+  return l;
 }
 
 inline hpf::Distribution dist_of(index_t b) { return b == 0 ? hpf::Block() : hpf::Cyclic(b); }

@@ -119,13 +119,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-double load_average() {
-  std::ifstream in("/proc/loadavg");
-  double l = -1;
-  in >> l;
-  return l;
-}
-
 struct Method {
   std::string name;
   std::function<void()> run;
@@ -143,7 +136,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   int me = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  const double load = load_average();
+  const double load = rb::load_average();
   const std::vector<long long> ids_a = rb::global_ids(a);
   const std::vector<long long> ids_b = rb::global_ids(b);
   auto fill_ids = [](hpf::DistArray<double, N>& x, const std::vector<long long>& ids) {

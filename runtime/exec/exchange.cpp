@@ -683,14 +683,18 @@ void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs
 }
 
 void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
+  if (std::byte* out = pack_target(i, buf)) m_pack(i, out);
+  pack_done(i);
+}
+
+std::byte* Exchange::pack_target(std::size_t i, detail::ByteBuffer& buf) {
   if (carries_send(i)) {
     buf.resize(detail::agreement_header_bytes + m_plan.sends[i].bytes);
     const detail::AgreementHeader header{m_hash, 0}; // taking part
     std::memcpy(buf.data(), &header, sizeof header);
-    m_pack(i, buf.data() + detail::agreement_header_bytes);
-    return;
+    return buf.data() + detail::agreement_header_bytes;
   }
-  if (send_type(i) != MPI_DATATYPE_NULL) return; // MPI reads it in place
+  if (send_type(i) != MPI_DATATYPE_NULL) return nullptr; // MPI reads it in place
   if (detail::SharedSegment* seg = send_segment(i)) {
     // The receiver must have unpacked the previous execution's contents; MPI is kept progressing
     // meanwhile (its notice of this one may need this rank's progress on some transports).
@@ -700,12 +704,16 @@ void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
       HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm.get(), &flag, MPI_STATUS_IGNORE));
       std::this_thread::yield();
     }
-    m_pack(i, seg->data());
-    seg->produced().store(done + 1, std::memory_order_release); // before the notice goes out
-    return;
+    return seg->data();
   }
   buf.resize(m_plan.sends[i].bytes);
-  m_pack(i, buf.data());
+  return buf.data();
+}
+
+void Exchange::pack_done(std::size_t i) {
+  if (carries_send(i) || send_type(i) != MPI_DATATYPE_NULL) return;
+  if (detail::SharedSegment* seg = send_segment(i))
+    seg->produced().store(m_send_uses[i], std::memory_order_release); // before the notice goes out
 }
 
 void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs) {
@@ -727,11 +735,14 @@ void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests
 }
 
 void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
-  if (carries_recv(i)) { // its length and header were checked on arrival (note_arrival)
-    m_unpack(i, buf.data() + detail::agreement_header_bytes);
-    return;
-  }
-  if (recv_type(i) != MPI_DATATYPE_NULL) return; // MPI wrote it in place
+  if (const std::byte* in = recv_source(i, buf, got)) m_unpack(i, in);
+  recv_done(i);
+}
+
+const std::byte* Exchange::recv_source(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
+  if (carries_recv(i)) // its length and header were checked on arrival (note_arrival)
+    return buf.data() + detail::agreement_header_bytes;
+  if (recv_type(i) != MPI_DATATYPE_NULL) return nullptr; // MPI wrote it in place
   const Transfer& t = m_plan.recvs[i];
   // A message this rank offered a segment for, in the first two executions: a notice when its sender
   // packed into the segment (it will from now on), else the data.
@@ -748,11 +759,15 @@ void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::si
     detail::require(packed == unpacked + 1, "Exchange: receive ", i, " from rank ", t.peer,
                     " found its shared-memory segment packed ", packed, " times after ", unpacked,
                     " unpacks; expected one more (the exchanges of the two ranks are out of step)");
-    m_unpack(i, seg->data());
-    seg->consumed().fetch_add(1, std::memory_order_release); // the sender may pack the next one
-    return;
+    return seg->data();
   }
-  m_unpack(i, buf.data());
+  return buf.data();
+}
+
+void Exchange::recv_done(std::size_t i) {
+  if (carries_recv(i) || recv_type(i) != MPI_DATATYPE_NULL) return;
+  if (detail::SharedSegment* seg = recv_segment(i))
+    seg->consumed().fetch_add(1, std::memory_order_release); // the sender may pack the next one
 }
 
 std::size_t Exchange::received_bytes(std::size_t i, const Requests& reqs) const {
@@ -763,6 +778,12 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
   detail::require(!m_posted, "Exchange::post: the previous post() has not been completed by wait()");
   m_carrying = false;
   start(std::move(pack), std::move(unpack), send_base, recv_base);
+}
+
+void Exchange::set_batch(PackManyFn pack_many, UnpackManyFn unpack_many) {
+  detail::require(!m_posted, "Exchange::set_batch: the previous post() has not been completed by wait()");
+  m_pack_many = std::move(pack_many);
+  m_unpack_many = std::move(unpack_many);
 }
 
 void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, const void* send_base,
@@ -904,6 +925,7 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   m_recv_base = recv_base;
   m_pack = std::move(pack);
   m_unpack = std::move(unpack);
+  m_batch_pack_due = static_cast<bool>(m_pack_many);
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -1057,6 +1079,47 @@ bool Exchange::finish_step(bool block) {
   return true;
 }
 
+// AllAtOnce with set_batch: every send's buffer or segment is made ready (the first execution's
+// offers that are in decide, as in pack_send), then pack_many fills them all in one pass over the
+// caller's memory, and the sends start. Once per post().
+void Exchange::start_sends_batched() {
+  m_batch_pack_due = false;
+  const std::size_t ns = m_plan.sends.size();
+  m_batch_sends.clear();
+  m_batch_outs.clear();
+  for (std::size_t i = m_sstarted; i < ns; ++i) {
+    (void)offer_in(i, false);
+    if (std::byte* out = pack_target(i, m_send_bufs[i])) {
+      m_batch_sends.push_back(i);
+      m_batch_outs.push_back(out);
+    }
+  }
+  m_pack_many(m_batch_sends, m_batch_outs);
+  for (std::size_t i = m_sstarted; i < ns; ++i) {
+    pack_done(i);
+    start_send(i, m_send_bufs[i], m_sreq[i]);
+  }
+  m_sstarted = ns;
+}
+
+// AllAtOnce with set_batch, once every receive has arrived: unpack_many empties them all in one pass.
+void Exchange::finish_recvs_batched() {
+  const std::size_t nr = m_plan.recvs.size();
+  m_batch_recvs.clear();
+  m_batch_ins.clear();
+  for (std::size_t i = m_rdone; i < nr; ++i)
+    if (const std::byte* in = recv_source(i, m_recv_bufs[i], received_bytes(i, m_rreq[i]))) {
+      m_batch_recvs.push_back(i);
+      m_batch_ins.push_back(in);
+    }
+  m_unpack_many(m_batch_recvs, m_batch_ins);
+  for (std::size_t i = m_rdone; i < nr; ++i) {
+    recv_done(i);
+    m_unpacked[i] = 1;
+  }
+  m_rdone = nr;
+}
+
 // The flow modes. AllAtOnce posts everything at once and unpacks in arrival order; Pipelined gates
 // each send on the receives and sends of earlier steps and unpacks in step order (see the header).
 void Exchange::post_flow() {
@@ -1099,20 +1162,27 @@ bool Exchange::progress_flow(bool block) {
         start_recv(m_rposted, m_recv_bufs[m_rposted], m_rreq[m_rposted]);
       ++m_rposted;
     }
-    // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order.
-    for (std::size_t i = m_rdone; i < m_rposted; ++i) {
-      if (m_unpacked[i] == 0 && m_arrived[i] != 0) {
-        finish_recv(i, m_recv_bufs[i], received_bytes(i, m_rreq[i]));
-        m_unpacked[i] = 1;
+    // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order (with set_batch, all
+    // at once when the last has arrived).
+    if (!pipelined && m_unpack_many) {
+      if (m_rarrived == nr && m_rdone < nr) finish_recvs_batched();
+    } else {
+      for (std::size_t i = m_rdone; i < m_rposted; ++i) {
+        if (m_unpacked[i] == 0 && m_arrived[i] != 0) {
+          finish_recv(i, m_recv_bufs[i], received_bytes(i, m_rreq[i]));
+          m_unpacked[i] = 1;
+        }
+        if (m_unpacked[i] == 0 && pipelined) break;
       }
-      if (m_unpacked[i] == 0 && pipelined) break;
     }
     while (m_rdone < nr && m_unpacked[m_rdone] != 0) ++m_rdone;
     // Sends complete in any order; m_sdone is the first one not known to be complete.
     for (std::size_t i = m_sdone; i < m_sstarted; ++i)
       if (m_sent[i] == 0 && m_sreq[i].test()) m_sent[i] = 1;
     while (m_sdone < m_sstarted && m_sent[m_sdone] != 0) ++m_sdone;
-    // Start sends: AllAtOnce all of them; Pipelined those whose earlier steps are done.
+    // Start sends: AllAtOnce all of them (with set_batch, packed in one call); Pipelined those whose
+    // earlier steps are done.
+    if (!pipelined && m_batch_pack_due) start_sends_batched();
     const int recv_barrier = m_rdone < nr ? recvs[m_rdone].step : INT_MAX;
     const int send_barrier = m_sdone < m_sstarted ? sends[m_sdone].step : INT_MAX;
     while (m_sstarted < ns && (!pipelined || (sends[m_sstarted].step <= recv_barrier &&
@@ -1132,9 +1202,9 @@ bool Exchange::progress_flow(bool block) {
         m_rdone < nr && (m_sdone == m_sstarted || recvs[m_rdone].step <= sends[m_sdone].step);
     if (recv_first) {
       std::size_t i = m_rdone;
-      if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet unpacked
-        while (i < m_rposted && m_unpacked[i] != 0) ++i;
-      if (i < m_rposted && m_unpacked[i] == 0)
+      if (!pipelined) // AllAtOnce: any pending receive will do; take the first not yet arrived
+        while (i < m_rposted && (m_unpacked[i] != 0 || m_arrived[i] != 0)) ++i;
+      if (i < m_rposted && m_unpacked[i] == 0 && m_arrived[i] == 0)
         (void)note_arrival(i, true); // the next receive is posted by the next pass
     } else if (m_sdone < m_sstarted) {
       m_sreq[m_sdone].wait_all();

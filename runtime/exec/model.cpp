@@ -259,6 +259,34 @@ MachineModel machine_model(const Comm& comm) {
   return m;
 }
 
+bool detail::shares_one_node(const Comm& comm) {
+  require(!comm.is_null(), "shares_one_node: communicator is null");
+  // The attribute points at one of two constants: MPI_COMM_DUP_FN copies the pointer, nothing to free.
+  static const bool yes = true;
+  static const bool no = false;
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &k, nullptr));
+    return k;
+  }();
+  void* attr = nullptr;
+  int found = 0;
+  HPF_MPI_CHECK(MPI_Comm_get_attr(comm.get(), keyval, &attr, &found));
+  if (found != 0) return *static_cast<const bool*>(attr);
+  bool one = false;
+#ifndef SMPI_H
+  MPI_Comm node = MPI_COMM_NULL;
+  HPF_MPI_CHECK(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int on_node = 0;
+  HPF_MPI_CHECK(MPI_Comm_size(node, &on_node));
+  HPF_MPI_CHECK(MPI_Comm_free(&node));
+  one = on_node == comm.size(); // every rank sees the same: all on one node, or every node smaller
+#endif
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): MPI takes the value as void*; it is only read
+  HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), keyval, const_cast<bool*>(one ? &yes : &no)));
+  return one;
+}
+
 std::pair<double, double> detail::machine_alpha_beta(const Comm& comm) {
   if (const MachineModel* m = comm.is_null() ? nullptr : cached(comm.get())) return {m->alpha, m->beta};
   const MachineModel m = machine_model(comm);

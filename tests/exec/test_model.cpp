@@ -38,6 +38,19 @@ TEST(MachineModel, MeasuredIsTheSameOnEveryRank) {
   EXPECT_EQ(m.plogp.samples().size(), 4u);
 }
 
+// Where the ranks run (detail::shares_one_node): the same answer on every rank, cached and inherited
+// by MPI_Comm_dup like the model, and true on one rank and for CTest's runs (every rank on this host).
+TEST(MachineModel, SharesOneNodeIsTheSameOnEveryRank) {
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  const bool one = hpf::detail::shares_one_node(comm);
+  EXPECT_TRUE(same_everywhere({one ? 1.0 : 0.0}));
+  EXPECT_EQ(hpf::detail::shares_one_node(comm), one); // cached
+  const hpf::Comm dup = hpf::Comm::duplicate(comm.get());
+  EXPECT_EQ(hpf::detail::shares_one_node(dup), one);
+  EXPECT_TRUE(hpf::detail::shares_one_node(hpf::Comm::duplicate(MPI_COMM_SELF)));
+  EXPECT_TRUE(one) << "CTest starts every rank on this host";
+}
+
 TEST(MachineModel, AttributeIsInheritedByDupNotBySplit) {
   // The test environment gives MPI_COMM_WORLD a fixed model (HPF_MACHINE_MODEL, via hpf::Environment).
   ASSERT_TRUE(hpf::has_machine_model(MPI_COMM_WORLD));

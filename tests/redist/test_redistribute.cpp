@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -324,6 +326,56 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
   }
 }
 
+// All at once, a 1-D plan whose pattern repeats with a short period packs every message (and the
+// kept part) in one pass over the source block and unpacks in one pass over the target
+// (RedistributionPlan::fuses_sends / fuses_recvs, Exchange::set_batch): the values are right through
+// shared-memory segments, MPI buffers and in-place messages mixed, over repeated executions; plans
+// with long slices or one message, and 2-D plans, go message by message.
+TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
+  const int n = world_size();
+  const index_t M = 64 * 4 * 7 * 11; // 19712: many slices of CYCLIC(1) -> CYCLIC(64) at every rank count
+  const Layout<1> a({M}, {Cyclic(1)}, line(0, n));
+  const Layout<1> b({M}, {Cyclic(64)}, line(0, n));
+  for (const std::size_t shm : {std::size_t{0}, SIZE_MAX}) {
+    for (const std::size_t in_place : {SIZE_MAX, std::size_t{0}}) {
+      SCOPED_TRACE("shared memory " + std::to_string(shm) + ", in place " + std::to_string(in_place));
+      RedistOptions o = opts(Strategy::AllAtOnce);
+      o.shared_memory_min_bytes = shm;
+      o.in_place_min_piece_bytes = world_rank() % 2 == 0 ? in_place : SIZE_MAX; // mixed ends
+      for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+        const hpf::RedistributionPlan<1> plan(from, to, o);
+        EXPECT_EQ(plan.fuses_sends(), n >= 2);
+        EXPECT_EQ(plan.fuses_recvs(), n >= 3);
+        hpf::RedistributionExecutor<1> ex(plan);
+        DistArray<double, 1> A("A", from);
+        DistArray<double, 1> B("B", to);
+        for (int k = 0; k < 4; ++k) {
+          const double salt = 0.25 * (k + 1);
+          fill(A, salt);
+          ex.execute(A, B);
+          ASSERT_EQ(wrong(B, salt), 0) << "execution " << k;
+        }
+      }
+    }
+  }
+  // One slice (BLOCK -> CYCLIC(64)) or slices longer than detail::one_pass_max_slice_bytes(): message by
+  // message.
+  const RedistOptions o = opts(Strategy::AllAtOnce);
+  EXPECT_FALSE((hpf::RedistributionPlan<1>(Layout<1>({M}, {hpf::Block()}, line(0, n)), b, o).fuses_sends()));
+  const auto big = static_cast<index_t>(hpf::detail::one_pass_max_slice_bytes().load()); // elements: 8x
+  const Layout<1> c({3 * n * big}, {Cyclic(big)}, line(0, n));
+  const Layout<1> d({3 * n * big}, {Cyclic(1)}, line(0, n));
+  EXPECT_FALSE((hpf::RedistributionPlan<1>(c, d, o).fuses_sends()));
+  const ProcessGrid g2 = ProcessGrid::world({n, 1});
+  const hpf::RedistributionPlan<2> two(Layout<2>({M, 3}, {Cyclic(1), hpf::Block()}, g2),
+                                       Layout<2>({M, 3}, {Cyclic(64), hpf::Block()}, g2), o);
+  EXPECT_FALSE(two.fuses_sends());
+  // Turned off (for comparison): message by message.
+  hpf::detail::one_pass_max_slice_bytes() = 0;
+  EXPECT_FALSE((hpf::RedistributionPlan<1>(a, b, o).fuses_sends()));
+  hpf::detail::one_pass_max_slice_bytes() = std::size_t{1} << 17U;
+}
+
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between
 // few layouts (so cached plans and their pooled executors come back, past their second execution) on
 // three grids over random subsets of the ranks, one of them replaced now and then. Every random
@@ -451,6 +503,21 @@ TEST(Redistribute, AutoChoosesTheExecutorFromTheCostModel) {
   const hpf::RedistributionPlan<1> transfer(src, dst, o);
   EXPECT_EQ(transfer.exec_mode(), hpf::ExecMode::StepSynchronous);
   EXPECT_NE(transfer.dim_strategy(0), Strategy::Auto);
+  // On one node a pattern that repeats in short slices runs all at once (one pass for all messages),
+  // whatever alpha and beta say; a BLOCK side (one slice) still goes step by step.
+  o.one_node = true;
+  EXPECT_TRUE(hpf::RedistributionPlan<1>::one_pass_pattern(src, dst, o.element_bytes));
+  EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, o).exec_mode(), hpf::ExecMode::AllAtOnce);
+  const Layout<1> block({100000}, {hpf::Block()}, ProcessGrid(MPI_COMM_WORLD, {n}));
+  EXPECT_FALSE(hpf::RedistributionPlan<1>::one_pass_pattern(block, dst, o.element_bytes));
+  if (n > 1) {
+    EXPECT_EQ(hpf::RedistributionPlan<1>(block, dst, o).exec_mode(), hpf::ExecMode::StepSynchronous);
+  }
+  o.one_node = false;
+  EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, o).exec_mode(), hpf::ExecMode::StepSynchronous);
+  // DistArray::redistribute fills it in from where the ranks run (the same on every rank).
+  EXPECT_EQ(hpf::detail::with_model(src, {}, sizeof(double)).one_node,
+            hpf::detail::shares_one_node(src.grid().comm()));
   EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, opts(Strategy::Caterpillar)).exec_mode(),
             hpf::ExecMode::StepSynchronous);
   EXPECT_EQ(hpf::RedistributionPlan<1>(src, dst, opts(Strategy::Alltoallv)).exec_mode(),

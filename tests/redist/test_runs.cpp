@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -154,6 +156,57 @@ TEST(RedistRuns, StridedRunsAndTheirCopiesMatchBruteForce) {
         }
       }
     }
+  }
+}
+
+// A fused pass (RedistributionPlan::pack_many) moves a message a few slices at a time: slices
+// [k0, k1) in chunks of any size, then the tail, move exactly what one move() moves, on every side.
+TEST(RedistRuns, SlicesInChunksMoveWhatMoveMoves) {
+  using hpf::detail::Side;
+  std::mt19937_64 rng(13);
+  for (int t = 0; t < 2000; ++t) {
+    const int P = 1 + static_cast<int>(rng() % 7);
+    const int Q = 1 + static_cast<int>(rng() % 7);
+    const index_t r = 1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 4 : 70));
+    const index_t s = 1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 4 : 70));
+    const index_t L = std::lcm(P * r, Q * s);
+    const index_t n =
+        static_cast<index_t>(rng() % static_cast<std::uint64_t>(std::min<index_t>(6 * L + 3, 5000)));
+    const CyclicMap S{n, P, r};
+    const CyclicMap T{n, Q, s};
+    const int p = static_cast<int>(rng() % static_cast<std::uint64_t>(P));
+    const int q = static_cast<int>(rng() % static_cast<std::uint64_t>(Q));
+    const auto froms = hpf::periodic_runs_from(S, T, p);
+    const auto tos = hpf::periodic_runs_to(S, T, q);
+    const hpf::PeriodicRuns& from = froms[static_cast<std::size_t>(q)];
+    const hpf::PeriodicRuns& to = tos[static_cast<std::size_t>(p)];
+    const std::string where = "P=" + std::to_string(P) + " Q=" + std::to_string(Q) +
+                              " r=" + std::to_string(r) + " s=" + std::to_string(s) +
+                              " n=" + std::to_string(n);
+    std::vector<double> src(static_cast<std::size_t>(S.local_extent(p)));
+    std::iota(src.begin(), src.end(), 1.0);
+    const auto chunked = [&](const hpf::PeriodicRuns& pr, auto side, const double* in, double* out) {
+      const index_t chunk = 1 + static_cast<index_t>(rng() % 5);
+      for (index_t k = 0; k < pr.reps; k += chunk)
+        pr.move_slices<decltype(side)::value>(k, std::min(pr.reps, k + chunk), in, out);
+      pr.move_tail<decltype(side)::value>(in, out);
+    };
+    using SrcSide = std::integral_constant<Side, Side::Src>;
+    using DstSide = std::integral_constant<Side, Side::Dst>;
+    using BothSide = std::integral_constant<Side, Side::Both>;
+    std::vector<double> whole(static_cast<std::size_t>(from.elements), -1.0);
+    std::vector<double> parts(whole.size(), -1.0);
+    from.move<Side::Src>(src.data(), whole.data());
+    chunked(from, SrcSide{}, src.data(), parts.data());
+    ASSERT_EQ(parts, whole) << where;
+    std::vector<double> dst_whole(static_cast<std::size_t>(T.local_extent(q)), -1.0);
+    std::vector<double> dst_parts(dst_whole.size(), -1.0);
+    to.move<Side::Dst>(whole.data(), dst_whole.data());
+    chunked(to, DstSide{}, whole.data(), dst_parts.data());
+    ASSERT_EQ(dst_parts, dst_whole) << where;
+    std::vector<double> both(dst_whole.size(), -1.0);
+    chunked(from, BothSide{}, src.data(), both.data());
+    ASSERT_EQ(both, dst_whole) << where;
   }
 }
 

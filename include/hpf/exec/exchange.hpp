@@ -10,7 +10,8 @@
 //   |                 | next step; no barrier between steps; two message buffers alive at most     |
 //   |                 | (and the shared-memory segments of set_shared_memory, one per shared send) |
 //   | AllAtOnce       | post every Irecv, then every Isend in step order; each receive is unpacked |
-//   |                 | as soon as it arrives, in any order (S2 of seed 001)                       |
+//   |                 | as soon as it arrives, in any order (S2 of seed 001); with set_batch, all  |
+//   |                 | sends are packed in one call and all receives unpacked in one at the end   |
 //   | Pipelined       | dataflow in step order, for trees and pipelines: receives posted ahead    |
 //   |                 | (set_receive_window, default all) and unpacked in step order as they      |
 //   |                 | arrive; a send of step k is packed and started once every receive of an   |
@@ -81,6 +82,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -154,6 +156,10 @@ enum class ExecMode { StepSynchronous, AllAtOnce, Handshake, Alltoallv, Pipeline
 using PackFn = std::function<void(std::size_t, std::byte*)>;
 /// unpack(i, buf): consume receive i (index into plan.recvs) from buf.
 using UnpackFn = std::function<void(std::size_t, const std::byte*)>;
+/// pack_many(sends, bufs): pack sends[j] into bufs[j] for every j, in one call (Exchange::set_batch).
+using PackManyFn = std::function<void(std::span<const std::size_t>, std::span<std::byte* const>)>;
+/// unpack_many(recvs, bufs): consume receive recvs[j] from bufs[j] for every j, in one call.
+using UnpackManyFn = std::function<void(std::span<const std::size_t>, std::span<const std::byte* const>)>;
 
 /// Runs one ExchangePlan. Owns its buffers and requests; reusable: post()/wait() may be called again
 /// after wait() returned. Alltoallv mode is collective over the communicator; the others involve only
@@ -186,6 +192,15 @@ public:
   [[nodiscard]] bool headers_agreed();
   /// Messages of at most this many bytes may carry the header of post_agreeing().
   static constexpr std::size_t carry_max_bytes = detail::agreement_carry_max_bytes;
+  /// AllAtOnce (and Alltoallv's fallback to it): from the next post() on, the packed sends are packed in
+  /// one pack_many call, once all their buffers or segments are ready (pack(i) is not called for them),
+  /// and the packed receives are unpacked in one unpack_many call once every receive has arrived,
+  /// instead of each on arrival. A caller whose data repeats with a short period moves all messages in
+  /// one pass over its memory (RedistributionPlan::pack_many): a message-by-message pass reads or writes
+  /// the whole block once per message. pack_many is called exactly once by each AllAtOnce post(), with
+  /// empty spans when nothing is packed. Empty functions (the default): message by message. Ignored by
+  /// the other modes. Throws hpf::Error while a post() is pending.
+  void set_batch(PackManyFn pack_many, UnpackManyFn unpack_many);
   /// Sends i / receives i whose datatype here is not MPI_DATATYPE_NULL move in place: one element of
   /// that datatype at the base given to post(), instead of pack(i) / unpack(i) on a buffer. The vectors
   /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be
@@ -250,11 +265,21 @@ private:
   [[nodiscard]] MPI_Datatype recv_type(std::size_t i) const noexcept;
   void start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs);
   void pack_send(std::size_t i, detail::ByteBuffer& buf);
+  // pack_send in two halves: where send i is packed (null: in place; a segment is waited for), and
+  // what follows its pack (a segment's counter).
+  [[nodiscard]] std::byte* pack_target(std::size_t i, detail::ByteBuffer& buf);
+  void pack_done(std::size_t i);
+  void start_sends_batched();
   void start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs);
   // The bytes receive i brought, from its completed request(s) `reqs` (SIZE_MAX: split past INT_MAX).
   [[nodiscard]] std::size_t received_bytes(std::size_t i, const Requests& reqs) const;
   // `got`: the bytes the receive brought (SIZE_MAX: not known, a message split past INT_MAX).
   void finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got);
+  // finish_recv in two halves: where receive i is unpacked from (null: in place), after the checks,
+  // and what follows its unpack (a segment's counter).
+  [[nodiscard]] const std::byte* recv_source(std::size_t i, const detail::ByteBuffer& buf, std::size_t got);
+  void recv_done(std::size_t i);
+  void finish_recvs_batched();
   // Shared memory: the offers of the first execution, posted before its data; whether send i may
   // start (its offer is in, or it has none: block waits for it); and what the first execution leaves.
   [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_execs < 2; }
@@ -289,6 +314,14 @@ private:
   int m_tag;
   PackFn m_pack;
   UnpackFn m_unpack;
+  // set_batch: the callbacks, whether this post() has yet to call pack_many, and their arguments.
+  PackManyFn m_pack_many;
+  UnpackManyFn m_unpack_many;
+  bool m_batch_pack_due = false;
+  std::vector<std::size_t> m_batch_sends;
+  std::vector<std::byte*> m_batch_outs;
+  std::vector<std::size_t> m_batch_recvs;
+  std::vector<const std::byte*> m_batch_ins;
   bool m_posted = false;
   // In place: per send / receive a datatype (MPI_DATATYPE_NULL: packed), and this post()'s bases.
   std::vector<MPI_Datatype> m_send_types;

@@ -83,6 +83,11 @@ namespace detail {
 /// machine_model(comm)'s alpha and beta, without copying its pLogP table (every REDISTRIBUTE asks).
 /// Collective like machine_model the first time.
 [[nodiscard]] std::pair<double, double> machine_alpha_beta(const Comm& comm);
+/// Whether every rank of `comm` runs on one node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED gives
+/// them all one communicator). Collective over comm the first time, then cached on it as an attribute
+/// (copied by MPI_Comm_dup), like the model: the same answer on every rank. Always false under
+/// SimGrid SMPI, whose simulated ranks share one process whatever the platform.
+[[nodiscard]] bool shares_one_node(const Comm& comm);
 } // namespace detail
 
 } // namespace hpf

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <climits>
 #include <cstdint>
@@ -49,6 +50,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -64,6 +66,14 @@ struct RedistOptions {
   /// machine_model() of the source grid's communicator (exec/model.hpp).
   std::optional<double> alpha;
   std::optional<double> beta;
+  /// For Auto: whether every rank of the grids' parent communicator runs on one node (DistArray fills
+  /// it from detail::shares_one_node). There, a 1-D pattern that repeats in short slices
+  /// (one_pass_pattern) runs all at once, every message in one pass over each block
+  /// (RedistributionPlan::fuses_sends), whatever alpha and beta say: in one node's memory the steps
+  /// of a contention-free schedule avoid no contention, and each step's pass over the whole block
+  /// costs more than the messages (docs/redistribute.md, "One pass for all messages"). Empty or
+  /// false: alpha and beta alone decide.
+  std::optional<bool> one_node;
   /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
   std::size_t element_bytes = 8;
   /// A message whose contiguous pieces (in dimension 0) average at least this many bytes moves in
@@ -89,7 +99,7 @@ struct RedistOptions {
 /// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
 /// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
 /// itself, and element_bytes, which the array sets. Local.
-[[nodiscard]] inline std::array<OptionWord, 7> agreement_words(const RedistOptions& o) {
+[[nodiscard]] inline std::array<OptionWord, 8> agreement_words(const RedistOptions& o) {
   const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
   const auto bits = [](const std::optional<double>& v) {
     return std::bit_cast<std::int64_t>(v.value_or(0.0));
@@ -99,6 +109,7 @@ struct RedistOptions {
            {"options.alpha", bits(o.alpha)},
            {"options.beta given", given(o.beta)},
            {"options.beta", bits(o.beta)},
+           {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
            {"options.shared_memory_min_bytes", static_cast<std::int64_t>(o.shared_memory_min_bytes)},
            {"options.tag", o.tag}}};
 }
@@ -148,6 +159,15 @@ template <int N, Side side, class T> void move_message(const std::array<const Pe
   for (const PeriodicRuns* r : runs)
     if (r->elements == 0) return;
   move_walk<N - 1, N, side>(runs, ss, ds, 0, 0, src, dst, out, in);
+}
+
+/// The longest slice, in bytes on one side, that a 1-D plan moves in one pass for all its messages
+/// (RedistributionPlan::fuses_sends): 128 KiB; 0 turns the one pass off, for comparison
+/// (bench/redistribute/one_pass.cpp). Process-wide, read when a plan is made (cached plans keep
+/// their choice).
+inline std::atomic<std::size_t>& one_pass_max_slice_bytes() noexcept {
+  static std::atomic<std::size_t> bytes{std::size_t{1} << 17U};
+  return bytes;
 }
 
 /// The executor mode that runs a strategy's schedule: the step schedules (caterpillar, class, König)
@@ -230,10 +250,33 @@ public:
         ns *= static_cast<double>(dp.schedule.num_steps());
         tc *= static_cast<double>(dp.schedule.total_cost());
       }
-      m_mode = so.alpha * ns > so.beta * tc ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
+      // On one node, a pattern that repeats in short slices moves in one pass for all messages
+      // (RedistOptions::one_node), which only the all-at-once mode can do.
+      const bool one_pass = opt.one_node.value_or(false) && one_pass_pattern(src, dst, opt.element_bytes);
+      m_mode = so.alpha * ns > so.beta * tc || one_pass ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
     }
     plan_my_part();
     m_identical = compute_storage_identical();
+    plan_fusion();
+  }
+
+  /// True when the plan between `src` and `dst` may move its messages in one pass (fuses_sends on
+  /// some rank): 1-D, two CYCLIC / BLOCK maps whose pattern repeats (L = lcm(P r, Q s)) at least twice,
+  /// in slices of at most detail::one_pass_max_slice_bytes() on one side. From the layouts alone: the
+  /// same on every rank (Strategy::Auto's choice of mode depends on it).
+  [[nodiscard]] static bool one_pass_pattern(const Layout<N>& src, const Layout<N>& dst,
+                                             std::size_t elem_bytes) {
+    if constexpr (N != 1) {
+      return false;
+    } else {
+      const CyclicMap a = src.map(0);
+      const CyclicMap b = dst.map(0);
+      if (!a.regular() || !b.regular() || a.n == 0) return false;
+      const std::optional<index_t> L = block_cyclic_geometry(a.P, a.r, b.P, b.r).L;
+      if (!L || a.n / *L < 2) return false;
+      const double slice = static_cast<double>(*L / std::max(a.P, b.P)) * static_cast<double>(elem_bytes);
+      return slice <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
+    }
   }
 
   [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
@@ -367,7 +410,98 @@ public:
                                                    nullptr);
   }
 
+  /// Whether pack_many moves this rank's sends and its locally kept part slice by slice, all in one
+  /// pass over the source block, and unpack_many its receives in one pass over the target block. A
+  /// message-by-message pass reads (writes) the whole block once per message when the pattern repeats
+  /// with a short period (every message takes a few elements of every slice): CYCLIC(1) -> CYCLIC(64)
+  /// on 4 ranks packed 2-3x faster in one pass (docs/redistribute.md, "One pass for all messages").
+  /// 1-D plans whose slice is at most detail::one_pass_max_slice_bytes() on that side (128 KiB) and
+  /// repeats at least twice, with at least two messages (counting the kept part). Each end decides for
+  /// itself: the bytes of a message are the same either way. AllAtOnce only (Exchange::set_batch).
+  [[nodiscard]] bool fuses_sends() const noexcept { return m_fuse_sends; }
+  [[nodiscard]] bool fuses_recvs() const noexcept { return m_fuse_recvs; }
+  /// Slices per chunk of a fused pass: about fuse_chunk_bytes of the block, at least one slice.
+  static constexpr index_t fuse_chunk_bytes = index_t{1} << 11U;
+
+  /// Packs sends[j] into bufs[j] for every j and, unless `kept` is null, copies the locally kept part
+  /// into it (the executor's Exchange::set_batch callback): in one pass when fuses_sends(), else
+  /// message by message as pack() and copy_local().
+  template <class T> void pack_many(std::span<const std::size_t> sends, std::span<std::byte* const> bufs,
+                                    const T* src, T* kept) const {
+    if constexpr (N == 1) {
+      if (m_fuse_sends) {
+        const PeriodicRuns* self = kept != nullptr && m_self && !m_identical
+                                       ? &m_runs_from[0][static_cast<std::size_t>(m_my_dst[0])]
+                                       : nullptr;
+        // A chunk of slices at a time (every peer's runs share reps and shifts: one slice length),
+        // each message by its own tight loop over the chunk while the chunk is in cache.
+        const PeriodicRuns& first = m_runs_from[0].front();
+        const index_t chunk = fuse_chunk(first.src_shift);
+        for (index_t k = 0; k < first.reps; k += chunk) {
+          const index_t k1 = std::min(first.reps, k + chunk);
+          for (std::size_t j = 0; j < sends.size(); ++j)
+            message_runs<detail::Side::Src>(m_sends[sends[j]])[0]->template move_slices<detail::Side::Src>(
+                k, k1, src, reinterpret_cast<T*>(bufs[j]));
+          if (self != nullptr) self->template move_slices<detail::Side::Both>(k, k1, src, kept);
+        }
+        for (std::size_t j = 0; j < sends.size(); ++j)
+          message_runs<detail::Side::Src>(m_sends[sends[j]])[0]->template move_tail<detail::Side::Src>(
+              src, reinterpret_cast<T*>(bufs[j]));
+        if (self != nullptr)
+          self->template move_tail<detail::Side::Both>(src, kept);
+        else if (kept != nullptr)
+          copy_local(src, kept);
+        return;
+      }
+    }
+    for (std::size_t j = 0; j < sends.size(); ++j) pack(sends[j], src, reinterpret_cast<T*>(bufs[j]));
+    if (kept != nullptr) copy_local(src, kept);
+  }
+  /// Unpacks receive recvs[j] from bufs[j] for every j into `dst`: in one pass when fuses_recvs().
+  template <class T>
+  void unpack_many(std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs, T* dst) const {
+    if constexpr (N == 1) {
+      if (m_fuse_recvs) {
+        const PeriodicRuns& first = m_runs_to[0].front();
+        const index_t chunk = fuse_chunk(first.dst_shift);
+        for (index_t k = 0; k < first.reps; k += chunk) {
+          const index_t k1 = std::min(first.reps, k + chunk);
+          for (std::size_t j = 0; j < recvs.size(); ++j)
+            message_runs<detail::Side::Dst>(m_recvs[recvs[j]])[0]->template move_slices<detail::Side::Dst>(
+                k, k1, reinterpret_cast<const T*>(bufs[j]), dst);
+        }
+        for (std::size_t j = 0; j < recvs.size(); ++j)
+          message_runs<detail::Side::Dst>(m_recvs[recvs[j]])[0]->template move_tail<detail::Side::Dst>(
+              reinterpret_cast<const T*>(bufs[j]), dst);
+        return;
+      }
+    }
+    for (std::size_t j = 0; j < recvs.size(); ++j) unpack(recvs[j], reinterpret_cast<const T*>(bufs[j]), dst);
+  }
+
 private:
+  [[nodiscard]] index_t fuse_chunk(index_t shift) const noexcept {
+    const index_t slice_bytes = std::max<index_t>(1, shift * static_cast<index_t>(m_opt.element_bytes));
+    return std::max<index_t>(1, fuse_chunk_bytes / slice_bytes);
+  }
+  /// See fuses_sends(): decided once the messages and the runs are known.
+  void plan_fusion() {
+    if constexpr (N == 1) {
+      const auto repeats = [&](const std::vector<PeriodicRuns>& runs, index_t shift_of_slice) {
+        if (runs.empty()) return false;
+        const PeriodicRuns& r = runs.front(); // every peer's runs share reps and shifts (one slice length)
+        const double slice_bytes =
+            static_cast<double>(shift_of_slice) * static_cast<double>(m_opt.element_bytes);
+        return r.reps >= 2 && slice_bytes <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
+      };
+      const std::size_t kept = m_self && !m_identical ? 1 : 0;
+      m_fuse_sends = m_sends.size() + kept >= 2 && !m_runs_from[0].empty() &&
+                     repeats(m_runs_from[0], m_runs_from[0].front().src_shift);
+      m_fuse_recvs = m_recvs.size() >= 2 && !m_runs_to[0].empty() &&
+                     repeats(m_runs_to[0], m_runs_to[0].front().dst_shift);
+    }
+  }
+
   /// One message of this rank: the peer's grid position and per-dimension coordinates.
   struct Msg {
     int peer_pos = 0;
@@ -611,6 +745,8 @@ private:
   std::vector<Msg> m_recvs;
   std::optional<Msg> m_self;
   bool m_identical = false;
+  bool m_fuse_sends = false; // see fuses_sends()
+  bool m_fuse_recvs = false;
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
@@ -745,12 +881,26 @@ private:
     UnpackFn unpack = [plan, dst](std::size_t i, const std::byte* buf) {
       plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
     };
+    // AllAtOnce packs every message (and the locally kept part, with them) in one call, and unpacks
+    // them in one when they are all in: one pass over each block where the plan fuses
+    // (RedistributionPlan::fuses_sends). The other modes go message by message.
+    m_kept_done = false;
+    if (m_plan->exec_mode() == ExecMode::AllAtOnce) {
+      m_exchange->set_batch(
+          [this, plan, src, dst](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
+            plan->pack_many(sends, bufs, src, dst);
+            m_kept_done = true;
+          },
+          [plan, dst](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
+            plan->unpack_many(recvs, bufs, dst);
+          });
+    }
     if (hash != nullptr)
       m_exchange->post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
     else
       m_exchange->post(std::move(pack), std::move(unpack), src, dst);
     // The locally kept part is copied while the first messages are in flight.
-    m_plan->copy_local(src, dst);
+    if (!m_kept_done) m_plan->copy_local(src, dst);
   }
 
   /// Builds the datatypes of the messages whose pieces are long enough to move in place and hands them
@@ -768,6 +918,7 @@ private:
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
+  bool m_kept_done = false; // this post()'s pack_many copied the locally kept part
   std::size_t m_elem_bytes = 0;
   Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)
   std::uint64_t m_comm_generation = 0;  // what the next post() runs on

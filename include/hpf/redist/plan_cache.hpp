@@ -117,16 +117,20 @@ template <int N> struct PlanCache {
 } // namespace detail
 
 namespace detail {
-/// `opt` for elements of `elem_bytes` bytes, with the cost model of Strategy::Auto filled in from
-/// machine_model() of the source grid's communicator where the caller gave none. Collective over that
-/// communicator the first time it has no model (exec/model.hpp), whatever `opt` asks: ranks whose
-/// options differ (which the caller's check may find only after this) all take the same branch.
+/// `opt` for elements of `elem_bytes` bytes, with the cost model of Strategy::Auto (alpha, beta and
+/// one_node) filled in from machine_model() and shares_one_node() of the source grid's communicator
+/// where the caller gave none. Collective over that communicator the first time it has no model or
+/// placement (exec/model.hpp), whatever `opt` asks: ranks whose options differ (which the caller's
+/// check may find only after this) all take the same branch.
 template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions opt, std::size_t elem_bytes) {
   opt.element_bytes = elem_bytes;
+  // Both are collective the first time on a communicator: asked on every rank, whatever its options.
   const auto [alpha, beta] = machine_alpha_beta(src.grid().comm());
+  const bool one_node = shares_one_node(src.grid().comm());
   if (opt.strategy == Strategy::Auto) {
     if (!opt.alpha) opt.alpha = alpha;
     if (!opt.beta) opt.beta = beta;
+    if (!opt.one_node) opt.one_node = one_node;
   }
   return opt;
 }

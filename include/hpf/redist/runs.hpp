@@ -115,13 +115,23 @@ struct PeriodicRuns {
 
   /// Moves every element (see detail::move_strided for `side`); returns the number moved.
   template <detail::Side side, class T> index_t move(const T* src, T* dst) const noexcept {
+    move_slices<side>(0, reps, src, dst);
+    move_tail<side>(src, dst);
+    return elements;
+  }
+
+  /// Moves the elements of slices [k0, k1) (k1 <= reps): on the packed side (Src: `dst`, Dst: `src`)
+  /// slice k is period_elements long at k period_elements, in the blocks it is `period` at the slice's
+  /// shift. A few slices at a time, several messages move in one pass over a block
+  /// (RedistributionPlan::pack_many).
+  template <detail::Side side, class T>
+  void move_slices(index_t k0, index_t k1, const T* src, T* dst) const noexcept {
     using detail::Side;
-    index_t moved = 0;
+    const index_t E = period_elements;
     if (!src_index.empty()) {
-      const index_t E = period_elements;
       const index_t* si = src_index.data();
       const index_t* di = dst_index.data();
-      for (index_t k = 0; k < reps; ++k) {
+      for (index_t k = k0; k < k1; ++k) {
         if constexpr (side == Side::Src) {
           const T* s = src + k * src_shift;
           T* d = dst + k * E;
@@ -136,25 +146,28 @@ struct PeriodicRuns {
           for (index_t j = 0; j < E; ++j) d[di[j]] = s[si[j]];
         }
       }
-      moved = reps * E;
-    } else {
-      for (index_t k = 0; k < reps; ++k) {
-        const T* s = side == Side::Dst ? src + moved : src + k * src_shift;
-        T* d = side == Side::Src ? dst + moved : dst + k * dst_shift;
-        for (const StridedRun& r : period) {
-          const index_t m = detail::move_strided<side>(r, s, d);
-          if constexpr (side == Side::Dst) s += m;
-          if constexpr (side == Side::Src) d += m;
-          moved += m;
-        }
+      return;
+    }
+    for (index_t k = k0; k < k1; ++k) {
+      const T* s = side == Side::Dst ? src + k * E : src + k * src_shift;
+      T* d = side == Side::Src ? dst + k * E : dst + k * dst_shift;
+      for (const StridedRun& r : period) {
+        const index_t m = detail::move_strided<side>(r, s, d);
+        if constexpr (side == Side::Dst) s += m;
+        if constexpr (side == Side::Src) d += m;
       }
     }
+  }
+
+  /// Moves the runs of the last, partial slice (after the reps whole ones on the packed side).
+  template <detail::Side side, class T> void move_tail(const T* src, T* dst) const noexcept {
+    using detail::Side;
+    index_t moved = reps * period_elements;
     for (const StridedRun& r : tail) {
       const T* s = side == Side::Dst ? src + moved : src;
       T* d = side == Side::Src ? dst + moved : dst;
       moved += detail::move_strided<side>(r, s, d);
     }
-    return moved;
   }
 
   /// Builds the offset tables when a slice is small and made of short pieces (called by the planner).
