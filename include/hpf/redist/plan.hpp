@@ -881,19 +881,28 @@ private:
     UnpackFn unpack = [plan, dst](std::size_t i, const std::byte* buf) {
       plan->unpack(i, reinterpret_cast<const T*>(buf), dst);
     };
-    // AllAtOnce packs every message (and the locally kept part, with them) in one call, and unpacks
-    // them in one when they are all in: one pass over each block where the plan fuses
-    // (RedistributionPlan::fuses_sends). The other modes go message by message.
+    // All at once, a plan that fuses packs every message (and the locally kept part, with them) in
+    // one pass and unpacks them in one when they are all in (RedistributionPlan::fuses_sends); other
+    // plans and modes go message by message, each receive unpacked as it arrives. The callbacks
+    // capture two pointers at most (no allocation per call); pack_many, called inside post() only,
+    // reads this post's blocks from the executor, unpack_many (in wait()) holds its own.
     m_kept_done = false;
+    m_src_now = src;
+    m_dst_now = dst;
     if (m_plan->exec_mode() == ExecMode::AllAtOnce) {
-      m_exchange->set_batch(
-          [this, plan, src, dst](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
-            plan->pack_many(sends, bufs, src, dst);
-            m_kept_done = true;
-          },
-          [plan, dst](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
-            plan->unpack_many(recvs, bufs, dst);
-          });
+      PackManyFn pack_many;
+      UnpackManyFn unpack_many;
+      if (m_plan->fuses_sends())
+        pack_many = [this](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
+          m_plan->pack_many(sends, bufs, static_cast<const T*>(m_src_now), static_cast<T*>(m_dst_now));
+          m_kept_done = true;
+        };
+      if (m_plan->fuses_recvs())
+        unpack_many = [plan = m_plan, dst](std::span<const std::size_t> recvs,
+                                           std::span<const std::byte* const> bufs) {
+          plan->unpack_many(recvs, bufs, dst);
+        };
+      m_exchange->set_batch(std::move(pack_many), std::move(unpack_many));
     }
     if (hash != nullptr)
       m_exchange->post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
@@ -918,7 +927,9 @@ private:
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
-  bool m_kept_done = false; // this post()'s pack_many copied the locally kept part
+  bool m_kept_done = false;        // this post()'s pack_many copied the locally kept part
+  const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
+  void* m_dst_now = nullptr;
   std::size_t m_elem_bytes = 0;
   Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)
   std::uint64_t m_comm_generation = 0;  // what the next post() runs on
