@@ -66,14 +66,6 @@ struct RedistOptions {
   /// machine_model() of the source grid's communicator (exec/model.hpp).
   std::optional<double> alpha;
   std::optional<double> beta;
-  /// For Auto: whether every rank of the grids' parent communicator runs on one node (DistArray fills
-  /// it from detail::shares_one_node). There, a 1-D pattern that repeats in short slices
-  /// (one_pass_pattern) runs all at once, every message in one pass over each block
-  /// (RedistributionPlan::fuses_sends), whatever alpha and beta say: in one node's memory the steps
-  /// of a contention-free schedule avoid no contention, and each step's pass over the whole block
-  /// costs more than the messages (docs/redistribute.md, "One pass for all messages"). Empty or
-  /// false: alpha and beta alone decide.
-  std::optional<bool> one_node;
   /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
   std::size_t element_bytes = 8;
   /// A message whose contiguous pieces (in dimension 0) average at least this many bytes moves in
@@ -92,6 +84,14 @@ struct RedistOptions {
   /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
   /// not waited in the same order on every rank need distinct tags.
   int tag = tags::redist.base + 1;
+  /// For Auto (last, so that positional initialisers written before it keep their meaning): whether every
+  /// rank of the grids' parent communicator runs on one node (DistArray fills it from
+  /// detail::shares_one_node). There, a 1-D pattern that repeats in short slices (one_pass_pattern) runs all
+  /// at once, every message in one pass over each block (RedistributionPlan::fuses_sends), whatever alpha and
+  /// beta say: in one node's memory the steps of a contention-free schedule avoid no contention, and each
+  /// step's pass over the whole block costs more than the messages (docs/redistribute.md, "One pass for all
+  /// messages"). Empty or false: alpha and beta alone decide.
+  std::optional<bool> one_node;
 
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
 };
