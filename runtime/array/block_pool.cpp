@@ -3,10 +3,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <deque>
+#include <cstdint>
 #include <mutex>
 #include <utility>
-#include <vector>
 
 namespace hpf::detail {
 
@@ -15,14 +14,33 @@ namespace {
 struct Entry {
   BlockKey key;
   std::size_t bytes = 0;
-  std::any block;
+  std::uint64_t age = 0; // order of arrival: the smallest is the oldest
+  PooledView block;      // empty: a free slot
 };
 
+/// A fixed set of slots (max_pooled_blocks): giving and taking allocate nothing.
 struct Pool {
   std::mutex mutex;
-  std::deque<Entry> entries; // oldest first
+  std::array<Entry, max_pooled_blocks> slots;
+  std::size_t blocks = 0;
   std::size_t bytes = 0;
   std::size_t reuses = 0;
+  std::uint64_t next_age = 0;
+
+  /// The oldest occupied slot, or nullptr.
+  Entry* oldest() noexcept {
+    Entry* e = nullptr;
+    for (Entry& s : slots)
+      if (s.block.has_value() && (e == nullptr || s.age < e->age)) e = &s;
+    return e;
+  }
+  /// Empties slot `e` and returns its block (destroyed by the caller, outside the lock).
+  PooledView vacate(Entry& e) noexcept {
+    bytes -= e.bytes;
+    --blocks;
+    e.bytes = 0;
+    return std::move(e.block);
+  }
 };
 
 Pool& pool() {
@@ -30,63 +48,66 @@ Pool& pool() {
   return p;
 }
 
-/// Drops entries (oldest first) until the pool holds at most `blocks` blocks and `bytes` bytes. The
-/// dropped blocks are returned, to be freed outside the lock (an empty vector allocates nothing: a
-/// REDISTRIBUTE of a small array gives a block back every call).
-std::vector<Entry> trim(Pool& p, std::size_t blocks, std::size_t bytes) {
-  std::vector<Entry> dropped;
-  while (!p.entries.empty() && (p.entries.size() > blocks || p.bytes > bytes)) {
-    p.bytes -= p.entries.front().bytes;
-    dropped.push_back(std::move(p.entries.front()));
-    p.entries.pop_front();
+/// Blocks dropped under the lock, freed once it is released (a Kokkos deallocation may be slow).
+using Dropped = std::array<PooledView, max_pooled_blocks + 1>;
+
+/// Drops the oldest blocks until the pool holds at most `max_blocks` blocks and `max_bytes` bytes.
+void trim(Pool& p, std::size_t max_blocks, std::size_t max_bytes, Dropped& dropped) noexcept {
+  std::size_t n = 0;
+  while (p.blocks > max_blocks || p.bytes > max_bytes) {
+    Entry* e = p.oldest();
+    if (e == nullptr) break;
+    dropped[n++] = p.vacate(*e);
   }
-  return dropped;
 }
 
 } // namespace
 
-void block_pool_give(BlockKey key, std::size_t bytes, std::any block) {
+void block_pool_give(BlockKey key, std::size_t bytes, PooledView block) {
   const std::size_t limit = buffer_pool_limit();
   if (bytes > limit || !Kokkos::is_initialized()) return; // `block` is freed on return
   // Pooled views must go before Kokkos does: empty the pool in Kokkos::finalize.
   static std::once_flag hook;
   std::call_once(hook, [] { Kokkos::push_finalize_hook([] { release_block_pool(); }); });
-  std::vector<Entry> dropped;
-  Pool& p = pool();
-  {
-    const std::lock_guard<std::mutex> lock(p.mutex);
-    p.entries.push_back({std::move(key), bytes, std::move(block)});
-    p.bytes += bytes;
-    dropped = trim(p, max_pooled_blocks, limit);
-  }
-}
-
-std::any block_pool_take(const BlockKey& key) {
+  Dropped dropped;
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
-  for (auto it = p.entries.begin(); it != p.entries.end(); ++it) {
-    if (it->key == key) {
-      std::any out = std::move(it->block);
-      p.bytes -= it->bytes;
-      p.entries.erase(it);
-      ++p.reuses;
-      return out;
-    }
+  if (p.blocks == max_pooled_blocks) dropped[max_pooled_blocks] = p.vacate(*p.oldest()); // room for it
+  for (Entry& e : p.slots) {
+    if (e.block.has_value()) continue;
+    e.key = std::move(key);
+    e.bytes = bytes;
+    e.age = p.next_age++;
+    e.block = std::move(block);
+    ++p.blocks;
+    p.bytes += bytes;
+    break;
   }
-  return {};
+  trim(p, max_pooled_blocks, limit, dropped);
+} // the lock is released before `dropped` is destroyed (declared first)
+
+PooledView block_pool_take(const BlockKey& key) {
+  Pool& p = pool();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  Entry* found = nullptr;
+  for (Entry& e : p.slots)
+    if (e.block.has_value() && (found == nullptr || e.age < found->age) && e.key == key) found = &e;
+  if (found == nullptr) return {};
+  ++p.reuses;
+  return p.vacate(*found);
 }
 
 void release_block_pool() noexcept {
-  std::vector<Entry> dropped;
+  Dropped dropped;
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
-  dropped = trim(p, 0, 0);
+  trim(p, 0, 0, dropped);
 }
 
 BlockPoolStats block_pool_stats() noexcept {
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
-  return {p.entries.size(), p.bytes, p.reuses};
+  return {p.blocks, p.bytes, p.reuses};
 }
 
 } // namespace hpf::detail

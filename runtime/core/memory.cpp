@@ -1,5 +1,7 @@
 #include <hpf/core/memory.hpp>
 
+#include <atomic>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -39,9 +41,10 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
   const std::uintptr_t first = (begin + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
   const std::uintptr_t last = (begin + bytes) / huge_page_bytes * huge_page_bytes;
   if (p == nullptr || last <= first) return;
-  // Advice only: a kernel without THP returns EINVAL and the pages stay small.
-  (void)madvise(reinterpret_cast<void*>(first), last - first,
-                MADV_HUGEPAGE); // NOLINT(performance-no-int-to-ptr)
+  // Advice only: a kernel without THP returns EINVAL and the pages stay small. The address is
+  // rounded as an integer: there is no pointer to derive it from.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;
@@ -105,7 +108,8 @@ public:
   /// Keeps p when the bound allows; false when the caller must free it.
   bool give(void* p, std::size_t capacity) noexcept {
     const std::lock_guard<std::mutex> lock(m_mutex);
-    if (capacity > m_limit || m_bytes > m_limit - capacity) return false;
+    const std::size_t limit = m_limit.load(std::memory_order_relaxed);
+    if (capacity > limit || m_bytes > limit - capacity) return false;
     try {
       m_blocks[capacity].push_back(p);
     } catch (...) { // no memory for the bookkeeping: free the block instead
@@ -120,9 +124,9 @@ public:
     std::vector<std::pair<void*, std::size_t>> drop;
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
-      m_limit = bytes;
+      m_limit.store(bytes, std::memory_order_relaxed);
       for (auto& [capacity, blocks] : m_blocks)
-        while (m_bytes > m_limit && !blocks.empty()) {
+        while (m_bytes > bytes && !blocks.empty()) {
           try {
             drop.emplace_back(blocks.back(), capacity);
           } catch (...) {
@@ -143,10 +147,8 @@ public:
     set_limit(0);
     set_limit(keep);
   }
-  std::size_t limit() noexcept {
-    const std::lock_guard<std::mutex> lock(m_mutex);
-    return m_limit;
-  }
+  // Read without the lock: REDISTRIBUTE asks for it on every call (array/block_pool.cpp).
+  std::size_t limit() const noexcept { return m_limit.load(std::memory_order_relaxed); }
   BufferPoolStats stats() noexcept {
     const std::lock_guard<std::mutex> lock(m_mutex);
     return {m_count, m_bytes, m_reuses};
@@ -158,11 +160,14 @@ private:
   std::size_t m_bytes = 0;
   std::size_t m_count = 0;
   std::size_t m_reuses = 0;
-  std::size_t m_limit = limit_from_environment();
+  std::atomic<std::size_t> m_limit{limit_from_environment()}; // written under m_mutex
 };
 
 Pool& pool() noexcept {
-  static Pool* const instance = new Pool; // NOLINT(cppcoreguidelines-owning-memory): see Pool
+  // Never freed (see Pool). The first call allocates a few dozen bytes: should even that fail, the
+  // process ends here (noexcept), as it would at its next allocation.
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,bugprone-unhandled-exception-at-new)
+  static Pool* const instance = new Pool;
   return *instance;
 }
 

@@ -788,8 +788,9 @@ void Exchange::set_batch(PackManyFn pack_many, UnpackManyFn unpack_many) {
 
 void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, const void* send_base,
                              void* recv_base) {
-  detail::require(m_mode == ExecMode::AllAtOnce, "Exchange::post_agreeing: mode ", to_string(m_mode),
-                  " cannot carry an agreement; expected all-at-once");
+  if (m_mode != ExecMode::AllAtOnce) // not require(): its message would be built on every call
+    detail::fail("Exchange::post_agreeing: mode ", to_string(m_mode),
+                 " cannot carry an agreement; expected all-at-once");
   detail::require(!m_posted, "Exchange::post_agreeing: the previous post() has not been completed by wait()");
   if (!m_carry_planned) plan_carrying();
   m_hash = hash;
@@ -980,8 +981,9 @@ void Exchange::wait() {
 }
 
 void Exchange::abandon() {
-  detail::require(abandonable(), "Exchange::abandon: mode ", to_string(m_mode),
-                  " cannot be abandoned; expected all-at-once or pipelined");
+  if (!abandonable())
+    detail::fail("Exchange::abandon: mode ", to_string(m_mode),
+                 " cannot be abandoned; expected all-at-once or pipelined");
   if (!m_posted) return;
   for (Requests& r : m_rreq) r.cancel_receives();
   for (Requests& r : m_sreq) r.release_sends();

@@ -27,6 +27,18 @@ ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> shape)
           }(),
           std::move(shape)) {}
 
+namespace {
+/// Coordinates of grid position `position` in a grid of `shape` (Fortran order).
+std::vector<int> coords_in(const std::vector<int>& shape, int position) {
+  std::vector<int> c(shape.size());
+  for (std::size_t d = 0; d < c.size(); ++d) {
+    c[d] = position % shape[d];
+    position /= shape[d];
+  }
+  return c;
+}
+} // namespace
+
 ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<int> shape) {
   using detail::require;
   require(parent != MPI_COMM_NULL, "ProcessGrid: parent communicator is MPI_COMM_NULL");
@@ -69,24 +81,20 @@ ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<in
   impl->my_position = impl->position_of_rank[static_cast<std::size_t>(impl->my_parent_rank)];
   impl->ranks = std::move(ranks);
   impl->shape = std::move(shape);
+  if (impl->my_position >= 0) impl->my_coords = coords_in(impl->shape, impl->my_position);
   m_impl = std::move(impl);
 }
 
-std::vector<int> ProcessGrid::my_coords() const {
+const std::vector<int>& ProcessGrid::my_coords() const {
   detail::require(contains_me(), "ProcessGrid::my_coords: parent rank ", parent_rank(),
                   " is not in the grid");
-  return coords_of(my_position());
+  return m_impl->my_coords;
 }
 
 std::vector<int> ProcessGrid::coords_of(int position) const {
   detail::require(position >= 0 && position < size(), "ProcessGrid::coords_of: position must be in [0, ",
                   size(), "), got ", position);
-  std::vector<int> c(shape().size());
-  for (std::size_t d = 0; d < c.size(); ++d) {
-    c[d] = position % shape()[d];
-    position /= shape()[d];
-  }
-  return c;
+  return coords_in(shape(), position);
 }
 
 int ProcessGrid::position_of(const std::vector<int>& coords) const {

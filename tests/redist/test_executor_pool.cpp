@@ -4,8 +4,13 @@
 // same local block move nothing.
 #include "hpf_test.hpp"
 
+#include <hpf/array/block_pool.hpp>
 #include <hpf/hpf.hpp>
 
+#include <atomic>
+#include <optional>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -198,6 +203,96 @@ TEST(BlockPool, RedistributeReusesTheReleasedBlockOnly) {
   EXPECT_EQ(hpf::detail::block_pool_stats().blocks, 0U);
   EXPECT_EQ(wrong(A, 0.5), 0);
   hpf::detail::set_buffer_pool_limit(limit);
+}
+
+} // namespace
+
+namespace {
+
+using PoolView = Kokkos::View<double*, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+
+PoolView pool_view(const std::string& label, std::size_t n) {
+  return PoolView(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), n);
+}
+
+/// Gives a copy of `v` to the pool under its own key; the caller keeps `v` (use_count() tells
+/// whether the pool still holds the block).
+void give_copy(const std::string& label, const PoolView& v) {
+  hpf::detail::block_pool_give(hpf::detail::block_key(label, v), v.span() * sizeof(double),
+                               hpf::detail::PooledView::hold(PoolView(v)));
+}
+
+// The pool itself (array/block_pool.hpp): at most max_pooled_blocks blocks and buffer_pool_limit()
+// bytes, the oldest dropped first and handed out first, only to the same type, label and extents;
+// a dropped block is released; giving and taking from several threads at once keeps the bounds.
+TEST(BlockPool, KeepsItsBoundsAndHandsOutTheOldestMatchFirst) {
+  namespace d = hpf::detail;
+  d::release_block_pool();
+  const std::size_t limit = d::buffer_pool_limit();
+  const std::size_t cap = d::max_pooled_blocks;
+  std::vector<PoolView> given;
+  for (std::size_t k = 0; k < cap + 2; ++k) {
+    given.push_back(pool_view("p", 100));
+    give_copy("p", given.back());
+  }
+  EXPECT_EQ(d::block_pool_stats().blocks, cap);
+  EXPECT_EQ(d::block_pool_stats().bytes, cap * 100 * sizeof(double));
+  EXPECT_EQ(given[0].use_count(), 1); // the two oldest were dropped and released
+  EXPECT_EQ(given[1].use_count(), 1);
+  EXPECT_EQ(given[2].use_count(), 2);
+
+  // Another label, extent or type finds nothing.
+  EXPECT_FALSE(d::reuse_view<PoolView>(d::block_key("q", given[2])).has_value());
+  EXPECT_FALSE(d::reuse_view<PoolView>(d::block_key("p", pool_view("p", 99))).has_value());
+  using FloatView = Kokkos::View<float*, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  d::BlockKey float_key{typeid(FloatView), "p", {}};
+  float_key.extents[0] = 100;
+  EXPECT_FALSE(d::block_pool_take(float_key).has_value());
+
+  // The same key takes the oldest kept block first.
+  const std::size_t reuses = d::block_pool_stats().reuses;
+  for (std::size_t k = 2; k < 5; ++k) {
+    std::optional<PoolView> got = d::reuse_view<PoolView>(d::block_key("p", given[k]));
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->data(), given[k].data());
+  }
+  EXPECT_EQ(d::block_pool_stats().reuses - reuses, 3U);
+  EXPECT_EQ(d::block_pool_stats().blocks, cap - 3);
+
+  // The byte bound: a block larger than the limit is not kept, and a new one drops the oldest.
+  d::release_block_pool();
+  EXPECT_EQ(given[7].use_count(), 1);
+  d::set_buffer_pool_limit(250 * sizeof(double));
+  give_copy("p", pool_view("p", 300)); // alone above the limit
+  EXPECT_EQ(d::block_pool_stats().blocks, 0U);
+  give_copy("p", given[0]);
+  give_copy("p", given[1]);
+  give_copy("p", given[2]); // 300 elements > 250: given[0] goes
+  EXPECT_EQ(d::block_pool_stats().blocks, 2U);
+  EXPECT_EQ(given[0].use_count(), 1);
+  EXPECT_EQ(given[1].use_count(), 2);
+  d::set_buffer_pool_limit(limit);
+
+  // Several threads at once.
+  d::release_block_pool();
+  std::vector<std::thread> threads;
+  std::atomic<int> taken{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &taken] {
+      const std::string label = "thread" + std::to_string(t % 2);
+      for (int k = 0; k < 500; ++k) {
+        PoolView v = pool_view(label, 16 + static_cast<std::size_t>(k % 3));
+        const auto key = d::block_key(label, v);
+        d::recycle_view(v, label);
+        if (d::reuse_view<PoolView>(key).has_value()) ++taken;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_LE(d::block_pool_stats().blocks, cap);
+  EXPECT_GT(taken.load(), 0);
+  d::release_block_pool();
+  EXPECT_EQ(d::block_pool_stats().blocks, 0U);
+  EXPECT_EQ(d::block_pool_stats().bytes, 0U);
 }
 
 } // namespace

@@ -521,8 +521,9 @@ private:
   static LocalShape local_shape(const Layout<N>& layout) {
     // A rank off a fixed grid coordinate holds nothing, like a rank outside the grid.
     const ProcessGrid& grid = layout.grid();
-    const std::vector<int> c =
-        grid.contains_me() && layout.holds(grid.my_position()) ? grid.my_coords() : std::vector<int>();
+    static const std::vector<int> nowhere;
+    const std::vector<int>& c =
+        grid.contains_me() && layout.holds(grid.my_position()) ? grid.my_coords() : nowhere;
     LocalShape shape;
     bool empty = c.empty();
     for (int d = 0; d < N && !c.empty(); ++d) {

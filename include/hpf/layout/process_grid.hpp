@@ -53,8 +53,8 @@ public:
   [[nodiscard]] bool contains_me() const noexcept { return m_impl->my_position >= 0; }
   /// Grid position of the calling rank, or -1 outside the grid.
   [[nodiscard]] int my_position() const noexcept { return m_impl->my_position; }
-  /// Coordinates of the calling rank (throws hpf::Error outside the grid).
-  [[nodiscard]] std::vector<int> my_coords() const;
+  /// Coordinates of the calling rank (throws hpf::Error outside the grid); computed once, with the grid.
+  [[nodiscard]] const std::vector<int>& my_coords() const;
 
   /// Grid position <-> coordinates (Fortran order).
   [[nodiscard]] std::vector<int> coords_of(int position) const;
@@ -76,6 +76,7 @@ private:
     int my_parent_rank = -1;
     int parent_size = 0;
     int my_position = -1;
+    std::vector<int> my_coords; // empty outside the grid
   };
   std::shared_ptr<const Impl> m_impl;
 };
