@@ -1,6 +1,11 @@
 // The runtime's plan cache: repeated REDISTRIBUTE between the same layouts does not re-plan
 // (STYLE.md: reuse, never rebuild per call). Keyed by (source layout, target layout, options); a
 // small least-recently-used list, since programs alternate between few layouts.
+//
+// The cache's list has no lock: plan and redistribute from one thread at a time. hpf::Environment
+// asks for MPI_THREAD_FUNNELED, under which only the main thread makes MPI calls, and every
+// REDISTRIBUTE does; the executor pools (below) and the block pool (array/block_pool.hpp) are locked,
+// since a lease or an array may be released from another thread.
 #pragma once
 
 #include <hpf/redist/plan.hpp>
