@@ -28,9 +28,9 @@ echo "case,ranks,M,r,s,median_s" > "$alone"
 for np in 2 4; do
   echo "before ranks $np: $(uptime)" >> "$load"
   for M in 1e3 1e5 1e7; do
-    # Medians of 99 below 10^7 elements, where a call takes micro- to milliseconds: with 9, the count
-    # of cells lost at 10^3 moved by several cells from one run to the next (23, 27, 28), while a
-    # trial with 99 gave the same count twice. 9 at 10^7 (each call tens of milliseconds).
+    # Medians of 99 below 10^7 elements, where a call takes micro- to milliseconds (with 9, the count
+    # of cells lost at 10^3 moved by several cells from one run to the next: 23, 27, 28); 9 at 10^7,
+    # where each call takes tens of milliseconds.
     repeats=99
     [ "$M" = 1e7 ] && repeats=9
     for r in 1 3 7 64 0; do
