@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace hpf::bench {
@@ -26,6 +28,18 @@ using hpf::median;
 [[nodiscard]] inline double min_of(const std::vector<double>& samples) {
   detail::require(!samples.empty(), "min_of: no samples");
   return *std::min_element(samples.begin(), samples.end());
+}
+
+/// Median wall time of `repeats` calls of f after one untimed call (one process, std::chrono).
+template <class F> [[nodiscard]] double median_seconds(int repeats, F&& f) {
+  std::vector<double> t;
+  f(); // warm-up
+  for (int i = 0; i < repeats; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  return hpf::median(std::move(t));
 }
 
 /// `text` as a T (an integer or a floating-point type), all of it. Throws hpf::Error naming `what`.

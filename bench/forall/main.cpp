@@ -12,7 +12,6 @@
 #include "../common/bench_common.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -27,17 +26,6 @@ template <class A> std::vector<hpf::index_t> global_table(const A& a, int d) {
   std::vector<hpf::index_t> t(a.local_view().extent(static_cast<std::size_t>(d)));
   for (std::size_t l = 0; l < t.size(); ++l) t[l] = a.global_index(d, static_cast<hpf::index_t>(l));
   return t;
-}
-
-template <class F> double median_seconds(int repeats, F&& f) {
-  std::vector<double> t;
-  f(); // warm-up
-  for (int i = 0; i < repeats; ++i) {
-    const auto a = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-  }
-  return hpf::median(std::move(t));
 }
 
 struct Row {
@@ -62,13 +50,13 @@ int main(int argc, char** argv) {
     const auto g0 = global_table(A, 0);
     const hpf::CyclicMap m = A.layout().map(0);
     Row r{"1-D 4M", 0, 0, 0};
-    r.forall_s = median_seconds(repeats, [&] {
+    r.forall_s = hpf::bench::median_seconds(repeats, [&] {
       hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = 0.5 * x + double(g[0]); });
     });
-    r.view_s = median_seconds(repeats, [&] {
+    r.view_s = hpf::bench::median_seconds(repeats, [&] {
       for (std::size_t i = 0; i < v.extent(0); ++i) v(i) = 0.5 * v(i) + double(g0[i]);
     });
-    r.raw_s = median_seconds(repeats, [&] {
+    r.raw_s = hpf::bench::median_seconds(repeats, [&] {
       double* p = v.data();
       const hpf::index_t e = static_cast<hpf::index_t>(v.extent(0));
       for (hpf::index_t l = 0; l < e; ++l) p[l] = 0.5 * p[l] + double(m.global(0, l));
@@ -87,16 +75,16 @@ int main(int argc, char** argv) {
     const auto g2 = global_table(A, 2);
     const hpf::CyclicMap m0 = L.map(0);
     Row r{"3-D 160^3", 0, 0, 0};
-    r.forall_s = median_seconds(repeats, [&] {
+    r.forall_s = hpf::bench::median_seconds(repeats, [&] {
       hpf::forall(A, [](const hpf::Index<3>& g, double& x) { x = 0.5 * x + double(g[0] + g[1] + g[2]); });
     });
-    r.view_s = median_seconds(repeats, [&] {
+    r.view_s = hpf::bench::median_seconds(repeats, [&] {
       for (std::size_t k = 0; k < v.extent(2); ++k)
         for (std::size_t j = 0; j < v.extent(1); ++j)
           for (std::size_t i = 0; i < v.extent(0); ++i)
             v(i, j, k) = 0.5 * v(i, j, k) + double(g0[i] + g1[j] + g2[k]);
     });
-    r.raw_s = median_seconds(repeats, [&] {
+    r.raw_s = hpf::bench::median_seconds(repeats, [&] {
       double* p = v.data();
       const auto e0 = static_cast<hpf::index_t>(v.extent(0));
       const auto e1 = static_cast<hpf::index_t>(v.extent(1));

@@ -76,8 +76,9 @@ template <class T, int N> void check_same_array(const DistArray<T, N>& A, const 
 }
 
 template <class T, int N> void require_nonempty(const DistArray<T, N>& A, const char* what) {
-  require(A.layout().global_size() > 0, what, "(DistArray '", A.label(), "'): the array is empty (extents ",
-          Layout<N>::to_string(A.layout().extents()), "); expected at least one element");
+  if (A.layout().global_size() == 0) // not require(): its text would be built on every reduction
+    fail(what, "(DistArray '", A.label(), "'): the array is empty (extents ",
+         Layout<N>::to_string(A.layout().extents()), "); expected at least one element");
 }
 
 /// The reductions' common part: agreement first (so that the empty-array check below, and the

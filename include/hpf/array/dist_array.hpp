@@ -743,10 +743,10 @@ private:
     const char* state = m_halo_valid == 0   ? "never updated"
                         : m_halo_valid == 1 ? "updated (Plain)"
                                             : "updated (Periodic)";
-    detail::require(
-        m_halo_valid != 0, "DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
-        " is not owned here and the shadow was never updated (or is stale after redistribute/scatter);"
-        " expected update_shadow() before reading the shadow");
+    if (m_halo_valid == 0)
+      detail::fail("DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
+                   " is not owned here and the shadow was never updated (or is stale after "
+                   "redistribute/scatter); expected update_shadow() before reading the shadow");
     Index<N> slots{};
     for (int d = 0; d < N; ++d) {
       const auto du = static_cast<std::size_t>(d);
@@ -761,11 +761,12 @@ private:
         found = slot_of(m, w, m_coords[du], x, m_halo_valid == 2);
         if (found >= 0) break;
       }
-      detail::require(found >= 0, "DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
-                      " (dimension ", d, ", index ", g[du],
-                      ") is neither owned here nor within the shadow of width ", w,
-                      " of an owned block (shadow ", state, "); expected an owned index or one at most ", w,
-                      " away from an owned block", m_halo_valid == 2 ? "" : " and inside the extents");
+      if (found < 0)
+        detail::fail("DistArray '", m_label, "'::shadow: global index ", Layout<N>::to_string(g),
+                     " (dimension ", d, ", index ", g[du],
+                     ") is neither owned here nor within the shadow of width ", w,
+                     " of an owned block (shadow ", state, "); expected an owned index or one at most ", w,
+                     " away from an owned block", m_halo_valid == 2 ? "" : " and inside the extents");
       slots[du] = found;
     }
     return view_offset(slots);
@@ -821,13 +822,19 @@ private:
                     "), got ", root);
   }
 
+  // Element access (operator[], shadow()) runs per element in user loops: every check below builds
+  // its text only when it fails.
   [[nodiscard]] std::size_t checked_offset(const Index<N>& g) const {
-    m_layout.check_bounds(g, ("DistArray '" + m_label + "'").c_str());
+    if (!m_layout.in_bounds(g))
+      detail::fail("DistArray '", m_label, "': global index ", Layout<N>::to_string(g),
+                   " is outside the extents ", Layout<N>::to_string(m_layout.extents()));
     const ProcessGrid& grid = m_layout.grid();
-    const int owner = m_layout.owner(g);
-    detail::require(grid.contains_me() && m_layout.owns(grid.my_position(), g), "DistArray '", m_label,
-                    "': element ", Layout<N>::to_string(g), " is owned by grid position ", owner,
-                    " (parent rank ", grid.rank_at(owner), "), not by this rank");
+    if (!grid.contains_me() || !m_layout.owns(grid.my_position(), g)) {
+      const int owner = m_layout.owner(g);
+      detail::fail("DistArray '", m_label, "': element ", Layout<N>::to_string(g),
+                   " is owned by grid position ", owner, " (parent rank ", grid.rank_at(owner),
+                   "), not by this rank");
+    }
     const Index<N> l = m_layout.local_index(g);
     Index<N> slots{};
     for (int d = 0; d < N; ++d) slots[static_cast<std::size_t>(d)] = slot(d, l[static_cast<std::size_t>(d)]);

@@ -116,8 +116,9 @@ private:
                                        const IrregularOptions& opt) {
     // A gather reads the primary copy of a replicated x; a scatter would update that copy only
     // (docs/align.md): refused, on every rank alike (the layout is the same everywhere).
-    require(Dir == IrregularDirection::Gather || L.copies() == 1, name, ": x's layout ", L.describe_dists(),
-            " replicates its elements; expected a layout without replicated grid dimensions (docs/align.md)");
+    if (Dir == IrregularDirection::Scatter && L.copies() != 1) // the text only on failure
+      fail(name, ": x's layout ", L.describe_dists(),
+           " replicates its elements; expected a layout without replicated grid dimensions (docs/align.md)");
     std::vector<int> owner;
     std::vector<index_t> offset;
     locate_indices<N>(L, indices, name, owner, offset);

@@ -152,12 +152,12 @@ transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N
   detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, {}, "hpf::transpose");
   detail::check_permutation<N>(perm, "transpose");
   for (int d = 0; d < N; ++d)
-    detail::require(layout.extent(d) == A.layout().extent(perm[static_cast<std::size_t>(d)]),
-                    "transpose: target layout extent[", d, "] = ", layout.extent(d),
-                    " must equal A's extent[", perm[static_cast<std::size_t>(d)],
-                    "] = ", A.layout().extent(perm[static_cast<std::size_t>(d)]), " (target extents ",
-                    Layout<N>::to_string(layout.extents()), ", A's ",
-                    Layout<N>::to_string(A.layout().extents()), ")");
+    if (layout.extent(d) != A.layout().extent(perm[static_cast<std::size_t>(d)])) // text only on failure
+      detail::fail("transpose: target layout extent[", d, "] = ", layout.extent(d), " must equal A's extent[",
+                   perm[static_cast<std::size_t>(d)],
+                   "] = ", A.layout().extent(perm[static_cast<std::size_t>(d)]), " (target extents ",
+                   Layout<N>::to_string(layout.extents()), ", A's ",
+                   Layout<N>::to_string(A.layout().extents()), ")");
   DistArray<T, N> C(A.label() + "^T", layout);
   cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm)->execute(C, A); // arguments agreed above
   return C;

@@ -401,8 +401,8 @@ public:
 
   /// Throws hpf::Error naming `what` unless g is inside the extents.
   void check_bounds(const Index<N>& g, const char* what) const {
-    detail::require(in_bounds(g), what, ": global index ", to_string(g), " is outside the extents ",
-                    to_string(m_extents));
+    if (!in_bounds(g)) // not require(): its text would be built on every call (element access)
+      detail::fail(what, ": global index ", to_string(g), " is outside the extents ", to_string(m_extents));
   }
 
   /// Grid coordinates of the primary copy of g (see the header comment).
