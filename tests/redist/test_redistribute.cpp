@@ -75,6 +75,18 @@ template <int N> index_t wrong(DistArray<double, N>& A, double salt) {
   return bad;
 }
 
+/// Runs `ex` from A into B `times` times, each with new values in A, and checks B after each (a
+/// repeated execution reuses its buffers and shared-memory segments).
+void expect_repeated_executions(hpf::RedistributionExecutor<1>& ex, DistArray<double, 1>& A,
+                                DistArray<double, 1>& B, int times, double step) {
+  for (int k = 0; k < times; ++k) {
+    const double salt = step * (k + 1);
+    fill(A, salt);
+    ex.execute(A, B);
+    ASSERT_EQ(wrong(B, salt), 0) << "execution " << k;
+  }
+}
+
 /// A 1-D grid over `count` consecutive ranks of MPI_COMM_WORLD starting at `first` (wrapping).
 ProcessGrid line(int first, int count) {
   const int n = world_size();
@@ -309,12 +321,8 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
         hpf::RedistributionExecutor<1> ex(plan);
         DistArray<double, 1> A("A", src);
         DistArray<double, 1> B("B", dst);
-        for (int k = 0; k < 6; ++k) {
-          const double salt = 0.125 * (k + 1);
-          fill(A, salt);
-          ex.execute(A, B);
-          ASSERT_EQ(wrong(B, salt), 0) << "execution " << k;
-        }
+        expect_repeated_executions(ex, A, B, 6, 0.125);
+        if (HasFatalFailure()) return;
         const bool applies = plan.exec_mode() == hpf::ExecMode::StepSynchronous ||
                              plan.exec_mode() == hpf::ExecMode::AllAtOnce;
         EXPECT_EQ(ex.shared_sends(), applies ? plan.num_sends() : 0U);
@@ -349,12 +357,8 @@ TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
         hpf::RedistributionExecutor<1> ex(plan);
         DistArray<double, 1> A("A", from);
         DistArray<double, 1> B("B", to);
-        for (int k = 0; k < 4; ++k) {
-          const double salt = 0.25 * (k + 1);
-          fill(A, salt);
-          ex.execute(A, B);
-          ASSERT_EQ(wrong(B, salt), 0) << "execution " << k;
-        }
+        expect_repeated_executions(ex, A, B, 4, 0.25);
+        if (HasFatalFailure()) return;
       }
     }
   }
