@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   const std::uint64_t hash = hpf::redistribution_hash(a, b, option_words);
   parts.push_back({"agreement-pairwise",
                    [&] {
-                     hpf::detail::PairwiseAgreement round(MPI_COMM_WORLD, hash);
+                     hpf::detail::PairwiseAgreement round(a.grid().comm(), hash);
                      round.post_headers();
                      if (!round.agreed()) hpf::detail::fail("overhead: the ranks disagree");
                    },

@@ -1,6 +1,7 @@
 #include <hpf/core/mpi.hpp>
 
 #include <algorithm>
+#include <atomic>
 
 namespace hpf {
 namespace detail {
@@ -23,11 +24,12 @@ bool mpi_alive() {
   return initialized && !finalized;
 }
 
-void free_comm(MPI_Comm* c) {
-  if (*c != MPI_COMM_NULL && *c != MPI_COMM_WORLD && *c != MPI_COMM_SELF && mpi_alive()) MPI_Comm_free(c);
-  delete c;
-}
+/// Moves on whenever an attribute read through Comm::attribute() changes anywhere (starts at 1: a
+/// Comm's epoch 0 means it remembers nothing).
+std::atomic<std::uint64_t> g_attribute_epoch{1};
 } // namespace
+
+void comm_attributes_changed() noexcept { g_attribute_epoch.fetch_add(1, std::memory_order_acq_rel); }
 } // namespace detail
 
 Comm Comm::duplicate(MPI_Comm parent) {
@@ -41,9 +43,31 @@ Comm Comm::adopt(MPI_Comm owned) {
   Comm c;
   if (owned != MPI_COMM_NULL) {
     HPF_MPI_CHECK(MPI_Comm_set_errhandler(owned, MPI_ERRORS_RETURN));
-    c.m_handle = std::shared_ptr<MPI_Comm>(new MPI_Comm(owned), detail::free_comm);
+    c.m_shared = std::shared_ptr<Shared>(new Shared{owned, 0, 0, {}}, [](Shared* sh) {
+      MPI_Comm h = sh->handle;
+      if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF && detail::mpi_alive()) MPI_Comm_free(&h);
+      delete sh;
+    });
   }
   return c;
+}
+
+void* Comm::attribute(int keyval) const {
+  detail::require(m_shared != nullptr, "Comm::attribute: the communicator is null");
+  Shared& sh = *m_shared;
+  const std::uint64_t now = detail::g_attribute_epoch.load(std::memory_order_acquire);
+  if (sh.epoch != now) { // something changed since these were found: forget them
+    sh.epoch = now;
+    sh.remembered = 0;
+  }
+  for (std::size_t i = 0; i < sh.remembered; ++i)
+    if (sh.memo[i].first == keyval) return sh.memo[i].second;
+  void* value = nullptr;
+  int found = 0;
+  HPF_MPI_CHECK(MPI_Comm_get_attr(sh.handle, keyval, &value, &found));
+  if (found == 0) return nullptr; // not remembered: a value set later is found then
+  if (sh.remembered < sh.memo.size()) sh.memo[sh.remembered++] = {keyval, value};
+  return value;
 }
 
 void Datatype::reset() noexcept {

@@ -21,6 +21,7 @@ struct Private {
 };
 
 int delete_private(MPI_Comm, int, void* attr, void*) {
+  comm_attributes_changed(); // Comm::attribute() forgets it
   delete static_cast<Private*>(attr);
   return MPI_SUCCESS;
 }
@@ -35,14 +36,11 @@ int private_keyval() {
 }
 
 /// The private duplicate of `comm`, made on first use (collective over `comm`).
-const Private& private_of(MPI_Comm comm) {
+const Private& private_of(const Comm& comm) {
   static std::uint64_t next_generation = 0; // rank-local: only compared with itself
-  void* attr = nullptr;
-  int found = 0;
-  HPF_MPI_CHECK(MPI_Comm_get_attr(comm, private_keyval(), &attr, &found));
-  if (found != 0) return *static_cast<const Private*>(attr);
-  auto made = std::make_unique<Private>(Private{Comm::duplicate(comm), ++next_generation});
-  HPF_MPI_CHECK(MPI_Comm_set_attr(comm, private_keyval(), made.get()));
+  if (const void* attr = comm.attribute(private_keyval())) return *static_cast<const Private*>(attr);
+  auto made = std::make_unique<Private>(Private{Comm::duplicate(comm.get()), ++next_generation});
+  HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), private_keyval(), made.get()));
   return *made.release();
 }
 
@@ -98,7 +96,8 @@ void AgreementHeaders::abandon() noexcept {
   m_sends.release_sends();
 }
 
-PairwiseAgreement::PairwiseAgreement(MPI_Comm comm, std::uint64_t hash) : m_parent(comm), m_hash(hash) {
+PairwiseAgreement::PairwiseAgreement(const Comm& comm, std::uint64_t hash)
+    : m_parent(comm.get()), m_hash(hash) {
   const Private& p = private_of(comm);
   m_private = p.comm;
   m_generation = p.generation;

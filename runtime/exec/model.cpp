@@ -219,7 +219,14 @@ int copy_model(MPI_Comm, int, void*, void* in, void* out, int* flag) {
 }
 
 int delete_model(MPI_Comm, int, void* attr, void*) {
+  detail::comm_attributes_changed(); // Comm::attribute() forgets it
   delete static_cast<MachineModel*>(attr);
+  return MPI_SUCCESS;
+}
+
+/// The delete callback of an attribute that owns nothing: Comm::attribute() forgets it.
+int forget_attribute(MPI_Comm, int, void*, void*) {
+  detail::comm_attributes_changed();
   return MPI_SUCCESS;
 }
 
@@ -253,7 +260,7 @@ void set_machine_model(const Comm& comm, const MachineModel& m) { set_machine_mo
 
 MachineModel machine_model(const Comm& comm) {
   detail::require(!comm.is_null(), "machine_model: communicator is null");
-  if (const MachineModel* m = cached(comm.get())) return *m;
+  if (const void* m = comm.attribute(model_keyval())) return *static_cast<const MachineModel*>(m);
   MachineModel m = measure_machine_model(comm);
   set_machine_model(comm, m);
   return m;
@@ -266,13 +273,10 @@ bool detail::shares_one_node(const Comm& comm) {
   static const bool no = false;
   static const int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
-    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &k, nullptr));
+    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, forget_attribute, &k, nullptr));
     return k;
   }();
-  void* attr = nullptr;
-  int found = 0;
-  HPF_MPI_CHECK(MPI_Comm_get_attr(comm.get(), keyval, &attr, &found));
-  if (found != 0) return *static_cast<const bool*>(attr);
+  if (const void* attr = comm.attribute(keyval)) return *static_cast<const bool*>(attr);
   bool one = false;
 #ifndef SMPI_H
   MPI_Comm node = MPI_COMM_NULL;
@@ -288,7 +292,10 @@ bool detail::shares_one_node(const Comm& comm) {
 }
 
 std::pair<double, double> detail::machine_alpha_beta(const Comm& comm) {
-  if (const MachineModel* m = comm.is_null() ? nullptr : cached(comm.get())) return {m->alpha, m->beta};
+  if (const void* attr = comm.is_null() ? nullptr : comm.attribute(model_keyval())) {
+    const auto* m = static_cast<const MachineModel*>(attr);
+    return {m->alpha, m->beta};
+  }
   const MachineModel m = machine_model(comm);
   return {m.alpha, m.beta};
 }

@@ -1,5 +1,6 @@
 // The machine model (exec/model.hpp): one measurement, the same on every rank; cached as an MPI
-// attribute (inherited by MPI_Comm_dup, not by MPI_Comm_split); JSON round trip and errors.
+// attribute (inherited by MPI_Comm_dup, not by MPI_Comm_split) and read through Comm::attribute(),
+// which remembers what it found until any such attribute changes; JSON round trip and errors.
 #include "hpf_test.hpp"
 
 #include <hpf/exec/model.hpp>
@@ -74,6 +75,54 @@ TEST(MachineModel, AttributeIsInheritedByDupNotBySplit) {
     EXPECT_EQ(hpf::machine_model(dup), other);
     EXPECT_EQ(hpf::machine_model(own), measured); // the parent keeps its own
   }
+}
+
+// Comm::attribute() remembers a value it found, in the Comm and its copies, and looks again once a
+// delete callback has called detail::comm_attributes_changed(): a value replaced or deleted (here,
+// or on another communicator) is never returned stale, and a value set after a miss is found.
+namespace counted {
+int deletes = 0;
+int forget(MPI_Comm, int, void*, void*) {
+  ++deletes;
+  hpf::detail::comm_attributes_changed();
+  return MPI_SUCCESS;
+}
+} // namespace counted
+
+TEST(CommAttribute, RemembersAValueUntilAnAttributeChanges) {
+  int keyval = MPI_KEYVAL_INVALID;
+  HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, counted::forget, &keyval, nullptr));
+  int a = 1;
+  int b = 2;
+  {
+    const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    const hpf::Comm copy = comm; // shares the handle and what it remembers
+    const hpf::Comm other = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    EXPECT_EQ(comm.attribute(keyval), nullptr);
+    HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), keyval, &a)); // after a miss: found next time
+    EXPECT_EQ(comm.attribute(keyval), &a);
+    EXPECT_EQ(copy.attribute(keyval), &a);
+    HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), keyval, &b)); // replaces a: its delete callback runs
+    EXPECT_EQ(counted::deletes, 1);
+    EXPECT_EQ(comm.attribute(keyval), &b);
+    EXPECT_EQ(copy.attribute(keyval), &b);
+    HPF_MPI_CHECK(MPI_Comm_set_attr(other.get(), keyval, &a));
+    EXPECT_EQ(other.attribute(keyval), &a);
+    HPF_MPI_CHECK(MPI_Comm_delete_attr(comm.get(), keyval));
+    EXPECT_EQ(comm.attribute(keyval), nullptr);
+    EXPECT_EQ(copy.attribute(keyval), nullptr);
+    EXPECT_EQ(other.attribute(keyval), &a); // looked up again, still there
+    // The model is read through it too: replacing it is seen at once.
+    hpf::MachineModel m = hpf::MachineModel::fallback();
+    hpf::set_machine_model(other, m);
+    EXPECT_EQ(hpf::detail::machine_alpha_beta(other).first, m.alpha);
+    m.alpha += 1;
+    hpf::set_machine_model(other, m); // replaces the model: the delete callback forgets it
+    EXPECT_EQ(hpf::detail::machine_alpha_beta(other).first, m.alpha);
+  } // `other` is freed with its value: the delete callback runs once more
+  EXPECT_EQ(counted::deletes, 3);
+  HPF_MPI_CHECK(MPI_Comm_free_keyval(&keyval));
+  EXPECT_THROW((void)hpf::Comm().attribute(0), hpf::Error);
 }
 
 TEST(MachineModel, JsonRoundTripAndErrors) {

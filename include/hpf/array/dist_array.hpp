@@ -284,7 +284,7 @@ public:
       redistribute_agreed(layout, options, words, nullptr);
       return;
     }
-    detail::PairwiseAgreement round(comm, redistribution_hash(m_layout, layout, words));
+    detail::PairwiseAgreement round(m_layout.grid().comm(), redistribution_hash(m_layout, layout, words));
     redistribute_agreed(layout, options, words, &round);
   }
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of

@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hpf {
@@ -47,14 +49,37 @@ public:
   /// Takes ownership of an existing handle (MPI_COMM_NULL gives an empty Comm).
   static Comm adopt(MPI_Comm owned);
 
-  [[nodiscard]] MPI_Comm get() const noexcept { return m_handle ? *m_handle : MPI_COMM_NULL; }
+  [[nodiscard]] MPI_Comm get() const noexcept { return m_shared ? m_shared->handle : MPI_COMM_NULL; }
   [[nodiscard]] bool is_null() const noexcept { return get() == MPI_COMM_NULL; }
   [[nodiscard]] int rank() const;
   [[nodiscard]] int size() const;
 
+  /// The value of the attribute `keyval` on this communicator, or nullptr when it has none
+  /// (MPI_Comm_get_attr). A value found is remembered by this Comm and its copies, so that a path
+  /// every call takes (REDISTRIBUTE's cost model, its one-node flag, its agreement's communicator)
+  /// does not pay Open MPI's locked attribute lookup each time. Only for keyvals whose delete
+  /// callback calls detail::comm_attributes_changed(): a value set again, deleted, or freed with its
+  /// communicator then makes every remembered value be looked up afresh, so none is ever stale.
+  /// Local; one thread at a time (the Comm's memo is not locked).
+  [[nodiscard]] void* attribute(int keyval) const;
+
 private:
-  std::shared_ptr<MPI_Comm> m_handle;
+  struct Shared {
+    MPI_Comm handle = MPI_COMM_NULL;
+    // The attributes found by attribute(), valid while the global epoch equals `epoch`.
+    std::uint64_t epoch = 0;
+    std::size_t remembered = 0;
+    std::array<std::pair<int, void*>, 4> memo{};
+  };
+  std::shared_ptr<Shared> m_shared;
 };
+
+namespace detail {
+/// Forgets every attribute value that Comm::attribute() remembers, in every Comm. Called by the
+/// delete callback of every keyval read through Comm::attribute() (MPI calls it when the value is
+/// replaced, deleted, or freed with its communicator). Never throws.
+void comm_attributes_changed() noexcept;
+} // namespace detail
 
 /// An owned set of pending requests. `wait_all()` completes them; the destructor does too, so
 /// that no buffer is released while MPI may still touch it.

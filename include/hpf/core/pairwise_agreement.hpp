@@ -88,7 +88,7 @@ class PairwiseAgreement {
 public:
   /// Collective over `comm` the first time (it duplicates `comm`); sends nothing: the headers go out
   /// with post_headers() or in the collective's own messages (Exchange::post_agreeing on comm()).
-  PairwiseAgreement(MPI_Comm comm, std::uint64_t hash);
+  PairwiseAgreement(const Comm& comm, std::uint64_t hash);
   PairwiseAgreement(const PairwiseAgreement&) = delete;
   PairwiseAgreement& operator=(const PairwiseAgreement&) = delete;
   ~PairwiseAgreement() = default; // Requests' destructors complete the headers (they always arrive)
