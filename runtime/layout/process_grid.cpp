@@ -40,6 +40,7 @@ std::vector<int> coords_in(const std::vector<int>& shape, int position) {
 } // namespace
 
 ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<int> shape) {
+  using detail::fail;
   using detail::require;
   require(parent != MPI_COMM_NULL, "ProcessGrid: parent communicator is MPI_COMM_NULL");
   // Every rank must pass the same ranks and shape (issue 15, finding 4). Checked before anything else
@@ -60,12 +61,13 @@ ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<in
           max_rank, " dimensions, got ", shape.size());
   long long product = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    require(shape[d] >= 1, "ProcessGrid: shape[", d, "] must be >= 1, got ", shape[d], " (shape ",
-            list_text(shape), ")");
+    if (shape[d] < 1)
+      fail("ProcessGrid: shape[", d, "] must be >= 1, got ", shape[d], " (shape ", list_text(shape), ")");
     product *= shape[d];
   }
-  require(product == static_cast<long long>(ranks.size()), "ProcessGrid: shape ", list_text(shape), " has ",
-          product, " positions but ", ranks.size(), " ranks were given");
+  if (product != static_cast<long long>(ranks.size()))
+    fail("ProcessGrid: shape ", list_text(shape), " has ", product, " positions but ", ranks.size(),
+         " ranks were given");
   impl->position_of_rank.assign(static_cast<std::size_t>(psize), -1);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const int r = ranks[i];

@@ -292,8 +292,9 @@ Schedule schedule_rs_n(const CommMatrix& com, std::uint64_t seed) {
 
 Schedule schedule_rs_nl(const CommMatrix& com, const Routing& routing, std::uint64_t seed) {
   require_square(com, "schedule_rs_nl");
-  detail::require(routing.num_nodes() == com.num_senders(), "schedule_rs_nl: routing ", routing.describe(),
-                  " has ", routing.num_nodes(), " nodes; expected n = ", com.num_senders());
+  if (routing.num_nodes() != com.num_senders())
+    detail::fail("schedule_rs_nl: routing ", routing.describe(), " has ", routing.num_nodes(),
+                 " nodes; expected n = ", com.num_senders());
   return random_schedule(com, &routing, seed);
 }
 

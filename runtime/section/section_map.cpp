@@ -226,7 +226,7 @@ std::vector<SectionRuns> runs_of(const CyclicMap& mine, const Triplet& tm, const
 } // namespace
 
 LocalSequence local_sequence(const CyclicMap& m, const Triplet& t, int p) {
-  detail::require(t.stride != 0, "local_sequence: triplet ", t.to_string(), ": stride must be != 0, got 0");
+  if (t.stride == 0) detail::fail("local_sequence: triplet ", t.to_string(), ": stride must be != 0, got 0");
   detail::require(p >= 0 && p < m.P, "local_sequence: process must be in [0, ", m.P, "), got ", p);
   detail::require(m.regular(), "local_sequence: the map must be CYCLIC, BLOCK or `*` (closed form); got a ",
                   m.is_gen_block() ? "GEN_BLOCK" : "INDIRECT", " map");
@@ -265,9 +265,10 @@ index_t SectionDim::pair_period() const { return pair_split(*this).L; }
 void check_section_dim(const SectionDim& dim) {
   detail::check_triplet(dim.ts, dim.src.n, "section source triplet");
   detail::check_triplet(dim.td, dim.dst.n, "section target triplet");
-  detail::require(dim.ts.extent() == dim.td.extent(), "section: source triplet ", dim.ts.to_string(),
-                  " selects ", dim.ts.extent(), " elements but target triplet ", dim.td.to_string(),
-                  " selects ", dim.td.extent(), " elements; expected equal extents");
+  if (dim.ts.extent() != dim.td.extent())
+    detail::fail("section: source triplet ", dim.ts.to_string(), " selects ", dim.ts.extent(),
+                 " elements but target triplet ", dim.td.to_string(), " selects ", dim.td.extent(),
+                 " elements; expected equal extents");
 }
 
 CommMatrix section_grid(const SectionDim& dim) {

@@ -83,8 +83,9 @@ double to_double(const Rational& q) { return q.convert_to<double>(); }
 
 int Platform::add_node(std::string name, const Rational& speed) {
   detail::require(!name.empty(), "platform node: name must be non-empty");
-  detail::require(speed >= 0, "platform node '", detail::printable(name),
-                  "': speed must be >= 0 (0 = router), got ", to_string(speed));
+  if (speed < 0)
+    detail::fail("platform node '", detail::printable(name), "': speed must be >= 0 (0 = router), got ",
+                 to_string(speed));
   for (const auto& n : m_nodes)
     detail::require(n.name != name, "platform node '", detail::printable(name), "': duplicate node name");
   m_nodes.push_back({std::move(name), speed});
@@ -97,7 +98,8 @@ int Platform::add_edge(std::string_view from, std::string_view to, const Rationa
   const int f = index_of(from, "edge 'from'");
   const int t = index_of(to, "edge 'to'");
   detail::require(f != t, "platform edge ", from, " -> ", to, ": self loops are not allowed");
-  detail::require(cost > 0, "platform edge ", from, " -> ", to, ": cost must be > 0, got ", to_string(cost));
+  if (cost <= 0)
+    detail::fail("platform edge ", from, " -> ", to, ": cost must be > 0, got ", to_string(cost));
   detail::require(!find_edge(f, t), "platform edge ", from, " -> ", to,
                   ": duplicate edge (one edge per ordered pair)");
   m_edges.push_back({f, t, cost});

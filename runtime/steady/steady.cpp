@@ -65,8 +65,8 @@ int operand_count(const SteadyProblem& p) { return static_cast<int>(p.participan
 } // namespace
 
 void validate_problem(const Platform& g, const SteadyProblem& p) {
-  detail::require(p.message_size > 0, "message_size must be > 0, got ", to_string(p.message_size));
-  detail::require(p.task_work > 0, "task_work must be > 0, got ", to_string(p.task_work));
+  if (p.message_size <= 0) detail::fail("message_size must be > 0, got ", to_string(p.message_size));
+  if (p.task_work <= 0) detail::fail("task_work must be > 0, got ", to_string(p.task_work));
   switch (p.op) {
   case SteadyOp::Scatter:
     detail::require(p.sources.size() == 1, "scatter: exactly one source expected, got ", p.sources.size());
@@ -329,7 +329,7 @@ SteadySolution make_solution(const Platform& g, const SteadyProblem& p, std::vec
   for (const auto& f : sends) {
     (void)g.edge(f.edge);
     detail::require(f.type >= 0 && f.type < nt, "make_solution: type must be in [0, ", nt, "), got ", f.type);
-    detail::require(f.rate >= 0, "make_solution: send rates must be >= 0, got ", to_string(f.rate));
+    if (f.rate < 0) detail::fail("make_solution: send rates must be >= 0, got ", to_string(f.rate));
   }
   for (const auto& t : tasks) {
     (void)g.node(t.node);
@@ -337,7 +337,7 @@ SteadySolution make_solution(const Platform& g, const SteadyProblem& p, std::vec
     detail::require(0 <= t.k && t.k <= t.l && t.l < t.m && t.m < operand_count(p),
                     "make_solution: task T(k,l,m) needs 0 <= k <= l < m < ", operand_count(p), ", got T(",
                     t.k, ",", t.l, ",", t.m, ")");
-    detail::require(t.rate >= 0, "make_solution: task rates must be >= 0, got ", to_string(t.rate));
+    if (t.rate < 0) detail::fail("make_solution: task rates must be >= 0, got ", to_string(t.rate));
   }
   sends.erase(std::remove_if(sends.begin(), sends.end(), [](const EdgeFlow& f) { return f.rate == 0; }),
               sends.end());
@@ -427,8 +427,9 @@ SteadySolution solve(const Platform& g, const SteadyProblem& p, SolveGoal goal) 
   }
   SteadyLp model = build_lp(g, p);
   ExactLpResult r = solve_exact(model.lp);
-  detail::require(r.status == LpStatus::Optimal, "steady ", to_string(p.op),
-                  ": the LP is not optimal (status ", static_cast<int>(r.status), "); this is a bug");
+  if (r.status != LpStatus::Optimal)
+    detail::fail("steady ", to_string(p.op), ": the LP is not optimal (status ", static_cast<int>(r.status),
+                 "); this is a bug");
   if (goal == SolveGoal::LeastTraffic && r.objective > 0) {
     // Second stage: TP fixed at its optimum, maximise -(total transfer time).
     const Rational tp = r.objective;
@@ -441,9 +442,9 @@ SteadySolution solve(const Platform& g, const SteadyProblem& p, SolveGoal goal) 
         model.lp.add_row({{static_cast<int>(j), Rational(1)}}, RowSense::Equal, tp, "TP fixed");
     }
     r = solve_exact(model.lp);
-    detail::require(r.status == LpStatus::Optimal, "steady ", to_string(p.op),
-                    ": the least-traffic LP is not optimal (status ", static_cast<int>(r.status),
-                    "); this is a bug");
+    if (r.status != LpStatus::Optimal)
+      detail::fail("steady ", to_string(p.op), ": the least-traffic LP is not optimal (status ",
+                   static_cast<int>(r.status), "); this is a bug");
     r.objective = tp;
   }
   std::vector<EdgeFlow> sends;
@@ -457,8 +458,9 @@ SteadySolution solve(const Platform& g, const SteadyProblem& p, SolveGoal goal) 
   const Rational cancelled = cancel_cycles(g, sends, static_cast<int>(model.types.size()));
   SteadySolution s = make_solution(g, p, std::move(sends), std::move(tasks));
   s.cancelled_circulation = cancelled;
-  detail::require(s.throughput == r.objective, "steady ", to_string(p.op), ": TP ", to_string(s.throughput),
-                  " differs from the LP optimum ", to_string(r.objective), "; this is a bug");
+  if (s.throughput != r.objective)
+    detail::fail("steady ", to_string(p.op), ": TP ", to_string(s.throughput),
+                 " differs from the LP optimum ", to_string(r.objective), "; this is a bug");
   if (s.throughput == 0) s.note = "the linear program's optimum is 0";
   return s;
 }

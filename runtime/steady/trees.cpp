@@ -182,7 +182,7 @@ std::vector<MatrixMatching> decompose_weighted_bipartite(const std::vector<std::
     detail::require(row.size() == n, "decompose_weighted_bipartite: the matrix must be square, got a row of ",
                     row.size(), " for ", n, " rows");
     for (const auto& x : row)
-      detail::require(x >= 0, "decompose_weighted_bipartite: entries must be >= 0, got ", to_string(x));
+      if (x < 0) detail::fail("decompose_weighted_bipartite: entries must be >= 0, got ", to_string(x));
   }
   // Delta = the largest row or column sum: the length of the shortest schedule (one-port).
   std::vector<Rational> rs(n, Rational(0)), cs(n, Rational(0));
@@ -257,8 +257,9 @@ PeriodicSchedule periodic_schedule(const Platform& g, const SteadySolution& s,
   std::vector<std::vector<Rational>> w(n, std::vector<Rational>(n, Rational(0)));
   for (std::size_t ti = 0; ti < trees.size(); ++ti) {
     const Rational c = trees[ti].weight * Rational(period);
-    detail::require(denominator(c) == 1, "periodic_schedule: tree ", ti, " carries ", to_string(c),
-                    " operations per period; the period must make every tree count an integer");
+    if (denominator(c) != 1)
+      detail::fail("periodic_schedule: tree ", ti, " carries ", to_string(c),
+                   " operations per period; the period must make every tree count an integer");
     ps.tree_count.push_back(numerator(c));
     for (std::size_t k = 0; k < trees[ti].tasks.size(); ++k) {
       const TreeTask& t = trees[ti].tasks[k];
@@ -274,9 +275,9 @@ PeriodicSchedule periodic_schedule(const Platform& g, const SteadySolution& s,
       r += w[i][j];
       c += w[j][i];
     }
-    detail::require(r <= Rational(period) && c <= Rational(period), "periodic_schedule: node '",
-                    g.node(static_cast<int>(i)).name, "' would send ", to_string(r), " and receive ",
-                    to_string(c), " time units per period of ", period);
+    if (r > Rational(period) || c > Rational(period))
+      detail::fail("periodic_schedule: node '", g.node(static_cast<int>(i)).name, "' would send ",
+                   to_string(r), " and receive ", to_string(c), " time units per period of ", period);
   }
   const auto mm = decompose_weighted_bipartite(w);
   // Hand each pair's time to its transfers in order; a transfer may straddle matchings (Figure 3).

@@ -184,9 +184,10 @@ public:
   /// not apply. (That both grids have the same parent communicator is checked when executing.)
   RedistributionPlan(const Layout<N>& src, const Layout<N>& dst, RedistOptions opt = {})
       : m_src(src), m_dst(dst), m_opt(opt) {
-    detail::require(src.extents() == dst.extents(), "RedistributionPlan: source extents ",
-                    Layout<N>::to_string(src.extents()), " differ from target extents ",
-                    Layout<N>::to_string(dst.extents()), "; expected the same global extents");
+    if (src.extents() != dst.extents())
+      detail::fail("RedistributionPlan: source extents ", Layout<N>::to_string(src.extents()),
+                   " differ from target extents ", Layout<N>::to_string(dst.extents()),
+                   "; expected the same global extents");
     detail::require(src.grid().parent_size() == dst.grid().parent_size(),
                     "RedistributionPlan: the source grid's parent communicator has ",
                     src.grid().parent_size(), " ranks and the target grid's ", dst.grid().parent_size(),

@@ -66,14 +66,15 @@ namespace detail {
 /// of extent n: stride != 0 and, when t selects anything, its first and last elements inside [0, n).
 /// (An empty triplet may have any bounds, as in Fortran.)
 inline void check_triplet(const Triplet& t, index_t n, const std::string& what) {
-  require(t.stride != 0, what, " = ", t.to_string(), ": stride must be != 0, got 0");
+  if (t.stride == 0) fail(what, " = ", t.to_string(), ": stride must be != 0, got 0");
   const index_t cnt = t.extent();
   if (cnt == 0) return;
   const index_t last = t.at(cnt - 1);
-  require(t.lo >= 0 && t.lo < n, what, " = ", t.to_string(), ": lo must be in [0, ", n, ") (the extent is ",
-          n, "), got ", t.lo);
-  require(last >= 0 && last < n, what, " = ", t.to_string(), ": its last element ", last, " (hi = ", t.hi,
-          ") must be in [0, ", n, ") (the extent is ", n, ")");
+  if (t.lo < 0 || t.lo >= n)
+    fail(what, " = ", t.to_string(), ": lo must be in [0, ", n, ") (the extent is ", n, "), got ", t.lo);
+  if (last < 0 || last >= n)
+    fail(what, " = ", t.to_string(), ": its last element ", last, " (hi = ", t.hi, ") must be in [0, ", n,
+         ") (the extent is ", n, ")");
 }
 
 } // namespace detail
