@@ -6,6 +6,8 @@
 #include "hpf_test.hpp"
 #include "section_random.hpp"
 
+#include <hpf/exec/model.hpp>
+
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -392,6 +394,45 @@ TEST(SectionAssign, ReusablePlan) {
                    "of extents (9, 8)", "is not the plan's", "of extents (8, 9)");
   EXPECT_TRUE(
       std::all_of(B.local_data(), B.local_data() + B.local_size(), [](double x) { return x == -7.0; }));
+}
+
+// hpf::assign and hpf::transpose take no options: on one node (where CTest runs every rank) they run
+// their plan all at once, between nodes step by step (detail::array_section_options).
+TEST(SectionAssign, AssignAndTransposeRunAllAtOnceOnOneNode) {
+  const int P = hpf::test::world_size();
+  const Layout<2> la({9, 8}, {hpf::Block(), hpf::Cyclic(2)}, ProcessGrid(MPI_COMM_WORLD, {1, P}));
+  const Layout<2> lb({8, 9}, {hpf::Cyclic(1), hpf::Collapsed()}, ProcessGrid(MPI_COMM_WORLD, {P}));
+  const bool one_node = hpf::detail::shares_one_node(lb.grid().comm());
+  EXPECT_TRUE(one_node) << "CTest starts every rank on this host";
+  const hpf::ExecMode want = one_node ? hpf::ExecMode::AllAtOnce : hpf::ExecMode::StepSynchronous;
+  using Cache = hpf::detail::SectionPlanCache<double, 2>;
+  hpf::clear_section_plan_cache();
+  DistArray<double, 2> A("A", la);
+  DistArray<double, 2> B("B", lb);
+  const std::vector<double> va = values(la.global_size(), 1.0);
+  std::vector<double> vb = values(lb.global_size(), -50.0);
+  A.scatter(0, va);
+  B.scatter(0, vb);
+  const Section<2> sa{{{8, 2, -2}, {1, 7, 2}}};
+  const Section<2> sb{{{0, 3, 1}, {2, 8, 2}}};
+  hpf::assign(B, sb, A, sa, {1, 0});
+  const std::vector<double> got = B.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    reference_assign<2>(vb, {8, 9}, sb, va, {9, 8}, sa, {1, 0});
+    EXPECT_EQ(got, vb);
+  }
+  ASSERT_EQ(Cache::entries().size(), 1u);
+  EXPECT_EQ(Cache::entries().front().plan->options().mode, want);
+  const DistArray<double, 2> C = hpf::transpose(A, lb);
+  const std::vector<double> gc = C.gather(0);
+  if (hpf::test::world_rank() == 0) {
+    for (index_t i = 0; i < 8; ++i)
+      for (index_t j = 0; j < 9; ++j)
+        EXPECT_EQ(gc[static_cast<std::size_t>(i + 8 * j)], va[static_cast<std::size_t>(j + 9 * i)]);
+  }
+  ASSERT_EQ(Cache::entries().size(), 2u);
+  EXPECT_EQ(Cache::entries().front().plan->options().mode, want);
+  hpf::clear_section_plan_cache();
 }
 
 TEST(SectionAssign, HugePlanNeedsNoPerElementWork) {

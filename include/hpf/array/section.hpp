@@ -8,6 +8,7 @@
 #pragma once
 
 #include <hpf/array/dist_array.hpp>
+#include <hpf/exec/model.hpp>
 #include <hpf/section/plan.hpp>
 
 #include <algorithm>
@@ -114,6 +115,19 @@ template <class T, int N> void check_same_assignment(const Layout<N>& dst, const
   w.check(dst.grid().comm().get(), what);
 }
 
+/// The options of hpf::assign and hpf::transpose, which take none: SectionOptions' defaults, run all at
+/// once when every rank of the parent communicator is on one node (detail::shares_one_node, the rule
+/// of REDISTRIBUTE's Auto). In one node's memory the steps of a contention-free schedule avoid no
+/// contention, and each step waits for its slowest pair: all at once was faster in every cell of
+/// bench/sections (docs/sections.md, "Which mode"). Between nodes, and under SMPI, the step-synchronous
+/// König schedule (seed 004). Collective over `comm` the first time on it: every rank calls this
+/// before anything that may throw or return early.
+inline SectionOptions array_section_options(const Comm& comm) {
+  SectionOptions opt;
+  if (shares_one_node(comm)) opt.mode = ExecMode::AllAtOnce;
+  return opt;
+}
+
 } // namespace detail
 
 /// Drops every cached section plan (e.g. before freeing the communicators their grids use).
@@ -129,8 +143,9 @@ inline void clear_section_plan_cache() {
 /// arguments that differ between ranks.
 template <class T, int N>
 void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, const Section<N>& sa) {
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, {}, "hpf::assign");
-  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa)->execute(B, A);
+  const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, "hpf::assign");
+  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt)->execute(B, A);
 }
 
 /// Collective, as above, with a dimension permutation: B's dimension d takes A's dimension perm[d]
@@ -138,8 +153,9 @@ void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, 
 /// a permutation of 0..N-1.
 template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
                                       const Section<N>& sa, const Permutation<N>& perm) {
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, {}, "hpf::assign");
-  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm)->execute(B, A);
+  const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, "hpf::assign");
+  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt)->execute(B, A);
 }
 
 /// Collective over the parent communicator of both grids: a new array laid out by `layout` with
@@ -149,7 +165,8 @@ template <class T, int N> [[nodiscard]] DistArray<T, N>
 transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N>& perm) {
   const Section<N> sc = whole_section<N>(layout.extents());
   const Section<N> sa = whole_section<N>(A.layout().extents());
-  detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, {}, "hpf::transpose");
+  const SectionOptions opt = detail::array_section_options(layout.grid().comm());
+  detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, opt, "hpf::transpose");
   detail::check_permutation<N>(perm, "transpose");
   for (int d = 0; d < N; ++d)
     if (layout.extent(d) != A.layout().extent(perm[static_cast<std::size_t>(d)])) // text only on failure
@@ -159,7 +176,7 @@ transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N
                    Layout<N>::to_string(layout.extents()), ", A's ",
                    Layout<N>::to_string(A.layout().extents()), ")");
   DistArray<T, N> C(A.label() + "^T", layout);
-  cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm)->execute(C, A); // arguments agreed above
+  cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm, opt)->execute(C, A); // arguments agreed above
   return C;
 }
 
