@@ -34,8 +34,9 @@
 //   - tpetra:         Tpetra::Import between two Maps listing the block-cyclic ownership, doImport with
 //                     INSERT timed alone (built with HPF_BENCH_TPETRA; in 2-D only with --tpetra2d 1).
 // The CSV row of every method carries its ratio to memcpy and to the best peer of the cell (the
-// fastest of pdgemr2d, tpetra, alltoallv, alltoallw), and the 1-minute load average when the cell
-// started (the machine is shared).
+// fastest of pdgemr2d, tpetra, alltoallv, alltoallw) with a 95 % interval of that ratio
+// (over_best_peer_lo, _hi: hpf::median_ratio_interval, the rounds of repeats resampled whole), and the
+// 1-minute load average when the cell started (the machine is shared).
 //
 //   mpirun -n 2 bench_redistribute_sweep [--M 1e3,1e5,1e7] [--r 1,3,7,64,0] [--s 1,3,7,64,0]
 //          [--n2d 8000 --r2d 36 --s2d 128 --tpetra2d 0|1] [--repeats 9] [--order warm|blocked|interleaved]
@@ -289,6 +290,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   if (me != 0) return;
   double t_copy = 0;
   double best = 0;
+  const Method* best_peer = nullptr;
   std::string best_name;
   for (const Method& meth : methods) {
     const double t = hpf::median(meth.t);
@@ -296,18 +298,21 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
     if (meth.peer && (best_name.empty() || t < best)) {
       best = t;
       best_name = meth.name;
+      best_peer = &meth;
     }
   }
   for (const Method& meth : methods) {
     const double t = hpf::median(meth.t);
+    // The 95 % interval of t / best: rounds resampled whole (every method runs once per round).
+    const auto [lo, hi] = hpf::median_ratio_interval(meth.t, best_peer->t);
     std::printf(
         "%-10s ranks %d  M %-10lld %-10s -> %-10s %-15s %10.3f ms  /memcpy %7.2f  /best peer (%s) %6.2f\n",
         case_name.c_str(), P, static_cast<long long>(a.global_size()), rb::name_of(r).c_str(),
         rb::name_of(s).c_str(), meth.name.c_str(), t * 1e3, t / t_copy, best_name.c_str(), t / best);
-    csv.row("%s,%d,%lld,%lld,%lld,%s,%.9g,%.9g,%.6g,%.6g,%s,%.2f,%d\n", case_name.c_str(), P,
+    csv.row("%s,%d,%lld,%lld,%lld,%s,%.9g,%.9g,%.6g,%.6g,%s,%.2f,%d,%.6g,%.6g\n", case_name.c_str(), P,
             static_cast<long long>(a.global_size()), static_cast<long long>(r), static_cast<long long>(s),
             meth.name.c_str(), t, hpf::bench::min_of(meth.t), t / t_copy, t / best, best_name.c_str(), load,
-            ok ? 1 : 0);
+            ok ? 1 : 0, lo, hi);
   }
   std::fflush(stdout);
 }
@@ -334,7 +339,8 @@ int main(int argc, char** argv) {
     hpf::bench::CsvWriter csv;
     if (me == 0 && !args.csv.empty())
       csv = hpf::bench::CsvWriter(
-          args.csv, "case,ranks,M,r,s,method,median_s,min_s,over_memcpy,over_best_peer,best_peer,load1,ok");
+          args.csv, "case,ranks,M,r,s,method,median_s,min_s,over_memcpy,over_best_peer,best_peer,load1,ok,"
+                    "over_best_peer_lo,over_best_peer_hi");
     const auto line = hpf::ProcessGrid::world({P});
     for (index_t M : args.Ms)
       for (index_t r : args.rs)

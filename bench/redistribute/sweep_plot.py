@@ -55,6 +55,7 @@ def main(sweep_csv, alone_csv, out_png):
     norm = LogNorm(vmin=0.1, vmax=10)
     for ax, P in zip(axes[0], ranks):
         grid = np.full((len(bs), len(bs) * len(Ms)), np.nan)
+        sure = np.zeros(grid.shape, dtype=bool)  # slower than the sweep's best peer beyond the 95 % interval
         for r in red:
             if int(r["ranks"]) != P:
                 continue
@@ -65,12 +66,14 @@ def main(sweep_csv, alone_csv, out_png):
             if k in alone:  # the standalone Tpetra program counts as a peer too
                 ratio = max(ratio, float(r["median_s"]) / alone[k])
             grid[i, j] = max(ratio, 1e-3)
+            sure[i, j] = float(r.get("over_best_peer_lo") or 0) > 1
         im = ax.imshow(grid, cmap="RdYlGn_r", norm=norm, aspect="auto")
         for i in range(grid.shape[0]):
             for j in range(grid.shape[1]):
                 v = grid[i, j]
                 if not np.isnan(v):
-                    ax.text(j, i, f"{v:.2f}" if v < 10 else f"{v:.0f}", ha="center", va="center", fontsize=6.5)
+                    text = (f"{v:.2f}" if v < 10 else f"{v:.0f}") + ("*" if sure[i, j] else "")
+                    ax.text(j, i, text, ha="center", va="center", fontsize=6.5)
         ax.set_yticks(range(len(bs)), [f"r={blk(b)}" for b in bs])
         ax.set_xticks(range(grid.shape[1]), [f"s={blk(s)}\nM=1e{int(np.log10(M))}" for s in bs for M in Ms], fontsize=6.5)
         for k in range(1, len(bs)):
@@ -80,7 +83,8 @@ def main(sweep_csv, alone_csv, out_png):
         fig.colorbar(im, ax=ax, shrink=0.8, label="ratio (< 1: hpfrt faster)")
     note = ("peers: pdgemr2d, Tpetra::Import (in the sweep and the standalone program, whichever is faster), naive "
             "MPI_Alltoallv, MPI_Alltoallw; medians of 99 below 10^7 elements and of 9 at 10^7, one job per cell, "
-            "the standalone program right after it")
+            "the standalone program right after it;\n*: slower than the sweep's fastest peer beyond the 95 % interval of the "
+            "ratio (paired bootstrap of the rounds)")
     for c in costa:
         note += (f"\n2-D COSTA case (8000x8000, 36x36 on 2x1 -> 128x128 on 1x2, {c['ranks']} ranks): "
                  f"{float(c['over_best_peer']):.2f} x the fastest peer in the sweep ({c['best_peer']})")
