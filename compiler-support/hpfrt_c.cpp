@@ -540,9 +540,14 @@ hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents)
     visit(array, "hpf_array_local: array", [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
       if (data != nullptr) *data = A.local_size() > 0 ? static_cast<void*>(A.local_data()) : nullptr;
+      // An array that owns nothing here stores nothing, shadow slots included (its view is all 0):
+      // it reports what it owns, as the layout's local extents do (at least one of them is 0).
       if (local_extents != nullptr)
-        for (int d = 0; d < Tr::rank; ++d)
-          local_extents[d] = static_cast<int64_t>(A.local_view().extent(static_cast<std::size_t>(d)));
+        for (int d = 0; d < Tr::rank; ++d) {
+          const auto du = static_cast<std::size_t>(d);
+          local_extents[d] =
+              static_cast<int64_t>(A.local_size() > 0 ? A.local_view().extent(du) : A.owned_extents()[du]);
+        }
     });
   });
 }

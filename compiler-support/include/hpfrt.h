@@ -98,7 +98,9 @@ hpf_status hpf_array_create(const char* label, int32_t type /* an hpf_type */, i
 hpf_status hpf_array_free(hpf_array* array);
 
 /* The local block: its data (Fortran order, NULL when empty) and its `rank` extents. The pointer is
- * valid until the array is freed or redistributed. */
+ * valid until the array is freed or redistributed. A rank that owns nothing of the array gets NULL
+ * and the extents of what it owns (at least one is 0; e.g. 0 x 5 for a 13 x 5 CYCLIC(2) x * array on
+ * a rank past the last block), not those of its storage, which holds nothing, shadow included. */
 hpf_status hpf_array_local(hpf_array array, void** data, int64_t* local_extents);
 /* Whether the calling rank owns the element at global index `index` (rank entries), and if so its
  * offset in the local block (else -1). */

@@ -1,6 +1,6 @@
 // The C ABI (compiler-support/include/hpfrt.h) on 1..7 ranks: arrays of every element type and rank,
-// local blocks against the C++ layout, reductions, gather/scatter round trips, and every error path
-// returning a status with a message instead of throwing.
+// local blocks against the C++ layout (also where a rank owns nothing), reductions, gather/scatter round
+// trips, and every error path returning a status with a message instead of throwing.
 #include "capi_test.hpp"
 
 #include <cstdint>
@@ -85,6 +85,32 @@ TEST(CApi, TwoDimensionalDoubleRoundTrip) {
   if (world_rank() == n - 1) {
     EXPECT_EQ(back, global);
   }
+}
+
+// A rank that owns nothing (past the last block, at every rank count from 2 on) gets NULL and the
+// extents of what it owns, as the C++ layout gives them (found at 8 ranks, where
+// TwoDimensionalDoubleRoundTrip's last rank owns nothing: it reported its storage's 0 x 0).
+TEST(CApi, ARankThatOwnsNothingReportsWhatItOwns) {
+  const int n = world_size();
+  GridGuard grid;
+  const int shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &grid.g));
+  const int64_t ext[3] = {1, 4, 3}; // one block of dimension 0, on grid position 0 only
+  const hpf_dist dists[3] = {
+      {HPF_DIST_CYCLIC, 1, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("A", HPF_FLOAT32, 3, ext, dists, grid.g, &A.a));
+  void* data = &A;
+  int64_t lext[3] = {-1, -1, -1};
+  HPF_C_OK(hpf_array_local(A.a, &data, lext));
+  const hpf::Layout<3> L({1, 4, 3}, {hpf::Cyclic(1), hpf::Collapsed(), hpf::Collapsed()},
+                         hpf::ProcessGrid::world({n}));
+  const auto expect = L.local_extents(world_rank());
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(lext[d], expect[static_cast<std::size_t>(d)]) << "dimension " << d;
+  EXPECT_EQ(lext[0], world_rank() == 0 ? 1 : 0);
+  EXPECT_EQ(lext[1], 4);
+  EXPECT_EQ(lext[2], 3);
+  EXPECT_EQ(data == nullptr, world_rank() != 0);
 }
 
 TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
