@@ -5,6 +5,7 @@
 #include <hpf/core/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -52,7 +53,7 @@ median_ratio_interval(const std::vector<double>& a, const std::vector<double>& b
   }
   std::sort(ratios.begin(), ratios.end());
   const auto at = [&](double q) {
-    const auto i = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
+    const auto i = static_cast<std::size_t>(std::lround(q * static_cast<double>(ratios.size() - 1)));
     return ratios[std::min(i, ratios.size() - 1)];
   };
   return {at((1 - level) / 2), at((1 + level) / 2)};

@@ -270,12 +270,13 @@ public:
     if constexpr (N != 1) {
       return false;
     } else {
-      const CyclicMap a = src.map(0);
-      const CyclicMap b = dst.map(0);
+      const CyclicMap& a = src.map(0);
+      const CyclicMap& b = dst.map(0);
       if (!a.regular() || !b.regular() || a.n == 0) return false;
       const std::optional<index_t> L = block_cyclic_geometry(a.P, a.r, b.P, b.r).L;
       if (!L || a.n / *L < 2) return false;
-      const double slice = static_cast<double>(*L / std::max(a.P, b.P)) * static_cast<double>(elem_bytes);
+      const index_t slice_elements = *L / std::max(a.P, b.P); // exact: L is a multiple of P r and of Q s
+      const double slice = static_cast<double>(slice_elements) * static_cast<double>(elem_bytes);
       return slice <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
     }
   }
