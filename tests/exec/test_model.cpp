@@ -122,6 +122,20 @@ TEST(CommAttribute, RemembersAValueUntilAnAttributeChanges) {
   } // `other` is freed with its value: the delete callback runs once more
   EXPECT_EQ(counted::deletes, 3);
   HPF_MPI_CHECK(MPI_Comm_free_keyval(&keyval));
+  // It does remember: a keyval outside the contract (its delete callback says nothing) is returned as
+  // first found after MPI replaced it, until another attribute changes.
+  int silent = MPI_KEYVAL_INVALID;
+  HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &silent, nullptr));
+  {
+    const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), silent, &a));
+    EXPECT_EQ(comm.attribute(silent), &a);
+    HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), silent, &b));
+    EXPECT_EQ(comm.attribute(silent), &a); // remembered, not looked up
+    hpf::detail::comm_attributes_changed();
+    EXPECT_EQ(comm.attribute(silent), &b);
+  }
+  HPF_MPI_CHECK(MPI_Comm_free_keyval(&silent));
   EXPECT_THROW((void)hpf::Comm().attribute(0), hpf::Error);
 }
 
