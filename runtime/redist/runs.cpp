@@ -238,16 +238,33 @@ CommMatrix runs_pattern(const CyclicMap& src, const CyclicMap& dst) {
 }
 
 void PeriodicRuns::tabulate() {
-  // A table pays when a slice is small (it stays in L1 while it is reused reps times) and made of
-  // short pieces (then the per-piece loop costs more than the elements); long pieces go by memcpy.
+  // A table pays when a slice is small (it stays in L1 while it is reused reps times) and its runs
+  // carry few elements each: then the loop over the strided runs costs more per element than the
+  // table's one indexed load and store. Long pieces go by memcpy, and a run of many pieces of one
+  // length (CYCLIC(7) -> BLOCK: 36 pieces of 7) by detail::copy_pieces. Measured on the messages of
+  // the sweep's cells at 10^3 and 10^5 elements on 2 and 4 processes
+  // (bench/redistribute/copy_loops.sh, docs/results/redistribute_copy_loops.csv): the strided loops
+  // took 1.9-4.7x the table's time where a run carries at most 3.5 elements, and 0.28-0.90x where it
+  // carries 11 or more, except for runs of single elements (a CYCLIC(1) side): 0.98-1.16x at 16 and
+  // 32 elements a run, which keep the table, and 0.63-0.81x from 62.5 on.
   constexpr index_t max_table = 4096;
   constexpr index_t short_piece = 8;
+  constexpr index_t short_run = 8;         // elements a run of pieces must carry to go without a table
+  constexpr index_t short_single_run = 48; // the same for runs of single elements
   src_index.clear();
   dst_index.clear();
   if (period_elements == 0 || period_elements > max_table) return;
   index_t pieces = 0;
   for (const StridedRun& r : period) pieces += r.count;
   if (pieces * short_piece < period_elements) return; // average piece longer than short_piece
+  const index_t run = pieces == period_elements ? short_single_run : short_run;
+  if (period_elements >= run * static_cast<index_t>(period.size())) return; // runs of many elements
+  build_tables();
+}
+
+void PeriodicRuns::build_tables() {
+  src_index.clear();
+  dst_index.clear();
   src_index.reserve(static_cast<std::size_t>(period_elements));
   dst_index.reserve(static_cast<std::size_t>(period_elements));
   for (const StridedRun& r : period)

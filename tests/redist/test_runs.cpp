@@ -96,8 +96,10 @@ TEST(RedistRuns, PeriodicRunsExpandToTheFullRunList) {
 
 // Block sizes from 1 to beyond n / P (BLOCK), where a block of one side holds many blocks of the
 // other: the strided runs expand to the full run list, and packing (Side::Src), unpacking (Side::Dst)
-// and the local copy (Side::Both), by offset tables or by strided runs, move exactly the elements
-// owned by p and q, in global order, to the right local places.
+// and the local copy (Side::Both) move exactly the elements owned by p and q, in global order, to the
+// right local places: as planned (by offset tables where the planner keeps them) and again with the
+// tables dropped, so that the strided loops (detail::move_strided: one contiguous piece, each fixed
+// piece length of detail::copy_pieces, element by element, piece by piece) are checked on every case.
 TEST(RedistRuns, StridedRunsAndTheirCopiesMatchBruteForce) {
   std::mt19937_64 rng(11);
   auto block = [&](index_t n, int P) -> index_t {
@@ -112,6 +114,13 @@ TEST(RedistRuns, StridedRunsAndTheirCopiesMatchBruteForce) {
       return 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 2));
     }
   };
+  const auto untabled = [](hpf::PeriodicRuns pr) {
+    pr.src_index.clear();
+    pr.dst_index.clear();
+    return pr;
+  };
+  int tabled = 0;
+  std::vector<int> strided_len(10); // strided runs (count > 1, pieces apart on a side) of length 1-8, longer
   for (int t = 0; t < 2000; ++t) {
     const int P = 1 + static_cast<int>(rng() % 7);
     const int Q = 1 + static_cast<int>(rng() % 7);
@@ -128,35 +137,70 @@ TEST(RedistRuns, StridedRunsAndTheirCopiesMatchBruteForce) {
       for (std::size_t l = 0; l < src.size(); ++l)
         src[l] = static_cast<double>(S.global(p, static_cast<index_t>(l)));
       for (int q = 0; q < Q; ++q) {
-        const auto& pr = per[static_cast<std::size_t>(q)];
-        std::vector<RunT> got;
-        pr.for_each([&](index_t so, index_t dof, index_t len) { got.push_back({so, dof, len}); });
-        ASSERT_EQ(got, full[static_cast<std::size_t>(q)]) << where;
-        std::vector<double> want;
-        for (index_t g = 0; g < n; ++g)
-          if (S.owner(g) == p && T.owner(g) == q) want.push_back(static_cast<double>(g));
-        ASSERT_EQ(pr.elements, static_cast<index_t>(want.size())) << where;
-        // Pack.
-        std::vector<double> buf(want.size() + 1, -1.0);
-        ASSERT_EQ((pr.move<hpf::detail::Side::Src, double>(src.data(), buf.data())), pr.elements) << where;
-        buf.pop_back();
-        ASSERT_EQ(buf, want) << where;
-        // Unpack on q with the receiver's own runs, and the local copy.
         const auto to = hpf::periodic_runs_to(S, T, q);
-        const auto& rq = to[static_cast<std::size_t>(p)];
-        std::vector<double> dst(static_cast<std::size_t>(T.local_extent(q)), -1.0);
-        ASSERT_EQ((rq.move<hpf::detail::Side::Dst, double>(buf.data(), dst.data())), pr.elements) << where;
-        std::vector<double> dst2(dst.size(), -1.0);
-        pr.move<hpf::detail::Side::Both, double>(src.data(), dst2.data());
-        for (std::size_t l = 0; l < dst.size(); ++l) {
-          const index_t g = T.global(q, static_cast<index_t>(l));
-          const double expect = S.owner(g) == p ? static_cast<double>(g) : -1.0;
-          ASSERT_EQ(dst[l], expect) << where << " p=" << p << " q=" << q << " l=" << l;
-          ASSERT_EQ(dst2[l], expect) << where << " p=" << p << " q=" << q << " l=" << l;
+        const hpf::PeriodicRuns& planned = per[static_cast<std::size_t>(q)];
+        tabled += planned.src_index.empty() ? 0 : 1;
+        for (const hpf::StridedRun& r : planned.period)
+          if (r.count > 1 && (r.src_step != r.len || r.dst_step != r.len))
+            ++strided_len[static_cast<std::size_t>(std::min<index_t>(r.len, 9))];
+        for (const bool tables : {true, false}) {
+          const hpf::PeriodicRuns pr = tables ? planned : untabled(planned);
+          const hpf::PeriodicRuns rq =
+              tables ? to[static_cast<std::size_t>(p)] : untabled(to[static_cast<std::size_t>(p)]);
+          const std::string how = where + (tables ? " as planned" : " without tables");
+          std::vector<RunT> got;
+          pr.for_each([&](index_t so, index_t dof, index_t len) { got.push_back({so, dof, len}); });
+          ASSERT_EQ(got, full[static_cast<std::size_t>(q)]) << how;
+          std::vector<double> want;
+          for (index_t g = 0; g < n; ++g)
+            if (S.owner(g) == p && T.owner(g) == q) want.push_back(static_cast<double>(g));
+          ASSERT_EQ(pr.elements, static_cast<index_t>(want.size())) << how;
+          // Pack.
+          std::vector<double> buf(want.size() + 1, -1.0);
+          ASSERT_EQ((pr.move<hpf::detail::Side::Src, double>(src.data(), buf.data())), pr.elements) << how;
+          ASSERT_EQ(buf.back(), -1.0) << how;
+          buf.pop_back();
+          ASSERT_EQ(buf, want) << how;
+          // Unpack on q with the receiver's own runs, and the local copy.
+          std::vector<double> dst(static_cast<std::size_t>(T.local_extent(q)), -1.0);
+          ASSERT_EQ((rq.move<hpf::detail::Side::Dst, double>(buf.data(), dst.data())), pr.elements) << how;
+          std::vector<double> dst2(dst.size(), -1.0);
+          pr.move<hpf::detail::Side::Both, double>(src.data(), dst2.data());
+          for (std::size_t l = 0; l < dst.size(); ++l) {
+            const index_t g = T.global(q, static_cast<index_t>(l));
+            const double expect = S.owner(g) == p ? static_cast<double>(g) : -1.0;
+            ASSERT_EQ(dst[l], expect) << how << " p=" << p << " q=" << q << " l=" << l;
+            ASSERT_EQ(dst2[l], expect) << how << " p=" << p << " q=" << q << " l=" << l;
+          }
         }
       }
     }
   }
+  // Both ways were taken, and the strided loops saw every piece length they special-case.
+  EXPECT_GT(tabled, 0);
+  for (std::size_t len = 1; len < strided_len.size(); ++len)
+    EXPECT_GT(strided_len[len], 0) << "length " << len;
+}
+
+// The offset tables are kept where a slice's runs carry few elements each (short pieces that do not
+// repeat at a fixed step), never where a run holds many pieces of one length (CYCLIC(7) -> BLOCK:
+// copy_pieces<7> moves them), nor for long pieces (PeriodicRuns::tabulate's measured rule).
+TEST(RedistRuns, TablesOnlyForRunsOfFewElements) {
+  const auto tables = [](index_t n, int P, index_t r, int Q, index_t s) {
+    const auto per = hpf::periodic_runs_from(CyclicMap{n, P, r}, CyclicMap{n, Q, s}, 0);
+    int count = 0;
+    for (const hpf::PeriodicRuns& pr : per) count += pr.src_index.empty() ? 0 : 1;
+    return count;
+  };
+  EXPECT_EQ(tables(1000, 2, 1, 2, 3), 2);    // CYCLIC(1) -> CYCLIC(3): runs of 1.5 elements
+  EXPECT_EQ(tables(1000, 4, 3, 4, 7), 4);    // runs of 2-3 elements
+  EXPECT_EQ(tables(1000, 2, 7, 2, 500), 0);  // CYCLIC(7) -> BLOCK: runs of 36 pieces of 7
+  EXPECT_EQ(tables(1000, 2, 3, 2, 64), 0);   // runs of about 19 elements
+  EXPECT_EQ(tables(1000, 2, 64, 2, 500), 0); // long pieces
+  // Single-element pieces (a CYCLIC(1) side): the table up to 48 elements a run.
+  EXPECT_EQ(tables(1000, 2, 1, 2, 64), 2);  // runs of 32 single elements
+  EXPECT_EQ(tables(1000, 2, 1, 2, 500), 0); // runs of 250
+  EXPECT_EQ(tables(1000, 4, 250, 4, 1), 0); // BLOCK -> CYCLIC(1): runs of 62 or 63
 }
 
 // A fused pass (RedistributionPlan::pack_many) moves a message a few slices at a time: slices

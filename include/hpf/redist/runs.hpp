@@ -63,6 +63,20 @@ template <class T> inline void copy_elements(T* dst, const T* src, index_t len) 
   }
 }
 
+/// Copies `count` pieces of L elements, piece t from s + t ss to d + t ds: L is a constant, so each
+/// piece is a few vector moves instead of a loop (CYCLIC(7) -> BLOCK moves pieces of 7).
+template <index_t L, class T>
+inline void copy_pieces(T* d, const T* s, index_t count, index_t ds, index_t ss) noexcept {
+  for (index_t t = 0; t < count; ++t)
+    std::memcpy(d + t * ds, s + t * ss, static_cast<std::size_t>(L) * sizeof(T));
+}
+
+/// copy_pieces<len> when len is one of the lengths Ls; false (nothing copied) otherwise.
+template <index_t... Ls, class T>
+inline bool copy_pieces_of(index_t len, T* d, const T* s, index_t count, index_t ds, index_t ss) noexcept {
+  return ((len == Ls && (copy_pieces<Ls>(d, s, count, ds, ss), true)) || ...);
+}
+
 /// Moves the pieces of `r`: from src + src_local (Src, Both) or from a packed buffer `src` (Dst),
 /// to dst + dst_local (Dst, Both) or to a packed buffer `dst` (Src). Returns the elements moved.
 template <Side side, class T>
@@ -71,12 +85,15 @@ inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept 
   T* d = side == Side::Src ? dst : dst + r.dst_local;
   const index_t ss = side == Side::Dst ? r.len : r.src_step;
   const index_t ds = side == Side::Src ? r.len : r.dst_step;
-  if (r.len == 1) { // CYCLIC(1): a strided element copy the compiler keeps tight
+  const index_t n = r.len * r.count;
+  if (ss == r.len && ds == r.len) { // the pieces follow each other on both sides: one piece
+    copy_elements(d, s, n);
+  } else if (r.len == 1) { // CYCLIC(1): a strided element copy the compiler keeps tight
     for (index_t t = 0; t < r.count; ++t) d[t * ds] = s[t * ss];
-  } else {
+  } else if (!copy_pieces_of<2, 3, 4, 5, 6, 7, 8>(r.len, d, s, r.count, ds, ss)) { // longer: memcpy each
     for (index_t t = 0; t < r.count; ++t) copy_elements(d + t * ds, s + t * ss, r.len);
   }
-  return r.len * r.count;
+  return n;
 }
 
 } // namespace detail
@@ -88,9 +105,10 @@ inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept 
 /// block, so the runs of slice k are those of slice 0 shifted by (k L / P, k L / Q). Storing one slice
 /// keeps the plan small, and inside a slice a large block of one side holds the blocks of the other
 /// side as StridedRuns: O(L / max(r, s) + P + Q) runs instead of O(n / min(r, s)), so planning costs
-/// O(period), not O(elements). When a slice carries few elements in short pieces, the plan also keeps
-/// their offsets as a table (`src_index`, `dst_index`): moving a message is then one tight indexed
-/// loop per slice instead of one call per piece.
+/// O(period), not O(elements). When a slice carries few elements in short pieces that do not repeat at
+/// a fixed step (CYCLIC(3) -> CYCLIC(5)), the plan also keeps their offsets as a table (`src_index`,
+/// `dst_index`): moving a message is then one tight indexed loop per slice instead of one call per
+/// piece.
 struct PeriodicRuns {
   std::vector<StridedRun> period; ///< runs of slice 0 (the whole extent when L >= n)
   index_t reps = 0;               ///< how many times `period` repeats
@@ -170,8 +188,11 @@ struct PeriodicRuns {
     }
   }
 
-  /// Builds the offset tables when a slice is small and made of short pieces (called by the planner).
+  /// Builds the offset tables when a slice is small and its runs carry few elements each (called by
+  /// the planner; see runs.cpp for the measured rule).
   void tabulate();
+  /// Builds the offset tables of one slice whatever its runs (for measurements: tabulate() decides).
+  void build_tables();
 };
 
 /// periodic_runs_from(src, dst, p)[q]: the runs source process p sends to target process q, as
