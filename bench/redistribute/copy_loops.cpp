@@ -7,12 +7,13 @@
 //
 // A cell's work is all of one redistribution's data movement in one process: every source p packs its
 // message to every other q (Side::Src), q unpacks it with its own runs (Side::Dst), and p copies the
-// part it keeps (Side::Both). Each variant runs the whole cell --loops times per sample; medians of
+// part it keeps (Side::Both). Each variant runs the whole cell 100 times per sample; medians of
 // --repeats samples, the variants round-robin within each repeat. Pure: no MPI.
 //
-//   bench_redistribute_copy_loops [--repeats 15] [--loops 100] [--csv out.csv]
+//   bench_redistribute_copy_loops [--repeats 15] [--csv out.csv]
 #include "../common/bench_common.hpp"
 
+#include <hpf/layout/distribution.hpp>
 #include <hpf/redist/runs.hpp>
 
 #include <array>
@@ -46,33 +47,18 @@ hpf::PeriodicRuns as(hpf::PeriodicRuns pr, Variant v) {
   return pr; // Planned: as periodic_runs_from / _to left it
 }
 
-hpf::CyclicMap map_of(index_t n, int P, index_t b) {
-  return hpf::CyclicMap{n, P, b == 0 ? std::max<index_t>(1, (n + P - 1) / P) : b};
-}
-
-std::string name_of(index_t b) { return b == 0 ? "BLOCK" : "CYCLIC(" + std::to_string(b) + ")"; }
+/// The sweep's block sizes: CYCLIC(b), and BLOCK for 0.
+hpf::Distribution dist_of(index_t b) { return b == 0 ? hpf::Block() : hpf::Cyclic(b); }
 
 } // namespace
 
 int main(int argc, char** argv) {
   try {
-    int repeats = 15;
-    int loops = 100;
-    std::string csv_path;
-    hpf::bench::for_each_option(argc, argv, "[--repeats R] [--loops L] [--csv file]",
-                                [&](std::string_view k, std::string_view v) {
-                                  if (k == "--repeats")
-                                    repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                  else if (k == "--loops")
-                                    loops = hpf::bench::parse_number<int>(v, "--loops");
-                                  else if (k == "--csv")
-                                    csv_path = v;
-                                  else
-                                    return false;
-                                  return true;
-                                });
-    hpf::detail::require(repeats >= 9, "--repeats: must be >= 9 (medians), got ", repeats);
-    hpf::detail::require(loops >= 1, "--loops: must be >= 1, got ", loops);
+    constexpr int loops = 100; // whole cells per timed sample: 10^3 cells take about a microsecond
+    const auto args = hpf::bench::parse_repeats_and_csv(argc, argv, {15, ""});
+    hpf::detail::require(args.repeats >= 9, "--repeats: must be >= 9 (medians), got ", args.repeats);
+    const int repeats = args.repeats;
+    const std::string& csv_path = args.csv;
     hpf::bench::CsvWriter csv;
     if (!csv_path.empty())
       csv = hpf::bench::CsvWriter(
@@ -86,8 +72,8 @@ int main(int argc, char** argv) {
         for (const index_t r : blocks)
           for (const index_t s : blocks) {
             if (r == s) continue;
-            const hpf::CyclicMap S = map_of(M, P, r);
-            const hpf::CyclicMap T = map_of(M, P, s);
+            const hpf::CyclicMap S = dist_of(r).map(M, P);
+            const hpf::CyclicMap T = dist_of(s).map(M, P);
             std::vector<Pair> pairs;
             index_t elements = 0;
             index_t runs = 0;
@@ -148,8 +134,8 @@ int main(int argc, char** argv) {
             std::printf(
                 "M %6lld P %d  %-10s -> %-10s  elements/run %8.1f  tables %2d of %2zu  table %9.3f us  "
                 "strided %9.3f us  strided/table %5.2f  planned/best %5.2f\n",
-                static_cast<long long>(M), P, name_of(r).c_str(), name_of(s).c_str(), per_run, kept,
-                pairs.size(), table * 1e6, strided * 1e6, strided / table,
+                static_cast<long long>(M), P, dist_of(r).to_string().c_str(), dist_of(s).to_string().c_str(),
+                per_run, kept, pairs.size(), table * 1e6, strided * 1e6, strided / table,
                 planned / std::min(table, strided));
             csv.row("%lld,%d,%lld,%lld,%lld,%lld,%.4g,%d,%d,%zu,%.6g,%.6g,%.6g,%.4g,%.4g\n",
                     static_cast<long long>(M), P, static_cast<long long>(r), static_cast<long long>(s),
