@@ -1,9 +1,10 @@
-// bench_redistribute_one_pass: a 1-D REDISTRIBUTE whose pattern repeats with a short period, moved all
-// at once with every message in one pass over each block (RedistributionPlan::fuses_sends, the
-// default), all at once message by message (the one pass off: detail::one_pass_max_slice_bytes() = 0
-// while that plan is made), and by what Strategy::Auto runs (a step mode for large transfers, where
-// each step moves one message), against MPI_Alltoallw and one memcpy of the local block in the same
-// job (issue 10; docs/redistribute.md, "One pass for all messages").
+// bench_redistribute_one_pass: a 1-D REDISTRIBUTE moved all at once with every message in one pass
+// over each block (RedistributionPlan::fuses_sends, the default: slice by slice where the pattern
+// repeats in short slices, by block offsets where a large block holds short pieces of several
+// messages), all at once message by message (the one pass off: detail::one_pass_max_slice_bytes() and
+// one_pass_max_piece_bytes() = 0 while that plan is made), and by what Strategy::Auto runs, against
+// MPI_Alltoallw and one memcpy of the local block in the same job (issue 10; docs/redistribute.md,
+// "One pass for all messages").
 //
 // Every method has arrays of its own and a kept executor into a preallocated target (the "executor"
 // row of the sweep); each repeat runs the methods in a new shuffled order (the same on every rank),
@@ -11,7 +12,7 @@
 // --repeats. Every result is checked once before timing.
 //
 //   mpirun -n 4 bench_redistribute_one_pass [--M 1e7] [--r 1,3,7,64,0] [--s 1,3,7,64,0] [--repeats 9]
-//          [--csv out.csv]
+//          [--max-piece-bytes B] [--csv out.csv]
 #include "peers.hpp"
 
 #include <algorithm>
@@ -34,27 +35,31 @@ struct Args {
   std::vector<index_t> rs{1, 3, 7, 64, 0};
   std::vector<index_t> ss{1, 3, 7, 64, 0};
   int repeats = 9;
+  std::size_t max_piece_bytes = hpf::detail::one_pass_max_piece_bytes().load();
   std::string csv;
 };
 
 Args parse(int argc, char** argv) {
   Args a;
-  hpf::bench::for_each_option(argc, argv, "[--M list] [--r list] [--s list] [--repeats R] [--csv file]",
-                              [&](std::string_view k, std::string_view v) {
-                                if (k == "--M")
-                                  a.Ms = rb::parse_sizes(v, "--M");
-                                else if (k == "--r")
-                                  a.rs = rb::parse_sizes(v, "--r");
-                                else if (k == "--s")
-                                  a.ss = rb::parse_sizes(v, "--s");
-                                else if (k == "--repeats")
-                                  a.repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                else if (k == "--csv")
-                                  a.csv = v;
-                                else
-                                  return false;
-                                return true;
-                              });
+  hpf::bench::for_each_option(
+      argc, argv, "[--M list] [--r list] [--s list] [--repeats R] [--max-piece-bytes B] [--csv file]",
+      [&](std::string_view k, std::string_view v) {
+        if (k == "--M")
+          a.Ms = rb::parse_sizes(v, "--M");
+        else if (k == "--r")
+          a.rs = rb::parse_sizes(v, "--r");
+        else if (k == "--s")
+          a.ss = rb::parse_sizes(v, "--s");
+        else if (k == "--max-piece-bytes")
+          a.max_piece_bytes = hpf::bench::parse_number<std::size_t>(v, "--max-piece-bytes");
+        else if (k == "--repeats")
+          a.repeats = hpf::bench::parse_number<int>(v, "--repeats");
+        else if (k == "--csv")
+          a.csv = v;
+        else
+          return false;
+        return true;
+      });
   hpf::detail::require(a.repeats >= 1, "--repeats: must be >= 1, got ", a.repeats);
   for (index_t M : a.Ms) hpf::detail::require(M >= 1, "--M: must be >= 1, got ", M);
   for (index_t b : a.rs) hpf::detail::require(b >= 0, "--r: block sizes must be >= 0 (0 = BLOCK), got ", b);
@@ -70,11 +75,14 @@ struct Executor {
   hpf::DistArray<double, 1> Y;
   Executor(const hpf::Layout<1>& a, const hpf::Layout<1>& b, const hpf::RedistOptions& o, bool one_pass)
       : X("X", a), Y("Y", b) {
-    auto& limit = hpf::detail::one_pass_max_slice_bytes();
-    const std::size_t saved = limit.load();
-    if (!one_pass) limit = 0;
+    auto& slices = hpf::detail::one_pass_max_slice_bytes();
+    auto& pieces = hpf::detail::one_pass_max_piece_bytes();
+    const std::size_t saved_slices = slices.load();
+    const std::size_t saved_pieces = pieces.load();
+    if (!one_pass) slices = pieces = 0;
     plan = std::make_unique<hpf::RedistributionPlan<1>>(a, b, o);
-    limit = saved;
+    slices = saved_slices;
+    pieces = saved_pieces;
     ex = std::make_unique<hpf::RedistributionExecutor<1>>(*plan);
     hpf::forall(X, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
   }
@@ -105,6 +113,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   const Args args = parse(argc, argv);
+  hpf::detail::one_pass_max_piece_bytes() = args.max_piece_bytes; // the default unless measuring it
   const hpf::ProcessGrid line = hpf::ProcessGrid::world({P});
   FILE* out = nullptr;
   if (me == 0 && !args.csv.empty()) {

@@ -87,6 +87,14 @@ void expect_repeated_executions(hpf::RedistributionExecutor<1>& ex, DistArray<do
   }
 }
 
+/// An executor of `plan` between arrays of its source and target layouts, executed `times` times.
+void expect_plan_moves_values(const hpf::RedistributionPlan<1>& plan, int times, double step) {
+  hpf::RedistributionExecutor<1> ex(plan);
+  DistArray<double, 1> A("A", plan.source());
+  DistArray<double, 1> B("B", plan.target());
+  expect_repeated_executions(ex, A, B, times, step);
+}
+
 /// A 1-D grid over `count` consecutive ranks of MPI_COMM_WORLD starting at `first` (wrapping).
 ProcessGrid line(int first, int count) {
   const int n = world_size();
@@ -354,22 +362,19 @@ TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
         const hpf::RedistributionPlan<1> plan(from, to, o);
         EXPECT_EQ(plan.fuses_sends(), n >= 2);
         EXPECT_EQ(plan.fuses_recvs(), n >= 3);
-        hpf::RedistributionExecutor<1> ex(plan);
-        DistArray<double, 1> A("A", from);
-        DistArray<double, 1> B("B", to);
-        expect_repeated_executions(ex, A, B, 4, 0.25);
+        expect_plan_moves_values(plan, 4, 0.25);
         if (HasFatalFailure()) return;
       }
     }
   }
-  // One slice (BLOCK -> CYCLIC(64)) or slices longer than detail::one_pass_max_slice_bytes(): message by
-  // message.
+  // One slice (BLOCK -> CYCLIC(64)) or slices longer than detail::one_pass_max_slice_bytes(): not slice by
+  // slice (by offsets instead where the pieces are short and the block large: the next test).
   const RedistOptions o = opts(Strategy::AllAtOnce);
   EXPECT_FALSE((hpf::RedistributionPlan<1>(Layout<1>({M}, {hpf::Block()}, line(0, n)), b, o).fuses_sends()));
   const auto big = static_cast<index_t>(hpf::detail::one_pass_max_slice_bytes().load()); // elements: 8x
   const Layout<1> c({3 * n * big}, {Cyclic(big)}, line(0, n));
-  const Layout<1> d({3 * n * big}, {Cyclic(1)}, line(0, n));
-  EXPECT_FALSE((hpf::RedistributionPlan<1>(c, d, o).fuses_sends()));
+  const Layout<1> d({3 * n * big}, {Cyclic(64)}, line(0, n));
+  EXPECT_FALSE((hpf::RedistributionPlan<1>(c, d, o).fuses_sends())); // pieces of 512 bytes
   const ProcessGrid g2 = ProcessGrid::world({n, 1});
   const hpf::RedistributionPlan<2> two(Layout<2>({M, 3}, {Cyclic(1), hpf::Block()}, g2),
                                        Layout<2>({M, 3}, {Cyclic(64), hpf::Block()}, g2), o);
@@ -378,6 +383,66 @@ TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
   hpf::detail::one_pass_max_slice_bytes() = 0;
   EXPECT_FALSE((hpf::RedistributionPlan<1>(a, b, o).fuses_sends()));
   hpf::detail::one_pass_max_slice_bytes() = std::size_t{1} << 17U;
+}
+
+// Where slices are long or one slice is the whole extent (a BLOCK side), a side whose large block holds
+// short pieces of several messages moves them a chunk of block offsets at a time (fuses_sends /
+// fuses_recvs by offsets): CYCLIC(7) <-> BLOCK, and CYCLIC(3) -> CYCLIC(40000) whose slice repeats
+// twice and a half, each side's block past fuse_min_block_bytes. Values right through segments, MPI
+// buffers and in-place messages mixed, over repeated executions, on a grid of every rank and on one
+// that leaves rank 0 out of the target; pieces of 512 bytes (BLOCK -> CYCLIC(64)) and small blocks go
+// message by message.
+TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
+  const int n = world_size();
+  const auto min_elems =
+      static_cast<index_t>(hpf::RedistributionPlan<1>::fuse_min_block_bytes / sizeof(double));
+  const index_t big = n * (min_elems + 12345); // every rank's block past the minimum, not a multiple of 7
+  const index_t L = 120000 * n;                // CYCLIC(3) -> CYCLIC(40000)'s slice on n -> n ranks
+  struct Case {
+    hpf::Distribution from, to;
+    index_t M;
+    int dst_first, dst_count;
+    bool sends, recvs; // expected on every rank that has messages on that side
+  };
+  const std::vector<Case> cases = {
+      {Cyclic(7), hpf::Block(), big, 0, n, false, n >= 3},
+      {hpf::Block(), Cyclic(7), big, 0, n, n >= 2, false},
+      {Cyclic(3), Cyclic(40000), L * 5 / 2 + 11, 0, n, false, n >= 3}, // sent in long contiguous runs
+      {Cyclic(7), hpf::Block(), big, 1 % n, std::max(1, n - 1), n >= 2, n >= 3}};
+  for (const auto& c : cases) {
+    const Layout<1> from({c.M}, {c.from}, line(0, n));
+    const Layout<1> to({c.M}, {c.to}, line(c.dst_first, c.dst_count));
+    for (const std::size_t shm : {std::size_t{0}, SIZE_MAX}) {
+      RedistOptions o = opts(Strategy::AllAtOnce);
+      o.shared_memory_min_bytes = shm;
+      o.in_place_min_piece_bytes = world_rank() % 2 == 0 ? 0 : SIZE_MAX; // mixed ends
+      SCOPED_TRACE(c.from.to_string() + " -> " + c.to.to_string() + " on " + std::to_string(c.dst_count) +
+                   " from rank " + std::to_string(c.dst_first) + ", M " + std::to_string(c.M) +
+                   ", shared memory " + std::to_string(shm));
+      const hpf::RedistributionPlan<1> plan(from, to, o);
+      if (c.dst_count == n) {
+        EXPECT_EQ(plan.fuses_sends(), c.sends);
+        EXPECT_EQ(plan.fuses_recvs(), c.recvs);
+      } else if (world_rank() != 0) { // rank 0 has no target block: it only sends
+        EXPECT_EQ(plan.fuses_recvs(), c.recvs);
+      }
+      expect_plan_moves_values(plan, 3, 0.5);
+      if (HasFatalFailure()) return;
+    }
+  }
+  const RedistOptions o = opts(Strategy::AllAtOnce);
+  const Layout<1> block({big}, {hpf::Block()}, line(0, n));
+  EXPECT_FALSE(
+      (hpf::RedistributionPlan<1>(block, Layout<1>({big}, {Cyclic(64)}, line(0, n)), o).fuses_sends()));
+  const index_t small = 1000 * n;
+  EXPECT_FALSE((hpf::RedistributionPlan<1>(Layout<1>({small}, {hpf::Block()}, line(0, n)),
+                                           Layout<1>({small}, {Cyclic(7)}, line(0, n)), o)
+                    .fuses_sends()));
+  // Turned off (for comparison): message by message.
+  hpf::detail::one_pass_max_piece_bytes() = 0;
+  EXPECT_FALSE(
+      (hpf::RedistributionPlan<1>(block, Layout<1>({big}, {Cyclic(7)}, line(0, n)), o).fuses_sends()));
+  hpf::detail::one_pass_max_piece_bytes() = 256;
 }
 
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between

@@ -254,6 +254,75 @@ TEST(RedistRuns, SlicesInChunksMoveWhatMoveMoves) {
   }
 }
 
+// The other fused pass (RedistributionPlan::pack_many where slices are long or the whole extent is one)
+// moves a message a chunk of block offsets at a time: move_upto with increasing limits of any step
+// moves exactly what one move() moves, on every side, and after each call exactly the pieces that
+// start before the limit on the walked side (Src, Both: source offsets; Dst: target offsets).
+TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
+  using hpf::detail::Side;
+  std::mt19937_64 rng(17);
+  int partial = 0; // calls that stopped inside a strided run
+  for (int t = 0; t < 3000; ++t) {
+    const int P = 1 + static_cast<int>(rng() % 7);
+    const int Q = 1 + static_cast<int>(rng() % 7);
+    const index_t n = static_cast<index_t>(rng() % 3000);
+    const auto block = [&](int procs) {
+      return rng() % 3 == 0 ? std::max<index_t>(1, (n + procs - 1) / procs) // BLOCK
+                            : 1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 8 : 300));
+    };
+    const CyclicMap S{n, P, block(P)};
+    const CyclicMap T{n, Q, block(Q)};
+    const int p = static_cast<int>(rng() % static_cast<std::uint64_t>(P));
+    const int q = static_cast<int>(rng() % static_cast<std::uint64_t>(Q));
+    const hpf::PeriodicRuns from = hpf::periodic_runs_from(S, T, p)[static_cast<std::size_t>(q)];
+    const hpf::PeriodicRuns to = hpf::periodic_runs_to(S, T, q)[static_cast<std::size_t>(p)];
+    const std::string where = "P=" + std::to_string(P) + " Q=" + std::to_string(Q) +
+                              " r=" + std::to_string(S.r) + " s=" + std::to_string(T.r) +
+                              " n=" + std::to_string(n) + " p=" + std::to_string(p) +
+                              " q=" + std::to_string(q);
+    // Elements of the pieces that start before `limit` on the walked side.
+    const auto before = [](const hpf::PeriodicRuns& pr, bool by_src, index_t limit) {
+      index_t e = 0;
+      pr.for_each([&](index_t so, index_t dof, index_t len) { e += (by_src ? so : dof) < limit ? len : 0; });
+      return e;
+    };
+    const auto chunked = [&](const hpf::PeriodicRuns& pr, auto side, const double* in, double* out) {
+      constexpr Side sd = decltype(side)::value;
+      hpf::PeriodicRuns::Cursor at;
+      for (index_t limit = 0; !pr.done(at);) {
+        limit += static_cast<index_t>(rng() % 40);
+        pr.move_upto<sd>(at, limit, in, out);
+        partial += at.piece > 0 ? 1 : 0;
+        ASSERT_EQ(at.packed, before(pr, sd != Side::Dst, limit)) << where << " limit " << limit;
+        ASSERT_LE(limit, n + 40) << where; // it ends
+      }
+      ASSERT_EQ(at.packed, pr.elements) << where;
+    };
+    using SrcSide = std::integral_constant<Side, Side::Src>;
+    using DstSide = std::integral_constant<Side, Side::Dst>;
+    using BothSide = std::integral_constant<Side, Side::Both>;
+    std::vector<double> src(static_cast<std::size_t>(S.local_extent(p)));
+    std::iota(src.begin(), src.end(), 1.0);
+    std::vector<double> whole(static_cast<std::size_t>(from.elements), -1.0);
+    std::vector<double> parts(whole.size(), -1.0);
+    from.move<Side::Src>(src.data(), whole.data());
+    chunked(from, SrcSide{}, src.data(), parts.data());
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(parts, whole) << where;
+    std::vector<double> dst_whole(static_cast<std::size_t>(T.local_extent(q)), -1.0);
+    std::vector<double> dst_parts(dst_whole.size(), -1.0);
+    to.move<Side::Dst>(whole.data(), dst_whole.data());
+    chunked(to, DstSide{}, whole.data(), dst_parts.data());
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(dst_parts, dst_whole) << where;
+    std::vector<double> both(dst_whole.size(), -1.0);
+    chunked(from, BothSide{}, src.data(), both.data());
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(both, dst_whole) << where;
+  }
+  EXPECT_GT(partial, 100);
+}
+
 // Planning is O(period), not O(elements): BLOCK -> CYCLIC(1) of 10^7 elements on 3 -> 5 processes
 // stores a few strided runs per pair, not one run per element.
 TEST(RedistRuns, BlockToCyclicOneStoresFewRuns) {

@@ -170,6 +170,16 @@ inline std::atomic<std::size_t>& one_pass_max_slice_bytes() noexcept {
   return bytes;
 }
 
+/// Where slices are long or the whole extent is one (a BLOCK side), the longest average piece, in
+/// bytes, of a side that a 1-D plan moves in one pass for all its messages, a chunk of the block at a
+/// time (RedistributionPlan::fuses_sends): shorter pieces of several messages share cache lines, and
+/// message by message each line crosses the memory bus once per message. 0 turns this pass off, for
+/// comparison (bench/redistribute/one_pass.cpp). Process-wide, read when a plan is made.
+inline std::atomic<std::size_t>& one_pass_max_piece_bytes() noexcept {
+  static std::atomic<std::size_t> bytes{256};
+  return bytes;
+}
+
 /// The executor mode that runs a strategy's schedule: the step schedules (caterpillar, class, König)
 /// step by step as seed 004 prescribes; AllAtOnce and Alltoallv as their names say.
 ExecMode exec_mode_of(Strategy s);
@@ -263,8 +273,10 @@ public:
 
   /// True when the plan between `src` and `dst` may move its messages in one pass (fuses_sends on
   /// some rank): 1-D, two CYCLIC / BLOCK maps whose pattern repeats (L = lcm(P r, Q s)) at least twice,
-  /// in slices of at most detail::one_pass_max_slice_bytes() on one side. From the layouts alone: the
-  /// same on every rank (Strategy::Auto's choice of mode depends on it).
+  /// in slices of at most detail::one_pass_max_slice_bytes() on one side; or whose blocks on one side
+  /// (of at least fuse_min_block_bytes) hold the pieces of several processes of the other side, of at
+  /// most detail::one_pass_max_piece_bytes() (CYCLIC(7) -> BLOCK: the target's). From the layouts
+  /// alone: the same on every rank (Strategy::Auto's choice of mode depends on it).
   [[nodiscard]] static bool one_pass_pattern(const Layout<N>& src, const Layout<N>& dst,
                                              std::size_t elem_bytes) {
     if constexpr (N != 1) {
@@ -273,11 +285,20 @@ public:
       const CyclicMap& a = src.map(0);
       const CyclicMap& b = dst.map(0);
       if (!a.regular() || !b.regular() || a.n == 0) return false;
+      const auto bytes = [&](index_t elements) {
+        return static_cast<double>(elements) * static_cast<double>(elem_bytes);
+      };
+      // Blocks of `mine` that hold short pieces of several processes of `other`, in large local blocks.
+      const auto interleaved = [&](const CyclicMap& mine, const CyclicMap& other) {
+        return mine.r > other.r && other.P > 1 &&
+               bytes(other.r) <= static_cast<double>(detail::one_pass_max_piece_bytes().load()) &&
+               bytes(detail::ceil_div(mine.n, index_t{mine.P})) >= static_cast<double>(fuse_min_block_bytes);
+      };
+      if (interleaved(a, b) || interleaved(b, a)) return true;
       const std::optional<index_t> L = block_cyclic_geometry(a.P, a.r, b.P, b.r).L;
       if (!L || a.n / *L < 2) return false;
       const index_t slice_elements = *L / std::max(a.P, b.P); // exact: L is a multiple of P r and of Q s
-      const double slice = static_cast<double>(slice_elements) * static_cast<double>(elem_bytes);
-      return slice <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
+      return bytes(slice_elements) <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
     }
   }
 
@@ -418,13 +439,22 @@ public:
   /// with a short period (every message takes a few elements of every slice): CYCLIC(1) -> CYCLIC(64)
   /// on 4 ranks at 10^7 doubles took 0.36-0.95x the message-by-message time, median 0.51x
   /// (bench/redistribute/one_pass.sh; docs/redistribute.md, "One pass for all messages").
-  /// 1-D plans whose slice is at most detail::one_pass_max_slice_bytes() on that side (128 KiB) and
-  /// repeats at least twice, with at least two messages (counting the kept part). Each end decides for
-  /// itself: the bytes of a message are the same either way. AllAtOnce only (Exchange::set_batch).
-  [[nodiscard]] bool fuses_sends() const noexcept { return m_fuse_sends; }
-  [[nodiscard]] bool fuses_recvs() const noexcept { return m_fuse_recvs; }
+  /// 1-D plans with at least two messages on that side (counting the kept part) whose slice is at most
+  /// detail::one_pass_max_slice_bytes() there (128 KiB) and repeats at least twice: a few slices at a
+  /// time. Otherwise (one slice, the whole extent: a BLOCK side; or long slices), when the side's
+  /// block holds at least fuse_min_block_bytes and its pieces average at most
+  /// detail::one_pass_max_piece_bytes(): fuse_offset_chunk_bytes of the block at a time
+  /// (PeriodicRuns::move_upto). Each end decides for itself: the bytes of a message are the same
+  /// either way. AllAtOnce only (Exchange::set_batch).
+  [[nodiscard]] bool fuses_sends() const noexcept { return m_fuse_sends != Fusion::None; }
+  [[nodiscard]] bool fuses_recvs() const noexcept { return m_fuse_recvs != Fusion::None; }
   /// Slices per chunk of a fused pass: about fuse_chunk_bytes of the block, at least one slice.
   static constexpr index_t fuse_chunk_bytes = index_t{1} << 11U;
+  /// A fused pass by offsets moves this much of the block at a time.
+  static constexpr index_t fuse_offset_chunk_bytes = index_t{1} << 14U;
+  /// The smallest block a pass by offsets fuses: a smaller one stays in this core's cache between
+  /// messages (1 MiB of L2 per core where this was measured), and its tables or whole runs move faster.
+  static constexpr std::size_t fuse_min_block_bytes = std::size_t{1} << 20U;
 
   /// Packs sends[j] into bufs[j] for every j and, unless `kept` is null, copies the locally kept part
   /// into it (the executor's Exchange::set_batch callback): in one pass when fuses_sends(), else
@@ -432,10 +462,23 @@ public:
   template <class T> void pack_many(std::span<const std::size_t> sends, std::span<std::byte* const> bufs,
                                     const T* src, T* kept) const {
     if constexpr (N == 1) {
-      if (m_fuse_sends) {
-        const PeriodicRuns* self = kept != nullptr && m_self && !m_identical
-                                       ? &m_runs_from[0][static_cast<std::size_t>(m_my_dst[0])]
-                                       : nullptr;
+      const PeriodicRuns* self = kept != nullptr && m_self && !m_identical
+                                     ? &m_runs_from[0][static_cast<std::size_t>(m_my_dst[0])]
+                                     : nullptr;
+      if (m_fuse_sends == Fusion::Offsets) { // the kept part, if any, last
+        std::vector<const PeriodicRuns*> runs;
+        for (const std::size_t i : sends) runs.push_back(message_runs<detail::Side::Src>(m_sends[i])[0]);
+        if (self != nullptr) runs.push_back(self);
+        by_offsets(runs, offset_chunk<T>(), [&](std::size_t j, PeriodicRuns::Cursor& at, index_t limit) {
+          if (j < sends.size())
+            runs[j]->template move_upto<detail::Side::Src>(at, limit, src, reinterpret_cast<T*>(bufs[j]));
+          else
+            runs[j]->template move_upto<detail::Side::Both>(at, limit, src, kept);
+        });
+        if (self == nullptr && kept != nullptr) copy_local(src, kept);
+        return;
+      }
+      if (m_fuse_sends == Fusion::Slices) {
         // A chunk of slices at a time (every peer's runs share reps and shifts: one slice length),
         // each message by its own tight loop over the chunk while the chunk is in cache.
         const PeriodicRuns& first = m_runs_from[0].front();
@@ -464,7 +507,15 @@ public:
   template <class T>
   void unpack_many(std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs, T* dst) const {
     if constexpr (N == 1) {
-      if (m_fuse_recvs) {
+      if (m_fuse_recvs == Fusion::Offsets) {
+        std::vector<const PeriodicRuns*> runs;
+        for (const std::size_t i : recvs) runs.push_back(message_runs<detail::Side::Dst>(m_recvs[i])[0]);
+        by_offsets(runs, offset_chunk<T>(), [&](std::size_t j, PeriodicRuns::Cursor& at, index_t limit) {
+          runs[j]->template move_upto<detail::Side::Dst>(at, limit, reinterpret_cast<const T*>(bufs[j]), dst);
+        });
+        return;
+      }
+      if (m_fuse_recvs == Fusion::Slices) {
         const PeriodicRuns& first = m_runs_to[0].front();
         const index_t chunk = fuse_chunk(first.dst_shift);
         for (index_t k = 0; k < first.reps; k += chunk) {
@@ -483,6 +534,29 @@ public:
   }
 
 private:
+  /// How a side's messages move in pack_many / unpack_many: message by message, a few slices at a
+  /// time, or a chunk of block offsets at a time (see fuses_sends()).
+  enum class Fusion : std::uint8_t { None, Slices, Offsets };
+
+  /// The pass by offsets: `chunk` elements of the walked block at a time, move(j, cursor, limit)
+  /// moves the pieces of runs[j] up to that limit (PeriodicRuns::move_upto), until every one has
+  /// moved.
+  template <class Move>
+  static void by_offsets(std::span<const PeriodicRuns* const> runs, index_t chunk, Move&& move) {
+    std::vector<PeriodicRuns::Cursor> at(runs.size());
+    for (index_t limit = chunk;; limit += chunk) {
+      bool more = false;
+      for (std::size_t j = 0; j < runs.size(); ++j) {
+        move(j, at[j], limit);
+        more = more || !runs[j]->done(at[j]);
+      }
+      if (!more) return;
+    }
+  }
+  template <class T> static index_t offset_chunk() noexcept {
+    return std::max<index_t>(1, fuse_offset_chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+
   [[nodiscard]] index_t fuse_chunk(index_t shift) const noexcept {
     const index_t slice_bytes = std::max<index_t>(1, shift * static_cast<index_t>(m_opt.element_bytes));
     return std::max<index_t>(1, fuse_chunk_bytes / slice_bytes);
@@ -497,11 +571,30 @@ private:
             static_cast<double>(shift_of_slice) * static_cast<double>(m_opt.element_bytes);
         return r.reps >= 2 && slice_bytes <= static_cast<double>(detail::one_pass_max_slice_bytes().load());
       };
+      // Otherwise: short pieces of several messages in a large block (every piece of this rank's
+      // block on that side; a run whose pieces follow each other there is one piece).
+      const auto short_pieces = [&](const std::vector<PeriodicRuns>& runs, bool by_src, index_t elements) {
+        const auto count = [&](const std::vector<StridedRun>& list) {
+          index_t c = 0;
+          for (const StridedRun& x : list) c += (by_src ? x.src_step : x.dst_step) == x.len ? 1 : x.count;
+          return c;
+        };
+        index_t pieces = 0;
+        for (const PeriodicRuns& r : runs) pieces += count(r.period) * r.reps + count(r.tail);
+        const double bytes = static_cast<double>(elements) * static_cast<double>(m_opt.element_bytes);
+        return pieces > 0 && bytes >= static_cast<double>(fuse_min_block_bytes) &&
+               bytes <= static_cast<double>(pieces) *
+                            static_cast<double>(detail::one_pass_max_piece_bytes().load());
+      };
+      const auto fusion = [&](std::size_t messages, const std::vector<PeriodicRuns>& runs, bool by_src) {
+        if (messages < 2 || runs.empty()) return Fusion::None;
+        if (repeats(runs, by_src ? runs.front().src_shift : runs.front().dst_shift)) return Fusion::Slices;
+        const index_t elements = (by_src ? m_send_elems : m_recv_elems) + m_self_elems;
+        return short_pieces(runs, by_src, elements) ? Fusion::Offsets : Fusion::None;
+      };
       const std::size_t kept = m_self && !m_identical ? 1 : 0;
-      m_fuse_sends = m_sends.size() + kept >= 2 && !m_runs_from[0].empty() &&
-                     repeats(m_runs_from[0], m_runs_from[0].front().src_shift);
-      m_fuse_recvs = m_recvs.size() >= 2 && !m_runs_to[0].empty() &&
-                     repeats(m_runs_to[0], m_runs_to[0].front().dst_shift);
+      m_fuse_sends = fusion(m_sends.size() + kept, m_runs_from[0], true);
+      m_fuse_recvs = fusion(m_recvs.size(), m_runs_to[0], false);
     }
   }
 
@@ -748,8 +841,8 @@ private:
   std::vector<Msg> m_recvs;
   std::optional<Msg> m_self;
   bool m_identical = false;
-  bool m_fuse_sends = false; // see fuses_sends()
-  bool m_fuse_recvs = false;
+  Fusion m_fuse_sends = Fusion::None; // see fuses_sends()
+  Fusion m_fuse_recvs = Fusion::None;
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;

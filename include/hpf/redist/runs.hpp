@@ -14,6 +14,7 @@
 #include <hpf/layout/cyclic_map.hpp>
 #include <hpf/schedule/schedule.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -185,6 +186,58 @@ struct PeriodicRuns {
       const T* s = side == Side::Dst ? src + moved : src;
       T* d = side == Side::Src ? dst + moved : dst;
       moved += detail::move_strided<side>(r, s, d);
+    }
+  }
+
+  /// Where a pass over the pieces in chunks stands (move_upto): slice `slice` (reps: the tail), run
+  /// `run` of it, piece `piece` of that run, and the elements moved so far (the offset on the packed
+  /// side). done() once every piece has moved.
+  struct Cursor {
+    index_t slice = 0;
+    std::size_t run = 0;
+    index_t piece = 0;
+    index_t packed = 0;
+  };
+  [[nodiscard]] bool done(const Cursor& c) const noexcept { return c.slice > reps; }
+
+  /// Moves, from where `c` stands, every piece that starts before local offset `limit` of the block
+  /// this pass walks (Src and Both: the source block, Dst: the target block), and advances `c`. The
+  /// pieces of one message lie in increasing local order on both sides (they are in global order),
+  /// so calls with increasing limits move every piece exactly once, in order: several messages then
+  /// move a chunk of the block at a time, in one pass over it, when one slice is the whole extent
+  /// (RedistributionPlan::pack_many).
+  template <detail::Side side, class T>
+  void move_upto(Cursor& c, index_t limit, const T* src, T* dst) const noexcept {
+    using detail::Side;
+    constexpr bool by_src = side != Side::Dst;
+    for (; c.slice <= reps; ++c.slice, c.run = 0) {
+      const bool in_tail = c.slice == reps;
+      const std::vector<StridedRun>& runs = in_tail ? tail : period;
+      const index_t k = in_tail ? 0 : c.slice;
+      const T* s = side == Side::Dst ? src : src + k * src_shift;
+      T* d = side == Side::Src ? dst : dst + k * dst_shift;
+      const index_t shift = by_src ? k * src_shift : k * dst_shift;
+      for (; c.run < runs.size(); ++c.run, c.piece = 0) {
+        const StridedRun& r = runs[c.run];
+        const index_t first = shift + (by_src ? r.src_local : r.dst_local);
+        const index_t step = by_src ? r.src_step : r.dst_step;
+        if (first + c.piece * step >= limit) return;
+        // Pieces t < end start before the limit (step 0 only for a run of one piece).
+        const index_t end = step > 0 ? std::min(r.count, (limit - first + step - 1) / step) : r.count;
+        const StridedRun part{r.src_local + c.piece * r.src_step,
+                              r.dst_local + c.piece * r.dst_step,
+                              r.len,
+                              end - c.piece,
+                              r.src_step,
+                              r.dst_step};
+        const index_t m = detail::move_strided<side>(part, side == Side::Dst ? s + c.packed : s,
+                                                     side == Side::Src ? d + c.packed : d);
+        c.packed += m;
+        if (end < r.count) {
+          c.piece = end;
+          return;
+        }
+      }
     }
   }
 
