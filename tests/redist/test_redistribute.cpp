@@ -388,10 +388,10 @@ TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
 // Where slices are long or one slice is the whole extent (a BLOCK side), a side whose large block holds
 // short pieces of several messages moves them a chunk of block offsets at a time (fuses_sends /
 // fuses_recvs by offsets): CYCLIC(7) <-> BLOCK, and CYCLIC(3) -> CYCLIC(40000) whose slice repeats
-// twice and a half, each side's block past fuse_min_block_bytes. Values right through segments, MPI
-// buffers and in-place messages mixed, over repeated executions, on a grid of every rank and on one
-// that leaves rank 0 out of the target; pieces of 512 bytes (BLOCK -> CYCLIC(64)) and small blocks go
-// message by message.
+// twice and a half, and GEN_BLOCK -> CYCLIC(5), each side's block past fuse_min_block_bytes. Values right
+// through segments, MPI buffers and in-place messages mixed, over repeated executions, on a grid of every
+// rank and on one that leaves rank 0 out of the target; pieces of 512 bytes (BLOCK -> CYCLIC(64)) and small
+// blocks go message by message.
 TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   const int n = world_size();
   const auto min_elems =
@@ -404,11 +404,16 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
     int dst_first, dst_count;
     bool sends, recvs; // expected on every rank that has messages on that side
   };
+  // GEN_BLOCK blocks of different sizes, each past the minimum (the last one larger).
+  std::vector<index_t> sizes(static_cast<std::size_t>(n), min_elems + 12345);
+  sizes.back() += 54321;
+  const index_t gen_total = std::accumulate(sizes.begin(), sizes.end(), index_t{0});
   const std::vector<Case> cases = {
       {Cyclic(7), hpf::Block(), big, 0, n, false, n >= 3},
       {hpf::Block(), Cyclic(7), big, 0, n, n >= 2, false},
       {Cyclic(3), Cyclic(40000), L * 5 / 2 + 11, 0, n, false, n >= 3}, // sent in long contiguous runs
-      {Cyclic(7), hpf::Block(), big, 1 % n, std::max(1, n - 1), n >= 2, n >= 3}};
+      {Cyclic(7), hpf::Block(), big, 1 % n, std::max(1, n - 1), n >= 2, n >= 3},
+      {hpf::GenBlock(sizes), Cyclic(5), gen_total, 0, n, n >= 2, false}};
   for (const auto& c : cases) {
     const Layout<1> from({c.M}, {c.from}, line(0, n));
     const Layout<1> to({c.M}, {c.to}, line(c.dst_first, c.dst_count));

@@ -1,6 +1,7 @@
 // Message runs against element-by-element enumeration: for every (p, q) the runs cover exactly the
 // elements owned by p in the source and q in the target, in global order, with correct local indices,
 // and the sender's and receiver's views of a message are identical.
+#include <hpf/layout/distribution.hpp>
 #include <hpf/redist/runs.hpp>
 
 #include <gtest/gtest.h>
@@ -258,6 +259,7 @@ TEST(RedistRuns, SlicesInChunksMoveWhatMoveMoves) {
 // moves a message a chunk of block offsets at a time: move_upto with increasing limits of any step
 // moves exactly what one move() moves, on every side, and after each call exactly the pieces that
 // start before the limit on the walked side (Src, Both: source offsets; Dst: target offsets).
+// CYCLIC, BLOCK, GEN_BLOCK and INDIRECT maps (local order is global order on each process for all).
 TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
   using hpf::detail::Side;
   std::mt19937_64 rng(17);
@@ -266,12 +268,35 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     const int P = 1 + static_cast<int>(rng() % 7);
     const int Q = 1 + static_cast<int>(rng() % 7);
     const index_t n = static_cast<index_t>(rng() % 3000);
-    const auto block = [&](int procs) {
-      return rng() % 3 == 0 ? std::max<index_t>(1, (n + procs - 1) / procs) // BLOCK
-                            : 1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 8 : 300));
+    const auto map = [&](int procs) -> CyclicMap {
+      switch (rng() % 5) {
+      case 0:
+        return hpf::Block().map(n, procs);
+      case 1: { // GEN_BLOCK
+        std::vector<index_t> cut(static_cast<std::size_t>(procs - 1));
+        for (index_t& c : cut) c = static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 1));
+        cut.push_back(0);
+        cut.push_back(n);
+        std::sort(cut.begin(), cut.end());
+        std::vector<index_t> sizes;
+        for (std::size_t k = 1; k < cut.size(); ++k) sizes.push_back(cut[k] - cut[k - 1]);
+        return hpf::GenBlock(sizes).map(n, procs);
+      }
+      case 2: { // INDIRECT, in runs of equal owners
+        std::vector<int> owner(static_cast<std::size_t>(n));
+        int cur = 0;
+        for (int& o : owner) {
+          if (rng() % 6 == 0) cur = static_cast<int>(rng() % static_cast<std::uint64_t>(procs));
+          o = cur;
+        }
+        return hpf::Indirect(owner).map(n, procs);
+      }
+      default:
+        return hpf::Cyclic(1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 8 : 300))).map(n, procs);
+      }
     };
-    const CyclicMap S{n, P, block(P)};
-    const CyclicMap T{n, Q, block(Q)};
+    const CyclicMap S = map(P);
+    const CyclicMap T = map(Q);
     const int p = static_cast<int>(rng() % static_cast<std::uint64_t>(P));
     const int q = static_cast<int>(rng() % static_cast<std::uint64_t>(Q));
     const hpf::PeriodicRuns from = hpf::periodic_runs_from(S, T, p)[static_cast<std::size_t>(q)];
