@@ -268,8 +268,11 @@ public:
     out.pooled_segments = m_held.size();
     out.pooled_mappings = m_mappings.size();
     out.pooled_bytes = m_bytes;
+    out.segment_packs = m_packs.load(std::memory_order_relaxed);
     return out;
   }
+
+  void count_pack() noexcept { m_packs.fetch_add(1, std::memory_order_relaxed); }
 
   void count_stale_removed(std::size_t n) {
     const std::lock_guard<std::mutex> lock(m_mutex);
@@ -317,6 +320,7 @@ private:
   std::size_t m_bytes = 0;
   bool m_closed = false;
   SharedMemoryStats m_stats;
+  std::atomic<std::size_t> m_packs{0}; // SharedMemoryStats::segment_packs: counted outside the lock
 };
 
 std::shared_ptr<SharedSegment> SharedSegment::make(std::size_t bytes) {
@@ -609,6 +613,24 @@ bool Exchange::offer_in(std::size_t i, bool block) {
   return true;
 }
 
+// Whether send i may start now. post_agreeing's first execution with shared memory: a send whose
+// receiver offers a segment waits for the offer (in wait(), blocking), so that it goes through the
+// segment from the first call on, as the step modes' sends do. An AllAtOnce post() otherwise starts
+// every send at once, and a send whose offer is not in yet goes through MPI that once: 1.6-2.0x the
+// time of a repeated call at 10^6 doubles per rank (docs/redistribute.md, "The first REDISTRIBUTE").
+// Only post_agreeing defers: its communicator (DistArray::redistribute's private one) carries no
+// other exchange at the same time, so a send started late cannot be matched by a receive of another
+// exchange in flight on the same tag. Offers come from the receivers' post(), which waits for
+// nothing; with the offers' receives still held (headers not agreed) it goes through MPI. Not when a
+// send of this rank carries its header: the offers' receives wait for the headers, and sends start in
+// order (a batch all at once), so a carried header behind a waiting send would never leave.
+bool Exchange::send_may_start(std::size_t i, bool block) {
+  if (!m_carrying || m_shm_execs != 0 ||
+      std::any_of(m_send_carries.begin(), m_send_carries.end(), [](char c) { return c != 0; }))
+    return true;
+  return offer_in(i, block) || block;
+}
+
 // Once each of the first two executions is complete. After the first, every offer is in (each
 // sender has mapped its segment or never will). After the second, a receiver whose segment has seen
 // no notice gives it back: its sender chose MPI. Then what the executions buffered for messages that
@@ -704,6 +726,7 @@ std::byte* Exchange::pack_target(std::size_t i, detail::ByteBuffer& buf) {
       HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm.get(), &flag, MPI_STATUS_IGNORE));
       std::this_thread::yield();
     }
+    detail::SegmentPool::instance().count_pack();
     return seg->data();
   }
   buf.resize(m_plan.sends[i].bytes);
@@ -1184,13 +1207,20 @@ bool Exchange::progress_flow(bool block) {
     while (m_sdone < m_sstarted && m_sent[m_sdone] != 0) ++m_sdone;
     // Start sends: AllAtOnce all of them (with set_batch, packed in one call); Pipelined those whose
     // earlier steps are done.
-    if (!pipelined && m_batch_pack_due) start_sends_batched();
+    if (!pipelined && m_batch_pack_due) {
+      bool ready = true;
+      for (std::size_t i = m_sstarted; i < ns && ready; ++i) ready = send_may_start(i, block);
+      if (ready) start_sends_batched();
+    }
     const int recv_barrier = m_rdone < nr ? recvs[m_rdone].step : INT_MAX;
     const int send_barrier = m_sdone < m_sstarted ? sends[m_sdone].step : INT_MAX;
-    while (m_sstarted < ns && (!pipelined || (sends[m_sstarted].step <= recv_barrier &&
-                                              sends[m_sstarted].step <= send_barrier))) {
-      // First execution: the segment is used if its offer is in already; a send never waits for it
-      // here (exchanges in flight together on one tag rely on every send starting in post()).
+    while (
+        !m_batch_pack_due && m_sstarted < ns &&
+        (!pipelined || (sends[m_sstarted].step <= recv_barrier && sends[m_sstarted].step <= send_barrier))) {
+      // First execution: the segment is used if its offer is in already; a send waits for it only
+      // under post_agreeing (send_may_start: other exchanges in flight together on one tag rely on
+      // every send starting in post()).
+      if (!send_may_start(m_sstarted, block)) break;
       (void)offer_in(m_sstarted, false);
       pack_send(m_sstarted, m_send_bufs[m_sstarted]);
       start_send(m_sstarted, m_send_bufs[m_sstarted], m_sreq[m_sstarted]);

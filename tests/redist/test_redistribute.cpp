@@ -450,6 +450,36 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   hpf::detail::one_pass_max_piece_bytes() = 256;
 }
 
+// The first A.redistribute between two layouts (a new plan, a new executor, all at once on one node)
+// packs its messages of at least 4 KiB into the receivers' segments already: its sends wait for the
+// receivers' offers (Exchange::send_may_start) instead of going through MPI that once, which made a
+// first call 1.6-2.0x a repeated one (docs/redistribute.md, "The first REDISTRIBUTE"). Every message
+// of the pattern is past the threshold; the values are checked.
+TEST(Redistribute, FirstCallPacksIntoSharedMemory) {
+  const int n = world_size();
+  const index_t M = 2048 * n * n + 5; // at least 8 KiB a message
+  const Layout<1> a({M}, {Cyclic(3)}, line(0, n));
+  const Layout<1> b({M}, {Cyclic(5)}, line(0, n));
+  hpf::clear_plan_cache();
+  DistArray<double, 1> A("A", a);
+  fill(A, 0.5);
+  for (const auto& to : {b, a}) {
+    // This rank's messages to other ranks of at least the threshold (the pattern, not the options,
+    // decides them).
+    const hpf::RedistributionPlan<1> plan(A.layout(), to, opts(Strategy::AllAtOnce));
+    const hpf::ExchangePlan messages = plan.exchange_plan(sizeof(double));
+    const auto offered = static_cast<std::size_t>(
+        std::count_if(messages.sends.begin(), messages.sends.end(), [](const hpf::Transfer& t) {
+          return t.bytes >= RedistOptions{}.shared_memory_min_bytes;
+        }));
+    EXPECT_EQ(offered, plan.num_sends());
+    const std::size_t before = hpf::shared_memory_stats().segment_packs;
+    A.redistribute(to);
+    EXPECT_EQ(hpf::shared_memory_stats().segment_packs - before, offered);
+    EXPECT_EQ(wrong(A, 0.5), 0);
+  }
+}
+
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between
 // few layouts (so cached plans and their pooled executors come back, past their second execution) on
 // three grids over random subsets of the ranks, one of them replaced now and then. Every random

@@ -292,6 +292,7 @@ private:
   void post_offer_receives(int peer);
   void post_held_from(int peer);
   bool offer_in(std::size_t i, bool block);
+  bool send_may_start(std::size_t i, bool block);
   void finish_offers();
   [[nodiscard]] detail::SharedSegment* send_segment(std::size_t i) const noexcept;
   [[nodiscard]] detail::SharedSegment* recv_segment(std::size_t i) const noexcept;

@@ -24,6 +24,7 @@ struct SharedMemoryStats {
   std::size_t pooled_mappings = 0;     ///< senders' mappings the pool holds now
   std::size_t pooled_bytes = 0;        ///< bytes of both (bounded by buffer_pool_limit())
   std::size_t stale_names_removed = 0; ///< names of ended processes removed (remove_stale_shared_memory)
+  std::size_t segment_packs = 0;       ///< messages packed into a receiver's segment (not sent through MPI)
 };
 
 /// This process's counters. Local; thread-safe.

@@ -991,7 +991,10 @@ private:
       UnpackManyFn unpack_many;
       if (m_plan->fuses_sends())
         pack_many = [this](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
-          m_plan->pack_many(sends, bufs, static_cast<const T*>(m_src_now), static_cast<T*>(m_dst_now));
+          // The kept part with the sends, unless post() copied it already (the sends waited for
+          // their receivers' offers: Exchange::send_may_start).
+          m_plan->pack_many(sends, bufs, static_cast<const T*>(m_src_now),
+                            m_kept_done ? nullptr : static_cast<T*>(m_dst_now));
           m_kept_done = true;
         };
       if (m_plan->fuses_recvs())
@@ -1006,7 +1009,10 @@ private:
     else
       m_exchange->post(std::move(pack), std::move(unpack), src, dst);
     // The locally kept part is copied while the first messages are in flight.
-    if (!m_kept_done) m_plan->copy_local(src, dst);
+    if (!m_kept_done) {
+      m_plan->copy_local(src, dst);
+      m_kept_done = true;
+    }
   }
 
   /// Builds the datatypes of the messages whose pieces are long enough to move in place and hands them
@@ -1024,7 +1030,7 @@ private:
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
-  bool m_kept_done = false;        // this post()'s pack_many copied the locally kept part
+  bool m_kept_done = false;        // this post()'s kept part is copied (by pack_many or start())
   const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
   void* m_dst_now = nullptr;
   std::size_t m_elem_bytes = 0;
