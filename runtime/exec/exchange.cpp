@@ -616,7 +616,7 @@ bool Exchange::offer_in(std::size_t i, bool block) {
 // Whether send i may start now. post_agreeing's first execution with shared memory: a send whose
 // receiver offers a segment waits for the offer (in wait(), blocking), so that it goes through the
 // segment from the first call on, as the step modes' sends do. An AllAtOnce post() otherwise starts
-// every send at once, and a send whose offer is not in yet goes through MPI that once: 1.6-2.0x the
+// every send at once, and a send whose offer is not in yet goes through MPI that once: 1.5-2.0x the
 // time of a repeated call at 10^6 doubles per rank (docs/redistribute.md, "The first REDISTRIBUTE").
 // Only post_agreeing defers: its communicator (DistArray::redistribute's private one) carries no
 // other exchange at the same time, so a send started late cannot be matched by a receive of another
