@@ -625,9 +625,7 @@ bool Exchange::offer_in(std::size_t i, bool block) {
 // send of this rank carries its header: the offers' receives wait for the headers, and sends start in
 // order (a batch all at once), so a carried header behind a waiting send would never leave.
 bool Exchange::send_may_start(std::size_t i, bool block) {
-  if (!m_carrying || m_shm_execs != 0 ||
-      std::any_of(m_send_carries.begin(), m_send_carries.end(), [](char c) { return c != 0; }))
-    return true;
+  if (!m_carrying || m_shm_execs != 0 || m_some_send_carries) return true;
   return offer_in(i, block) || block;
 }
 
@@ -893,6 +891,8 @@ void Exchange::plan_carrying() {
     }
   };
   decide(m_plan.sends, m_send_carries, m_header_to, m_sends_to);
+  m_some_send_carries =
+      std::any_of(m_send_carries.begin(), m_send_carries.end(), [](char c) { return c != 0; });
   decide(m_plan.recvs, m_recv_carries, m_header_from, m_recvs_from);
   m_carry_planned = true;
 }

@@ -381,6 +381,7 @@ private:
   // carried header so far, and the header-only messages.
   bool m_carrying = false;
   bool m_carry_planned = false;
+  bool m_some_send_carries = false; // a send of this rank carries the header (see send_may_start)
   std::uint64_t m_hash = 0;
   std::vector<char> m_send_carries;
   std::vector<char> m_recv_carries;
