@@ -450,16 +450,21 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   hpf::detail::one_pass_max_piece_bytes() = 256;
 }
 
+// CYCLIC(3) and CYCLIC(5) over every rank, with every message between two ranks of at least 8 KiB
+// (above the default shared-memory threshold).
+std::pair<Layout<1>, Layout<1>> large_message_layouts() {
+  const int n = world_size();
+  const index_t M = 2048 * n * n + 5;
+  return {Layout<1>({M}, {Cyclic(3)}, line(0, n)), Layout<1>({M}, {Cyclic(5)}, line(0, n))};
+}
+
 // The first A.redistribute between two layouts (a new plan, a new executor, all at once on one node)
 // packs its messages of at least 4 KiB into the receivers' segments already: its sends wait for the
 // receivers' offers (Exchange::send_may_start) instead of going through MPI that once, which made a
 // first call 1.6-2.0x a repeated one (docs/redistribute.md, "The first REDISTRIBUTE"). Every message
 // of the pattern is past the threshold; the values are checked.
 TEST(Redistribute, FirstCallPacksIntoSharedMemory) {
-  const int n = world_size();
-  const index_t M = 2048 * n * n + 5; // at least 8 KiB a message
-  const Layout<1> a({M}, {Cyclic(3)}, line(0, n));
-  const Layout<1> b({M}, {Cyclic(5)}, line(0, n));
+  const auto [a, b] = large_message_layouts();
   hpf::clear_plan_cache();
   DistArray<double, 1> A("A", a);
   fill(A, 0.5);
@@ -478,6 +483,35 @@ TEST(Redistribute, FirstCallPacksIntoSharedMemory) {
     EXPECT_EQ(hpf::shared_memory_stats().segment_packs - before, offered);
     EXPECT_EQ(wrong(A, 0.5), 0);
   }
+}
+
+// A pooled executor that runs on both communicators (A.redistribute's private one, which carries the
+// agreement, and the grid's, beyond pairwise_agreement_limit() ranks) keeps an exchange on each: its
+// executions on the grid's communicator after the first two pack every large message into the
+// receiver's segment, however many executions on the other communicator came in between. An exchange
+// rebuilt on each switch would send its first execution through MPI every time.
+TEST(Redistribute, ExecutorKeepsAnExchangePerCommunicator) {
+  const auto [a, b] = large_message_layouts();
+  hpf::clear_plan_cache();
+  DistArray<double, 1> A("A", a);
+  fill(A, 0.5);
+  const int limit = hpf::detail::pairwise_agreement_limit();
+  for (int k = 0; k < 6; ++k) {
+    SCOPED_TRACE("round " + std::to_string(k));
+    const bool on_grid = k % 2 == 1; // the same on every rank
+    hpf::detail::set_pairwise_agreement_limit(on_grid ? 0 : limit);
+    for (const auto& to : {b, a}) {
+      const hpf::RedistributionPlan<1> plan(A.layout(), to, opts(Strategy::AllAtOnce));
+      const hpf::ExchangePlan messages = plan.exchange_plan(sizeof(double));
+      const std::size_t before = hpf::shared_memory_stats().segment_packs;
+      A.redistribute(to, opts(Strategy::AllAtOnce));
+      if (on_grid && k >= 3) { // the grid's exchange past its first execution
+        EXPECT_EQ(hpf::shared_memory_stats().segment_packs - before, messages.sends.size());
+      }
+      EXPECT_EQ(wrong(A, 0.5), 0);
+    }
+  }
+  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between

@@ -871,7 +871,10 @@ public:
 
   [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
   /// True between post() and the wait() that completes it.
-  [[nodiscard]] bool pending() const noexcept { return m_exchange && m_exchange->posted(); }
+  [[nodiscard]] bool pending() const noexcept {
+    const Exchange* ex = current();
+    return ex != nullptr && ex->posted();
+  }
 
   /// Collective: post() then wait().
   template <class T> void execute(const T* src, T* dst) {
@@ -911,18 +914,20 @@ public:
   /// After post_agreeing(): Exchange::headers_agreed (blocks for the headers only).
   [[nodiscard]] bool headers_agreed() {
     detail::require(pending(), "RedistributionExecutor::headers_agreed: nothing was posted");
-    return m_exchange->headers_agreed();
+    return current()->headers_agreed();
   }
 
   /// Completes post(). Throws hpf::Error when nothing was posted.
   void wait() {
-    detail::require(m_exchange && m_exchange->posted(), "RedistributionExecutor::wait: nothing was posted");
-    m_exchange->wait();
+    detail::require(pending(), "RedistributionExecutor::wait: nothing was posted");
+    current()->wait();
   }
 
   /// Runs the next post() on `comm`, a congruent duplicate of the plan's grid communicator
   /// (DistArray::redistribute's private one, core/pairwise_agreement.hpp); `generation` identifies it,
-  /// since MPI may reuse a freed handle (0: back to the grid's communicator). Local.
+  /// since MPI may reuse a freed handle (0: back to the grid's communicator). The executor keeps one
+  /// exchange on each of the two (buffers, segments, the first execution's setup), so that switching
+  /// between them costs nothing; a new generation replaces the private one. Local.
   void use_comm(const Comm& comm, std::uint64_t generation) {
     detail::require(!pending(), "RedistributionExecutor::use_comm: a post() is pending");
     m_comm_override = generation != 0 ? comm : Comm();
@@ -936,41 +941,53 @@ public:
   /// Takes back a pending post() whose peers disagreed (Exchange::abandon); its communicator must be
   /// freed next. Local; never blocks on a peer.
   void abandon() {
-    if (m_exchange) m_exchange->abandon();
+    if (Exchange* ex = current()) ex->abandon();
   }
 
   /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size:
   /// those whose pieces are long enough (RedistOptions::in_place_min_piece_bytes), except messages that
   /// may go through shared memory (RedistOptions::shared_memory_min_bytes), which are packed.
   [[nodiscard]] std::size_t in_place_sends() const noexcept {
-    return m_exchange ? m_exchange->in_place_sends() : 0;
+    const Exchange* ex = current();
+    return ex != nullptr ? ex->in_place_sends() : 0;
   }
   [[nodiscard]] std::size_t in_place_recvs() const noexcept {
-    return m_exchange ? m_exchange->in_place_recvs() : 0;
+    const Exchange* ex = current();
+    return ex != nullptr ? ex->in_place_recvs() : 0;
   }
   /// Messages that move through shared memory (RedistOptions::shared_memory_min_bytes) now.
   [[nodiscard]] std::size_t shared_sends() const noexcept {
-    return m_exchange ? m_exchange->shared_sends() : 0;
+    const Exchange* ex = current();
+    return ex != nullptr ? ex->shared_sends() : 0;
   }
   [[nodiscard]] std::size_t shared_recvs() const noexcept {
-    return m_exchange ? m_exchange->shared_recvs() : 0;
+    const Exchange* ex = current();
+    return ex != nullptr ? ex->shared_recvs() : 0;
   }
 
 private:
   // post() and post_agreeing() (with the hash).
   template <class T> void start(const T* src, T* dst, const std::uint64_t* hash) {
     static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
-    detail::require(!m_exchange || !m_exchange->posted(),
+    detail::require(!pending(),
                     "RedistributionExecutor::post: the previous post() has not been completed by wait()");
-    if (!m_exchange || m_elem_bytes != sizeof(T) || m_built_generation != m_comm_generation) {
-      m_exchange.reset(); // the old exchange holds the raw datatypes that set_in_place() replaces
-      m_exchange.emplace(m_comm_generation != 0 ? m_comm_override : m_plan->source().grid().comm(),
-                         m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+    if (m_elem_bytes != sizeof(T)) { // both exchanges hold the raw datatypes that build_datatypes replaces
+      m_exchanges = {};
       m_elem_bytes = sizeof(T);
-      m_built_generation = m_comm_generation;
-      set_in_place();
-      m_exchange->set_shared_memory(m_plan->options().shared_memory_min_bytes);
+      build_datatypes();
     }
+    m_slot = m_comm_generation != 0 ? 1 : 0;
+    std::optional<Exchange>& slot = m_exchanges.at(m_slot);
+    if (m_slot == 1 && m_built_generation != m_comm_generation) slot.reset(); // a new private communicator
+    if (!slot) {
+      slot.emplace(m_slot == 1 ? m_comm_override : m_plan->source().grid().comm(),
+                   m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+      if (m_slot == 1) m_built_generation = m_comm_generation;
+      if (!m_send_types.empty() || !m_recv_types.empty())
+        slot->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
+      slot->set_shared_memory(m_plan->options().shared_memory_min_bytes);
+    }
+    Exchange& exchange = *slot;
     const RedistributionPlan<N>* plan = m_plan;
     PackFn pack = [plan, src](std::size_t i, std::byte* buf) {
       plan->pack(i, src, reinterpret_cast<T*>(buf));
@@ -1002,12 +1019,12 @@ private:
                                            std::span<const std::byte* const> bufs) {
           plan->unpack_many(recvs, bufs, dst);
         };
-      m_exchange->set_batch(std::move(pack_many), std::move(unpack_many));
+      exchange.set_batch(std::move(pack_many), std::move(unpack_many));
     }
     if (hash != nullptr)
-      m_exchange->post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
+      exchange.post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
     else
-      m_exchange->post(std::move(pack), std::move(unpack), src, dst);
+      exchange.post(std::move(pack), std::move(unpack), src, dst);
     // The locally kept part is copied while the first messages are in flight.
     if (!m_kept_done) {
       m_plan->copy_local(src, dst);
@@ -1015,9 +1032,9 @@ private:
     }
   }
 
-  /// Builds the datatypes of the messages whose pieces are long enough to move in place and hands them
-  /// to the exchange (null for the others; the exchange packs those that may be shared anyway).
-  void set_in_place() {
+  /// Builds the datatypes of the messages whose pieces are long enough to move in place, for the
+  /// exchanges to move them with (null for the others; an exchange packs those that may be shared anyway).
+  void build_datatypes() {
     m_send_types.clear();
     m_recv_types.clear();
     if (m_plan->exec_mode() == ExecMode::Alltoallv) return; // one packed buffer
@@ -1025,7 +1042,16 @@ private:
       m_send_types.push_back(m_plan->template message_datatype<detail::Side::Src>(i, m_elem_bytes));
     for (std::size_t i = 0; i < m_plan->num_recvs(); ++i)
       m_recv_types.push_back(m_plan->template message_datatype<detail::Side::Dst>(i, m_elem_bytes));
-    m_exchange->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
+  }
+
+  // The exchange of the last post() (null before the first).
+  [[nodiscard]] Exchange* current() noexcept {
+    std::optional<Exchange>& slot = m_exchanges.at(m_slot);
+    return slot ? &*slot : nullptr;
+  }
+  [[nodiscard]] const Exchange* current() const noexcept {
+    const std::optional<Exchange>& slot = m_exchanges.at(m_slot);
+    return slot ? &*slot : nullptr;
   }
 
   const RedistributionPlan<N>* m_plan;
@@ -1036,11 +1062,13 @@ private:
   std::size_t m_elem_bytes = 0;
   Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)
   std::uint64_t m_comm_generation = 0;  // what the next post() runs on
-  std::uint64_t m_built_generation = 0; // what m_exchange was built on
-  // Declared before the exchange, so that they outlive it.
+  std::uint64_t m_built_generation = 0; // what the private exchange (slot 1) was built on
+  // Declared before the exchanges, so that they outlive them.
   std::vector<Datatype> m_send_types;
   std::vector<Datatype> m_recv_types;
-  std::optional<Exchange> m_exchange;
+  // Slot 0 runs on the plan's grid communicator, slot 1 on use_comm's; m_slot is the last post()'s.
+  std::array<std::optional<Exchange>, 2> m_exchanges;
+  std::size_t m_slot = 0;
 };
 
 template <int N> template <class T> void RedistributionPlan<N>::execute(const T* src, T* dst) const {
