@@ -258,7 +258,8 @@ TEST(RedistRuns, SlicesInChunksMoveWhatMoveMoves) {
 // The other fused pass (RedistributionPlan::pack_many where slices are long or the whole extent is one)
 // moves a message a chunk of block offsets at a time: move_upto with increasing limits of any step
 // moves exactly what one move() moves, on every side, and after each call exactly the pieces that
-// start before the limit on the walked side (Src, Both: source offsets; Dst: target offsets).
+// start before the limit on the walked side (Src, Both: source offsets; Dst, and Both as unpack_many
+// walks the kept part: target offsets).
 // CYCLIC, BLOCK, GEN_BLOCK and INDIRECT maps (local order is global order on each process for all).
 TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
   using hpf::detail::Side;
@@ -311,14 +312,16 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
       pr.for_each([&](index_t so, index_t dof, index_t len) { e += (by_src ? so : dof) < limit ? len : 0; });
       return e;
     };
-    const auto chunked = [&](const hpf::PeriodicRuns& pr, auto side, const double* in, double* out) {
+    const auto chunked = [&](const hpf::PeriodicRuns& pr, auto side, auto walk, const double* in,
+                             double* out) {
       constexpr Side sd = decltype(side)::value;
+      constexpr bool by_src = decltype(walk)::value;
       hpf::PeriodicRuns::Cursor at;
       for (index_t limit = 0; !pr.done(at);) {
         limit += static_cast<index_t>(rng() % 40);
-        pr.move_upto<sd>(at, limit, in, out);
+        pr.move_upto<sd, by_src>(at, limit, in, out);
         partial += at.piece > 0 ? 1 : 0;
-        ASSERT_EQ(at.packed, before(pr, sd != Side::Dst, limit)) << where << " limit " << limit;
+        ASSERT_EQ(at.packed, before(pr, by_src, limit)) << where << " limit " << limit;
         ASSERT_LE(limit, n + 40) << where; // it ends
       }
       ASSERT_EQ(at.packed, pr.elements) << where;
@@ -326,24 +329,30 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     using SrcSide = std::integral_constant<Side, Side::Src>;
     using DstSide = std::integral_constant<Side, Side::Dst>;
     using BothSide = std::integral_constant<Side, Side::Both>;
+    using BySrc = std::true_type;
+    using ByDst = std::false_type;
     std::vector<double> src(static_cast<std::size_t>(S.local_extent(p)));
     std::iota(src.begin(), src.end(), 1.0);
     std::vector<double> whole(static_cast<std::size_t>(from.elements), -1.0);
     std::vector<double> parts(whole.size(), -1.0);
     from.move<Side::Src>(src.data(), whole.data());
-    chunked(from, SrcSide{}, src.data(), parts.data());
+    chunked(from, SrcSide{}, BySrc{}, src.data(), parts.data());
     if (HasFatalFailure()) return;
     ASSERT_EQ(parts, whole) << where;
     std::vector<double> dst_whole(static_cast<std::size_t>(T.local_extent(q)), -1.0);
     std::vector<double> dst_parts(dst_whole.size(), -1.0);
     to.move<Side::Dst>(whole.data(), dst_whole.data());
-    chunked(to, DstSide{}, whole.data(), dst_parts.data());
+    chunked(to, DstSide{}, ByDst{}, whole.data(), dst_parts.data());
     if (HasFatalFailure()) return;
     ASSERT_EQ(dst_parts, dst_whole) << where;
     std::vector<double> both(dst_whole.size(), -1.0);
-    chunked(from, BothSide{}, src.data(), both.data());
+    chunked(from, BothSide{}, BySrc{}, src.data(), both.data());
     if (HasFatalFailure()) return;
     ASSERT_EQ(both, dst_whole) << where;
+    std::vector<double> both_by_dst(dst_whole.size(), -1.0);
+    chunked(from, BothSide{}, ByDst{}, src.data(), both_by_dst.data());
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(both_by_dst, dst_whole) << where;
   }
   EXPECT_GT(partial, 100);
 }

@@ -446,8 +446,13 @@ public:
   /// detail::one_pass_max_piece_bytes(): fuse_offset_chunk_bytes of the block at a time
   /// (PeriodicRuns::move_upto). Each end decides for itself: the bytes of a message are the same
   /// either way. AllAtOnce only (Exchange::set_batch).
+  /// The locally kept part moves with the sends when they fuse, else with the receives when it makes
+  /// them fuse (kept_with_recvs(): CYCLIC(3) -> BLOCK on 2 ranks, where one message and the kept part
+  /// interleave in every cache line of the target block), else on its own (copy_local).
   [[nodiscard]] bool fuses_sends() const noexcept { return m_fuse_sends != Fusion::None; }
   [[nodiscard]] bool fuses_recvs() const noexcept { return m_fuse_recvs != Fusion::None; }
+  /// True when unpack_many copies the locally kept part with the receives (see fuses_sends()).
+  [[nodiscard]] bool kept_with_recvs() const noexcept { return m_kept_with_recvs; }
   /// Slices per chunk of a fused pass: about fuse_chunk_bytes of the block, at least one slice.
   static constexpr index_t fuse_chunk_bytes = index_t{1} << 11U;
   /// A fused pass by offsets moves this much of the block at a time.
@@ -503,16 +508,28 @@ public:
     for (std::size_t j = 0; j < sends.size(); ++j) pack(sends[j], src, reinterpret_cast<T*>(bufs[j]));
     if (kept != nullptr) copy_local(src, kept);
   }
-  /// Unpacks receive recvs[j] from bufs[j] for every j into `dst`: in one pass when fuses_recvs().
-  template <class T>
-  void unpack_many(std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs, T* dst) const {
+  /// Unpacks receive recvs[j] from bufs[j] for every j into `dst` and, unless `kept` is null, copies
+  /// the locally kept part from `kept` (the source block) into it: in one pass when fuses_recvs() (the
+  /// kept part with them when kept_with_recvs()), else message by message as unpack() and copy_local().
+  template <class T> void unpack_many(std::span<const std::size_t> recvs,
+                                      std::span<const std::byte* const> bufs, T* dst,
+                                      const T* kept = nullptr) const {
     if constexpr (N == 1) {
-      if (m_fuse_recvs == Fusion::Offsets) {
+      const PeriodicRuns* self = kept != nullptr && m_kept_with_recvs
+                                     ? &m_runs_from[0][static_cast<std::size_t>(m_my_dst[0])]
+                                     : nullptr;
+      if (m_fuse_recvs == Fusion::Offsets) { // the kept part, if any, last
         std::vector<const PeriodicRuns*> runs;
         for (const std::size_t i : recvs) runs.push_back(message_runs<detail::Side::Dst>(m_recvs[i])[0]);
+        if (self != nullptr) runs.push_back(self);
         by_offsets(runs, offset_chunk<T>(), [&](std::size_t j, PeriodicRuns::Cursor& at, index_t limit) {
-          runs[j]->template move_upto<detail::Side::Dst>(at, limit, reinterpret_cast<const T*>(bufs[j]), dst);
+          if (j < recvs.size())
+            runs[j]->template move_upto<detail::Side::Dst>(at, limit, reinterpret_cast<const T*>(bufs[j]),
+                                                           dst);
+          else
+            runs[j]->template move_upto<detail::Side::Both, false>(at, limit, kept, dst);
         });
+        if (self == nullptr && kept != nullptr) copy_local(kept, dst);
         return;
       }
       if (m_fuse_recvs == Fusion::Slices) {
@@ -523,14 +540,20 @@ public:
           for (std::size_t j = 0; j < recvs.size(); ++j)
             message_runs<detail::Side::Dst>(m_recvs[recvs[j]])[0]->template move_slices<detail::Side::Dst>(
                 k, k1, reinterpret_cast<const T*>(bufs[j]), dst);
+          if (self != nullptr) self->template move_slices<detail::Side::Both>(k, k1, kept, dst);
         }
         for (std::size_t j = 0; j < recvs.size(); ++j)
           message_runs<detail::Side::Dst>(m_recvs[recvs[j]])[0]->template move_tail<detail::Side::Dst>(
               reinterpret_cast<const T*>(bufs[j]), dst);
+        if (self != nullptr)
+          self->template move_tail<detail::Side::Both>(kept, dst);
+        else if (kept != nullptr)
+          copy_local(kept, dst);
         return;
       }
     }
     for (std::size_t j = 0; j < recvs.size(); ++j) unpack(recvs[j], reinterpret_cast<const T*>(bufs[j]), dst);
+    if (kept != nullptr) copy_local(kept, dst);
   }
 
 private:
@@ -594,7 +617,10 @@ private:
       };
       const std::size_t kept = m_self && !m_identical ? 1 : 0;
       m_fuse_sends = fusion(m_sends.size() + kept, m_runs_from[0], true);
-      m_fuse_recvs = fusion(m_recvs.size(), m_runs_to[0], false);
+      // The kept part with the receives when the sends leave it (see fuses_sends()).
+      const std::size_t kept_here = m_fuse_sends == Fusion::None ? kept : 0;
+      m_fuse_recvs = fusion(m_recvs.size() + kept_here, m_runs_to[0], false);
+      m_kept_with_recvs = kept_here == 1 && m_fuse_recvs != Fusion::None;
     }
   }
 
@@ -843,6 +869,7 @@ private:
   bool m_identical = false;
   Fusion m_fuse_sends = Fusion::None; // see fuses_sends()
   Fusion m_fuse_recvs = Fusion::None;
+  bool m_kept_with_recvs = false; // see kept_with_recvs()
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
@@ -895,8 +922,9 @@ public:
   }
 
   /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
-  /// modes, the first step for the step modes) and copies the locally kept part; the caller may
-  /// compute on other data before wait() completes it. `src` must stay alive and unchanged and `dst`
+  /// modes, the first step for the step modes) and copies the locally kept part (in wait() instead,
+  /// with the receives, when the plan's kept_with_recvs()); the caller may compute on other data
+  /// before wait() completes it. `src` must stay alive and unchanged and `dst`
   /// untouched until wait() returns. Throws hpf::Error if a post() is still pending.
   template <class T> void post(const T* src, T* dst) { start(src, dst, nullptr); }
 
@@ -921,6 +949,10 @@ public:
   void wait() {
     detail::require(pending(), "RedistributionExecutor::wait: nothing was posted");
     current()->wait();
+    if (!m_kept_done) { // it was left to the receives' unpack_many, which found none packed
+      m_copy_kept(*m_plan, m_src_now, m_dst_now);
+      m_kept_done = true;
+    }
   }
 
   /// Runs the next post() on `comm`, a congruent duplicate of the plan's grid communicator
@@ -1015,18 +1047,25 @@ private:
           m_kept_done = true;
         };
       if (m_plan->fuses_recvs())
-        unpack_many = [plan = m_plan, dst](std::span<const std::size_t> recvs,
-                                           std::span<const std::byte* const> bufs) {
-          plan->unpack_many(recvs, bufs, dst);
+        unpack_many = [this](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
+          // The kept part with the receives when the plan puts it there (kept_with_recvs).
+          const bool kept = m_plan->kept_with_recvs() && !m_kept_done;
+          m_plan->unpack_many(recvs, bufs, static_cast<T*>(m_dst_now),
+                              kept ? static_cast<const T*>(m_src_now) : nullptr);
+          m_kept_done = m_kept_done || kept;
         };
       exchange.set_batch(std::move(pack_many), std::move(unpack_many));
     }
+    m_copy_kept = [](const RedistributionPlan<N>& p, const void* s, void* d) {
+      p.copy_local(static_cast<const T*>(s), static_cast<T*>(d));
+    };
     if (hash != nullptr)
       exchange.post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
     else
       exchange.post(std::move(pack), std::move(unpack), src, dst);
-    // The locally kept part is copied while the first messages are in flight.
-    if (!m_kept_done) {
+    // The locally kept part is copied while the first messages are in flight, unless it goes with the
+    // receives (then wait() copies it if no unpack_many call did: no receive was packed).
+    if (!m_kept_done && !(m_plan->exec_mode() == ExecMode::AllAtOnce && m_plan->kept_with_recvs())) {
       m_plan->copy_local(src, dst);
       m_kept_done = true;
     }
@@ -1056,7 +1095,10 @@ private:
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
-  bool m_kept_done = false;        // this post()'s kept part is copied (by pack_many or start())
+  bool m_kept_done =
+      false; // this post()'s kept part is copied (by pack_many, start(), unpack_many or wait())
+  // copy_local for this post()'s element type (wait() is not a template).
+  void (*m_copy_kept)(const RedistributionPlan<N>&, const void*, void*) = nullptr;
   const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
   void* m_dst_now = nullptr;
   std::size_t m_elem_bytes = 0;

@@ -201,15 +201,17 @@ struct PeriodicRuns {
   [[nodiscard]] bool done(const Cursor& c) const noexcept { return c.slice > reps; }
 
   /// Moves, from where `c` stands, every piece that starts before local offset `limit` of the block
-  /// this pass walks (Src and Both: the source block, Dst: the target block), and advances `c`. The
-  /// pieces of one message lie in increasing local order on both sides (they are in global order),
-  /// so calls with increasing limits move every piece exactly once, in order: several messages then
-  /// move a chunk of the block at a time, in one pass over it, when one slice is the whole extent
-  /// (RedistributionPlan::pack_many).
-  template <detail::Side side, class T>
+  /// this pass walks (by_src: the source block, the default for Src and Both; else the target block),
+  /// and advances `c`. The pieces of one message lie in increasing local order on both sides (they
+  /// are in global order), so calls with increasing limits move every piece exactly once, in order:
+  /// several messages then move a chunk of the block at a time, in one pass over it, when one slice
+  /// is the whole extent (RedistributionPlan::pack_many; unpack_many walks the target, with the kept
+  /// part as Both).
+  template <detail::Side side, bool by_src = side != detail::Side::Dst, class T>
   void move_upto(Cursor& c, index_t limit, const T* src, T* dst) const noexcept {
     using detail::Side;
-    constexpr bool by_src = side != Side::Dst;
+    static_assert(side == Side::Both || by_src == (side == Side::Src),
+                  "a packed side is walked by its block");
     for (; c.slice <= reps; ++c.slice, c.run = 0) {
       const bool in_tail = c.slice == reps;
       const std::vector<StridedRun>& runs = in_tail ? tail : period;
