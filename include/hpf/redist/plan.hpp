@@ -949,7 +949,7 @@ public:
   void wait() {
     detail::require(pending(), "RedistributionExecutor::wait: nothing was posted");
     current()->wait();
-    if (!m_kept_done) { // it was left to the receives' unpack_many, which found none packed
+    if (!m_kept_done) { // left to the receives' unpack_many, which was not called
       m_copy_kept(*m_plan, m_src_now, m_dst_now);
       m_kept_done = true;
     }
@@ -1095,8 +1095,8 @@ private:
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
-  bool m_kept_done =
-      false; // this post()'s kept part is copied (by pack_many, start(), unpack_many or wait())
+  // This post()'s kept part is copied (by pack_many, start(), unpack_many or wait()).
+  bool m_kept_done = false;
   // copy_local for this post()'s element type (wait() is not a template).
   void (*m_copy_kept)(const RedistributionPlan<N>&, const void*, void*) = nullptr;
   const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
