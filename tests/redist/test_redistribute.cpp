@@ -451,6 +451,16 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   hpf::detail::one_pass_max_piece_bytes() = 256;
 }
 
+// Restores pairwise_agreement_limit() when a test that changes it ends, also by a failed ASSERT (every
+// rank sets the same value: the limit decides which collective checks the agreement).
+struct PairwiseLimitGuard {
+  int saved = hpf::detail::pairwise_agreement_limit();
+  PairwiseLimitGuard() = default;
+  PairwiseLimitGuard(const PairwiseLimitGuard&) = delete;
+  PairwiseLimitGuard& operator=(const PairwiseLimitGuard&) = delete;
+  ~PairwiseLimitGuard() { hpf::detail::set_pairwise_agreement_limit(saved); }
+};
+
 // CYCLIC(3) and CYCLIC(5) over every rank, with every message between two ranks of at least 8 KiB
 // (above the default shared-memory threshold).
 std::pair<Layout<1>, Layout<1>> large_message_layouts() {
@@ -496,7 +506,8 @@ TEST(Redistribute, ExecutorKeepsAnExchangePerCommunicator) {
   hpf::clear_plan_cache();
   DistArray<double, 1> A("A", a);
   fill(A, 0.5);
-  const int limit = hpf::detail::pairwise_agreement_limit();
+  const PairwiseLimitGuard guard;
+  const int limit = guard.saved;
   for (int k = 0; k < 6; ++k) {
     SCOPED_TRACE("round " + std::to_string(k));
     const bool on_grid = k % 2 == 1; // the same on every rank
@@ -512,14 +523,15 @@ TEST(Redistribute, ExecutorKeepsAnExchangePerCommunicator) {
       EXPECT_EQ(wrong(A, 0.5), 0);
     }
   }
-  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between
 // few layouts (so cached plans and their pooled executors come back, past their second execution) on
 // three grids over random subsets of the ranks, one of them replaced now and then. Every random
 // choice is drawn from one stream with the same seed on every rank. Each step refills the array with
-// a new salt, so data left in a segment by an earlier execution would show.
+// a new salt, so data left in a segment by an earlier execution would show. One step in three checks
+// the agreement by an allreduce (as beyond pairwise_agreement_limit() ranks), so that the pooled
+// executors switch between the grid's communicator and the private one (two kept exchanges).
 TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
   const int n = world_size();
   std::mt19937 rng(2026);
@@ -537,8 +549,11 @@ TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
   const std::vector<hpf::Distribution> dists = {Cyclic(1), Cyclic(3), hpf::Block(), Cyclic(7)};
   const std::vector<index_t> extents = {0, 37, 4001};
   std::size_t shared = 0;
+  const PairwiseLimitGuard guard;
+  const int limit = guard.saved;
   for (int step = 0; step < 300; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
+    hpf::detail::set_pairwise_agreement_limit(pick(0, 2) == 0 ? 0 : limit);
     if (pick(0, 9) == 0) grids[static_cast<std::size_t>(pick(0, 2))] = random_grid();
     const index_t M = extents[static_cast<std::size_t>(pick(0, 2))];
     const Layout<1> from({M}, {dists[static_cast<std::size_t>(pick(0, 3))]},
