@@ -6,8 +6,7 @@
 namespace hpf {
 namespace detail {
 
-void mpi_check(int rc, const char* call, const char* file, int line) {
-  if (rc == MPI_SUCCESS) return;
+void mpi_fail(int rc, const char* call, const char* file, int line) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;

@@ -31,8 +31,15 @@
 namespace hpf {
 namespace detail {
 
-/// Throws hpf::Error for an MPI return code other than MPI_SUCCESS.
-void mpi_check(int rc, const char* call, const char* file, int line);
+/// Throws hpf::Error naming the call, MPI's text for `rc`, and where it was made.
+[[noreturn]] void mpi_fail(int rc, const char* call, const char* file, int line);
+
+/// Throws hpf::Error for an MPI return code other than MPI_SUCCESS. Inline: every MPI call of an
+/// exchange goes through it, and a small exchange makes dozens of them.
+inline void mpi_check(int rc, const char* call, const char* file, int line) {
+  if (rc != MPI_SUCCESS) [[unlikely]]
+    mpi_fail(rc, call, file, line);
+}
 
 } // namespace detail
 
