@@ -636,6 +636,42 @@ TEST(Exchange, Errors) {
   EXPECT_TRUE(ok.test());
 }
 
+// Moving an exchange: refused, with every member left where it was, while a post() (here one that
+// carries the agreement's header, which MPI sends from inside the exchange) is pending; an idle
+// exchange moves and runs on as before. A ring: every rank sends its rank to the next.
+TEST(Exchange, MovesOnlyWhenIdle) {
+  const int n = world_size();
+  const int me = world_rank();
+  hpf::ExchangePlan ring;
+  if (n > 1) {
+    ring.sends.push_back({(me + 1) % n, sizeof(int), 0});
+    ring.recvs.push_back({(me + n - 1) % n, sizeof(int), 0});
+  }
+  hpf::Exchange ex(hpf::Comm::duplicate(MPI_COMM_WORLD), ring, ExecMode::AllAtOnce);
+  int got = -1;
+  const auto pack = [me](std::size_t, std::byte* buf) { std::memcpy(buf, &me, sizeof me); };
+  const auto unpack = [&got](std::size_t, const std::byte* buf) { std::memcpy(&got, buf, sizeof got); };
+  const int want = n > 1 ? (me + n - 1) % n : -1;
+  ex.post_agreeing(7, pack, unpack);
+  HPF_EXPECT_ERROR(hpf::Exchange(std::move(ex)), "the exchange moved from has a post() pending",
+                   "expected wait()");
+  hpf::Exchange idle(hpf::Comm::duplicate(MPI_COMM_WORLD), ring, ExecMode::AllAtOnce);
+  HPF_EXPECT_ERROR(ex = std::move(idle), "the exchange moved to has a post() pending");
+  HPF_EXPECT_ERROR(idle = std::move(ex), "the exchange moved from has a post() pending");
+  EXPECT_TRUE(ex.posted());
+  EXPECT_TRUE(ex.headers_agreed());
+  ex.wait();
+  EXPECT_EQ(got, want);
+  hpf::Exchange moved(std::move(ex));
+  got = -1;
+  moved.execute(pack, unpack);
+  EXPECT_EQ(got, want);
+  idle = std::move(moved);
+  got = -1;
+  idle.execute(pack, unpack);
+  EXPECT_EQ(got, want);
+}
+
 // In place (set_in_place): a send read through a strided datatype and a receive written through one
 // deliver the same bytes as packing, on a ring (every rank sends to the next), in every mode; a packed
 // end matches an in-place one. Bad datatypes and a missing base are errors naming what was expected.

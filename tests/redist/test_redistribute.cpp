@@ -525,6 +525,49 @@ TEST(Redistribute, ExecutorKeepsAnExchangePerCommunicator) {
   }
 }
 
+// Moving an executor: refused while a post() is pending (its exchange holds MPI's addresses, and its
+// one-pass callbacks point at the executor that posted), on every rank alike; an idle executor moves
+// with its exchanges, and the one moved from stays a working executor of the same plan. Both
+// message sizes: shared-memory segments (the large layouts) and small messages that pack in one pass.
+TEST(Redistribute, ExecutorMovesOnlyWhenIdle) {
+  const int n = world_size();
+  const auto [large_a, large_b] = large_message_layouts();
+  const index_t small = 1000 * n + 3;
+  const std::vector<std::pair<Layout<1>, Layout<1>>> cases = {
+      {large_a, large_b},
+      {Layout<1>({small}, {Cyclic(3)}, line(0, n)), Layout<1>({small}, {Cyclic(1)}, line(0, n))}};
+  for (const auto& [a, b] : cases) {
+    const hpf::RedistributionPlan<1> plan(a, b, opts(Strategy::AllAtOnce));
+    DistArray<double, 1> A("A", a);
+    DistArray<double, 1> B("B", b);
+    hpf::RedistributionExecutor<1> ex(plan);
+    double salt = 0.25;
+    const auto run = [&](hpf::RedistributionExecutor<1>& e) {
+      salt += 1;
+      fill(A, salt);
+      e.execute(A, B);
+      EXPECT_EQ(wrong(B, salt), 0);
+    };
+    run(ex);
+    fill(A, 0.5);
+    ex.post(A, B);
+    HPF_EXPECT_ERROR(hpf::RedistributionExecutor<1>(std::move(ex)),
+                     "the executor moved from has a post() pending", "expected wait()");
+    hpf::RedistributionExecutor<1> other(plan);
+    HPF_EXPECT_ERROR(ex = std::move(other), "the executor moved to has a post() pending");
+    EXPECT_TRUE(ex.pending());
+    ex.wait();
+    EXPECT_EQ(wrong(B, 0.5), 0);
+    for (int k = 0; k < 3; ++k) run(ex); // past the second execution: every choice stands
+    hpf::RedistributionExecutor<1> moved(std::move(ex));
+    for (int k = 0; k < 3; ++k) run(moved);
+    run(ex); // the one moved from builds its exchanges again
+    other = std::move(moved);
+    run(other);
+    run(moved);
+  }
+}
+
 // The standard's long loop, with shared memory for every packed message: 300 redistributions between
 // few layouts (so cached plans and their pooled executors come back, past their second execution) on
 // three grids over random subsets of the ranks, one of them replaced now and then. Every random

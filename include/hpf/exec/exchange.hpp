@@ -120,6 +120,37 @@ template <class T> struct UninitAllocator : std::allocator<T> {
 };
 /// A message buffer (see UninitAllocator).
 using ByteBuffer = std::vector<std::byte, UninitAllocator<std::byte>>;
+
+/// Whether an Exchange has a post() pending. It is the Exchange's first member, so that moving a
+/// pending Exchange throws hpf::Error before any other member has moved: MPI holds addresses inside
+/// a pending exchange (the agreement's header among them), and they would dangle.
+class PendingFlag {
+public:
+  PendingFlag() = default;
+  PendingFlag(const PendingFlag&) = delete;
+  PendingFlag& operator=(const PendingFlag&) = delete;
+  PendingFlag(PendingFlag&& other) : m_on(other.m_on) { refuse_if(m_on, "moved from"); }
+  PendingFlag& operator=(PendingFlag&& other) {
+    refuse_if(m_on, "moved to");
+    refuse_if(other.m_on, "moved from");
+    return *this;
+  }
+  ~PendingFlag() = default;
+  PendingFlag& operator=(bool on) noexcept {
+    m_on = on;
+    return *this;
+  }
+  // NOLINTNEXTLINE(google-explicit-constructor,hicpp-explicit-conversions): read as the bool it was
+  operator bool() const noexcept { return m_on; }
+
+private:
+  static void refuse_if(bool pending, const char* side) {
+    if (pending)
+      fail("Exchange: the exchange ", side,
+           " has a post() pending; expected wait() (or abandon()) to complete it before the move");
+  }
+  bool m_on = false;
+};
 } // namespace detail
 
 /// One message of the calling rank: peer rank in the exchange's communicator, bytes, schedule step.
@@ -169,8 +200,10 @@ public:
   Exchange(Comm comm, ExchangePlan plan, ExecMode mode, int tag = 2001);
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
-  Exchange(Exchange&&) noexcept = default;
-  Exchange& operator=(Exchange&&) noexcept = default;
+  /// Moves an idle exchange. Throws hpf::Error, and moves nothing, when either side has a post()
+  /// pending (MPI holds addresses inside it).
+  Exchange(Exchange&&) = default;
+  Exchange& operator=(Exchange&&) = default;
   ~Exchange() = default;
 
   /// post(pack, unpack): starts the exchange. `send_base` / `recv_base` are the addresses the in-place
@@ -309,6 +342,7 @@ private:
   // Notes that receive i has arrived (flow modes); a receive that carries the header is checked here.
   bool note_arrival(std::size_t i, bool block);
 
+  detail::PendingFlag m_posted; // first: a move checks it before any other member moves
   Comm m_comm;
   ExchangePlan m_plan;
   ExecMode m_mode;
@@ -323,7 +357,6 @@ private:
   std::vector<std::byte*> m_batch_outs;
   std::vector<std::size_t> m_batch_recvs;
   std::vector<const std::byte*> m_batch_ins;
-  bool m_posted = false;
   // In place: per send / receive a datatype (MPI_DATATYPE_NULL: packed), and this post()'s bases.
   std::vector<MPI_Datatype> m_send_types;
   std::vector<MPI_Datatype> m_recv_types;

@@ -896,6 +896,40 @@ public:
                     " ranks) are built on different parent communicators; expected one parent");
   }
 
+  /// Moves an idle executor: its exchanges, buffers and datatypes go to the new one, and `other`
+  /// stays an idle executor of the same plan (its next post() builds its exchanges again). Throws
+  /// hpf::Error, and moves nothing, when either executor has a post() pending: MPI holds addresses
+  /// inside a pending exchange, and its callbacks point at the executor that posted it.
+  RedistributionExecutor(RedistributionExecutor&& other) : m_plan(other.m_plan), m_tag(other.m_tag) {
+    *this = std::move(other);
+  }
+  RedistributionExecutor& operator=(RedistributionExecutor&& other) {
+    if (this == &other) return *this;
+    require_idle("moved to");
+    other.require_idle("moved from");
+    m_exchanges = {}; // before the datatypes they refer to
+    m_plan = other.m_plan;
+    m_tag = other.m_tag;
+    m_kept_done = other.m_kept_done;
+    m_copy_kept = other.m_copy_kept;
+    m_src_now = other.m_src_now;
+    m_dst_now = other.m_dst_now;
+    m_elem_bytes = std::exchange(other.m_elem_bytes, 0);
+    m_comm_override = std::exchange(other.m_comm_override, Comm());
+    m_comm_generation = std::exchange(other.m_comm_generation, 0);
+    m_built_generation = std::exchange(other.m_built_generation, 0);
+    m_send_types = std::move(other.m_send_types);
+    m_recv_types = std::move(other.m_recv_types);
+    m_exchanges = std::exchange(other.m_exchanges, {});
+    m_slot = std::exchange(other.m_slot, 0);
+    other.m_send_types.clear();
+    other.m_recv_types.clear();
+    return *this;
+  }
+  RedistributionExecutor(const RedistributionExecutor&) = delete;
+  RedistributionExecutor& operator=(const RedistributionExecutor&) = delete;
+  ~RedistributionExecutor() = default;
+
   [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
   /// True between post() and the wait() that completes it.
   [[nodiscard]] bool pending() const noexcept {
@@ -998,6 +1032,12 @@ public:
   }
 
 private:
+  void require_idle(const char* side) const {
+    if (pending())
+      detail::fail("RedistributionExecutor: the executor ", side,
+                   " has a post() pending; expected wait() (or abandon()) to complete it before the move");
+  }
+
   // post() and post_agreeing() (with the hash).
   template <class T> void start(const T* src, T* dst, const std::uint64_t* hash) {
     static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
