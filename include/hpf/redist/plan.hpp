@@ -956,10 +956,11 @@ public:
   }
 
   /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
-  /// modes, the first step for the step modes) and copies the locally kept part (in wait() instead,
-  /// with the receives, when the plan's kept_with_recvs()); the caller may compute on other data
-  /// before wait() completes it. `src` must stay alive and unchanged and `dst`
-  /// untouched until wait() returns. Throws hpf::Error if a post() is still pending.
+  /// modes, the first step for the step modes) and copies the locally kept part (all at once, with
+  /// the sends' pack when they fuse, which comes in wait() when they wait for their receivers'
+  /// offers, and with the receives in wait() when the plan's kept_with_recvs()); the caller may compute on
+  /// other data before wait() completes it. `src` must stay alive and unchanged and `dst` untouched until
+  /// wait() returns. Throws hpf::Error if a post() is still pending.
   template <class T> void post(const T* src, T* dst) { start(src, dst, nullptr); }
 
   /// True when post_agreeing() applies: the plan posts all at once (Exchange::post_agreeing).
@@ -983,7 +984,7 @@ public:
   void wait() {
     detail::require(pending(), "RedistributionExecutor::wait: nothing was posted");
     current()->wait();
-    if (!m_kept_done) { // left to the receives' unpack_many, which was not called
+    if (!m_kept_done) { // left to the sends' pack_many or the receives' unpack_many, not called
       m_copy_kept(*m_plan, m_src_now, m_dst_now);
       m_kept_done = true;
     }
@@ -1080,8 +1081,9 @@ private:
       UnpackManyFn unpack_many;
       if (m_plan->fuses_sends())
         pack_many = [this](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
-          // The kept part with the sends, unless post() copied it already (the sends waited for
-          // their receivers' offers: Exchange::send_may_start).
+          // The kept part with the sends, in the same pass over the source block (post() leaves it
+          // to this call, also when it comes in wait(): sends that wait for their receivers' offers,
+          // Exchange::send_may_start).
           m_plan->pack_many(sends, bufs, static_cast<const T*>(m_src_now),
                             m_kept_done ? nullptr : static_cast<T*>(m_dst_now));
           m_kept_done = true;
@@ -1104,8 +1106,12 @@ private:
     else
       exchange.post(std::move(pack), std::move(unpack), src, dst);
     // The locally kept part is copied while the first messages are in flight, unless it goes with the
-    // receives (then wait() copies it if no unpack_many call did: no receive was packed).
-    if (!m_kept_done && !(m_plan->exec_mode() == ExecMode::AllAtOnce && m_plan->kept_with_recvs())) {
+    // sends or the receives, in their pass (then wait() copies it if no such call did). With the
+    // sends also when they wait for their receivers' offers (a first execution on shared memory):
+    // a copy here and the pack in wait() would read the source block twice, which put a first call at
+    // 1.2-1.5x a repeated one for CYCLIC(3) -> CYCLIC(5) on 2 ranks.
+    const bool all_at_once = m_plan->exec_mode() == ExecMode::AllAtOnce;
+    if (!m_kept_done && !(all_at_once && (m_plan->fuses_sends() || m_plan->kept_with_recvs()))) {
       m_plan->copy_local(src, dst);
       m_kept_done = true;
     }
