@@ -807,6 +807,12 @@ void Exchange::set_batch(PackManyFn pack_many, UnpackManyFn unpack_many) {
   m_unpack_many = std::move(unpack_many);
 }
 
+void Exchange::set_after_sends(std::function<void()> after) {
+  detail::require(!m_posted,
+                  "Exchange::set_after_sends: the previous post() has not been completed by wait()");
+  m_after_sends = std::move(after);
+}
+
 void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, const void* send_base,
                              void* recv_base) {
   if (m_mode != ExecMode::AllAtOnce) // not require(): its message would be built on every call
@@ -950,6 +956,9 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   m_pack = std::move(pack);
   m_unpack = std::move(unpack);
   m_batch_pack_due = static_cast<bool>(m_pack_many);
+  m_after_sends_due =
+      static_cast<bool>(m_after_sends) &&
+      (m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake);
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -1045,10 +1054,35 @@ bool Exchange::test() {
 // wait on each other.
 bool Exchange::progress_steps(bool block) {
   while (true) {
-    if (m_step_open && !finish_step(block)) return false;
-    if (m_next_step == m_steps.size()) return true;
+    run_after_sends();
+    if (m_step_open && !finish_step(block)) {
+      run_after_sends();
+      return false;
+    }
+    if (m_next_step == m_steps.size()) {
+      run_after_sends();
+      return true;
+    }
     start_step();
   }
+}
+
+// set_after_sends: the callback, once the sends this post() starts first have started (every send all
+// at once; the first step's in StepSynchronous, or none when that step has no send; Handshake: once
+// its first step has started, since its send waits for the receiver's signal).
+void Exchange::run_after_sends() {
+  if (!m_after_sends_due) return;
+  bool started = false;
+  if (m_mode == ExecMode::AllAtOnce)
+    started = !m_batch_pack_due && m_sstarted == m_plan.sends.size();
+  else if (m_mode == ExecMode::Handshake) // its first send waits for a signal: the work overlaps that
+    started = m_steps.empty() || m_next_step >= 1;
+  else
+    started = m_steps.empty() || m_next_step > 1 ||
+              (m_next_step == 1 && (!m_step_open || !m_step_sending || m_send_started));
+  if (!started) return;
+  m_after_sends_due = false;
+  m_after_sends();
 }
 
 void Exchange::start_step() {
@@ -1089,6 +1123,7 @@ bool Exchange::finish_step(bool block) {
     }
     start_send(m_si, m_send_buf, m_step_reqs);
     m_send_started = true;
+    run_after_sends(); // before this step's wait
   }
   if (block) {
     m_step_reqs.wait_all();
@@ -1226,6 +1261,9 @@ bool Exchange::progress_flow(bool block) {
       start_send(m_sstarted, m_send_bufs[m_sstarted], m_sreq[m_sstarted]);
       ++m_sstarted;
     }
+    // The caller's work after the sends, once every send has started (in post(), or in wait() or
+    // test() when sends waited for their receivers' offers), before any wait for a receive.
+    if (!pipelined) run_after_sends();
     if (m_rdone == nr && m_sdone == ns) return true;
     if (!block) return false;
     // Block on the oldest unfinished operation (the receive first on a tie): every one of them has

@@ -636,6 +636,75 @@ TEST(Exchange, Errors) {
   EXPECT_TRUE(ok.test());
 }
 
+// set_after_sends: the callback runs once per post(), once the sends that post() starts first have
+// started (all of them all at once, the first step's in StepSynchronous, the first step begun in
+// Handshake) and before the exchange completes; also in a first execution with shared memory under
+// post_agreeing, whose sends wait in wait() for their receivers' offers. An all-to-all in n - 1 steps
+// (step k: to rank me + k + 1) of 8 KiB messages, each carrying its sender and execution.
+TEST(Exchange, AfterSendsRunsOnceTheFirstSendsStarted) {
+  const int n = world_size();
+  const int me = world_rank();
+  const std::size_t words = 1024;
+  hpf::ExchangePlan plan;
+  for (int k = 1; k < n; ++k) {
+    plan.sends.push_back({(me + k) % n, words * sizeof(int), k - 1});
+    plan.recvs.push_back({(me + n - k) % n, words * sizeof(int), k - 1});
+  }
+  for (const ExecMode mode : {ExecMode::AllAtOnce, ExecMode::StepSynchronous, ExecMode::Handshake}) {
+    for (const bool shared : {false, true}) {
+      SCOPED_TRACE(hpf::to_string(mode) + (shared ? ", shared memory" : ""));
+      hpf::Exchange ex(hpf::Comm::duplicate(MPI_COMM_WORLD), plan, mode);
+      if (shared) ex.set_shared_memory(4096);
+      std::size_t packs = 0;
+      std::size_t calls = 0;
+      std::size_t packs_then = SIZE_MAX;
+      bool done_then = true;
+      std::size_t wrong = 0;
+      int exec = 0;
+      ex.set_after_sends([&] {
+        ++calls;
+        packs_then = packs;
+        done_then = !ex.posted();
+      });
+      const auto pack = [&](std::size_t i, std::byte* buf) {
+        ++packs;
+        std::vector<int> v(words, me * 1000 + exec);
+        v[0] = static_cast<int>(i);
+        std::memcpy(buf, v.data(), words * sizeof(int));
+      };
+      const auto unpack = [&](std::size_t i, const std::byte* buf) {
+        std::vector<int> v(words);
+        std::memcpy(v.data(), buf, words * sizeof(int));
+        const int from = plan.recvs[i].peer;
+        wrong += static_cast<std::size_t>(v[0] != static_cast<int>(i)) +
+                 static_cast<std::size_t>(std::count(v.begin() + 1, v.end(), from * 1000 + exec) !=
+                                          static_cast<std::ptrdiff_t>(words - 1));
+      };
+      for (exec = 0; exec < 4; ++exec) {
+        packs = 0;
+        packs_then = SIZE_MAX;
+        if (mode == ExecMode::AllAtOnce && shared) {
+          ex.post_agreeing(99, pack, unpack);
+          ASSERT_TRUE(ex.headers_agreed());
+        } else {
+          ex.post(pack, unpack);
+        }
+        ex.wait();
+        EXPECT_EQ(calls, static_cast<std::size_t>(exec + 1));
+        EXPECT_FALSE(done_then) << "called after the exchange completed";
+        if (mode == ExecMode::AllAtOnce) {
+          EXPECT_EQ(packs_then, plan.sends.size()) << "execution " << exec;
+        } else if (mode == ExecMode::StepSynchronous) {
+          EXPECT_EQ(packs_then, std::min<std::size_t>(1, plan.sends.size())) << "execution " << exec;
+        } else {
+          EXPECT_LE(packs_then, std::min<std::size_t>(1, plan.sends.size())) << "execution " << exec;
+        }
+      }
+      EXPECT_EQ(wrong, 0U);
+    }
+  }
+}
+
 // Moving an exchange: refused, with every member left where it was, while a post() (here one that
 // carries the agreement's header, which MPI sends from inside the exchange) is pending; an idle
 // exchange moves and runs on as before. A ring: every rank sends its rank to the next.

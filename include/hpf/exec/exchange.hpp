@@ -234,6 +234,15 @@ public:
   /// empty spans when nothing is packed. Empty functions (the default): message by message. Ignored by
   /// the other modes. Throws hpf::Error while a post() is pending.
   void set_batch(PackManyFn pack_many, UnpackManyFn unpack_many);
+  /// From the next post() on, `after` runs once per post(), as soon as the sends it starts first have
+  /// started (AllAtOnce: every send; StepSynchronous: the first step's, if it has one; Handshake: once
+  /// its first step has started, its send waiting for the receiver's signal):
+  /// in post(), or in wait() or test() when sends wait for their receivers' segment offers (a first
+  /// execution with shared memory), and before anything waits for a receive of a later step. Local
+  /// work placed there overlaps the transfers either way (RedistributionExecutor copies the locally
+  /// kept part). Empty (the default): nothing. Ignored by Alltoallv and Pipelined. Throws hpf::Error
+  /// while a post() is pending.
+  void set_after_sends(std::function<void()> after);
   /// Sends i / receives i whose datatype here is not MPI_DATATYPE_NULL move in place: one element of
   /// that datatype at the base given to post(), instead of pack(i) / unpack(i) on a buffer. The vectors
   /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be
@@ -289,6 +298,7 @@ private:
   void start_step();
   bool finish_step(bool block);
   bool progress_steps(bool block);
+  void run_after_sends();
   void post_flow();
   bool progress_flow(bool block);
   void setup_alltoallv();
@@ -353,6 +363,9 @@ private:
   PackManyFn m_pack_many;
   UnpackManyFn m_unpack_many;
   bool m_batch_pack_due = false;
+  // set_after_sends: the callback, and whether this post() has yet to call it.
+  std::function<void()> m_after_sends;
+  bool m_after_sends_due = false;
   std::vector<std::size_t> m_batch_sends;
   std::vector<std::byte*> m_batch_outs;
   std::vector<std::size_t> m_batch_recvs;

@@ -47,11 +47,13 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hpf {
@@ -984,10 +986,7 @@ public:
   void wait() {
     detail::require(pending(), "RedistributionExecutor::wait: nothing was posted");
     current()->wait();
-    if (!m_kept_done) { // left to the sends' pack_many or the receives' unpack_many, not called
-      m_copy_kept(*m_plan, m_src_now, m_dst_now);
-      m_kept_done = true;
-    }
+    copy_kept(); // left to a pack_many, an unpack_many or an after-sends call that did not come
   }
 
   /// Runs the next post() on `comm`, a congruent duplicate of the plan's grid communicator
@@ -1098,6 +1097,18 @@ private:
         };
       exchange.set_batch(std::move(pack_many), std::move(unpack_many));
     }
+    // The kept part on its own, once the first sends have started (Exchange::set_after_sends), so
+    // that it overlaps their transfer also when they wait in wait() for their receivers' offers (a
+    // first execution on shared memory). Copied in post() before them, it delayed those sends, and
+    // with them the receivers' unpack.
+    const ExecMode mode = m_plan->exec_mode();
+    const bool after_sends =
+        mode == ExecMode::AllAtOnce || mode == ExecMode::StepSynchronous || mode == ExecMode::Handshake;
+    if (after_sends) {
+      std::function<void()> after;
+      if (!m_plan->fuses_sends() && !m_plan->kept_with_recvs()) after = [this] { copy_kept(); };
+      exchange.set_after_sends(std::move(after));
+    }
     m_copy_kept = [](const RedistributionPlan<N>& p, const void* s, void* d) {
       p.copy_local(static_cast<const T*>(s), static_cast<T*>(d));
     };
@@ -1105,16 +1116,19 @@ private:
       exchange.post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
     else
       exchange.post(std::move(pack), std::move(unpack), src, dst);
-    // The locally kept part is copied while the first messages are in flight, unless it goes with the
-    // sends or the receives, in their pass (then wait() copies it if no such call did). With the
-    // sends also when they wait for their receivers' offers (a first execution on shared memory):
-    // a copy here and the pack in wait() would read the source block twice, which put a first call at
-    // 1.2-1.5x a repeated one for CYCLIC(3) -> CYCLIC(5) on 2 ranks.
-    const bool all_at_once = m_plan->exec_mode() == ExecMode::AllAtOnce;
-    if (!m_kept_done && !(all_at_once && (m_plan->fuses_sends() || m_plan->kept_with_recvs()))) {
-      m_plan->copy_local(src, dst);
-      m_kept_done = true;
-    }
+    // The locally kept part goes with the sends or the receives, in their one pass, or on its own once
+    // the first sends have started (above; Alltoallv: here, after its collective); wait() copies it if
+    // none of them did. With the sends also when they wait for their receivers' offers (a first
+    // execution on shared memory): a copy here and the pack in wait() would read the source block
+    // twice, which put a first call at 1.2-1.5x a repeated one for CYCLIC(3) -> CYCLIC(5) on 2 ranks.
+    if (!after_sends) copy_kept();
+  }
+
+  // This post()'s locally kept part, unless it was copied already.
+  void copy_kept() {
+    if (m_kept_done) return;
+    m_copy_kept(*m_plan, m_src_now, m_dst_now);
+    m_kept_done = true;
   }
 
   /// Builds the datatypes of the messages whose pieces are long enough to move in place, for the
