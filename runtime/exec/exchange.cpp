@@ -526,10 +526,6 @@ bool Exchange::shm_offered(std::size_t bytes) const noexcept {
   return m_shm_execs == 0 && shm_candidate(bytes);
 }
 
-bool Exchange::shm_candidate(std::size_t bytes) const noexcept {
-  return m_shm_min != SIZE_MAX && bytes > 0 && bytes >= m_shm_min && bytes <= max_message_bytes;
-}
-
 // The first execution: the receiver of every offered message sends its sender an offer (a segment
 // when the receive is packed and one could be made, else none), and the sender posts the offer's
 // receive. Both are posted before the execution's data, on the data's tag, so that on every
@@ -654,22 +650,6 @@ void Exchange::finish_offers() {
   };
   if (all(m_send_segs)) detail::ByteBuffer().swap(m_send_buf); // the step modes' buffers
   if (all(m_recv_shared)) detail::ByteBuffer().swap(m_recv_buf);
-}
-
-// A message that may go through shared memory is packed whatever datatype set_in_place gave it: both
-// of its ends know its size and the threshold, so both pack it, and neither end's choice keeps the
-// other from the segment.
-// So is a message that carries the agreement's header (both ends decide that from the plan).
-MPI_Datatype Exchange::send_type(std::size_t i) const noexcept {
-  return i < m_send_types.size() && !shm_candidate(m_plan.sends[i].bytes) && !carries_send(i)
-             ? m_send_types[i]
-             : MPI_DATATYPE_NULL;
-}
-
-MPI_Datatype Exchange::recv_type(std::size_t i) const noexcept {
-  return i < m_recv_types.size() && !shm_candidate(m_plan.recvs[i].bytes) && !carries_recv(i)
-             ? m_recv_types[i]
-             : MPI_DATATYPE_NULL;
 }
 
 std::size_t Exchange::in_place_sends() const noexcept {

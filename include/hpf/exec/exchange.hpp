@@ -304,8 +304,21 @@ private:
   void setup_alltoallv();
   void run_alltoallv();
   // One message, packed or in place: the buffer is used (and sized) only when it is packed.
-  [[nodiscard]] MPI_Datatype send_type(std::size_t i) const noexcept;
-  [[nodiscard]] MPI_Datatype recv_type(std::size_t i) const noexcept;
+  // A message that may go through shared memory is packed whatever datatype set_in_place gave it:
+  // both of its ends know its size and the threshold, so both pack it, and neither end's choice keeps
+  // the other from the segment. So is a message that carries the agreement's header (both ends
+  // decide that from the plan). Inline, as the predicates below: each is asked several times per
+  // message of every execution.
+  [[nodiscard]] MPI_Datatype send_type(std::size_t i) const noexcept {
+    return i < m_send_types.size() && !shm_candidate(m_plan.sends[i].bytes) && !carries_send(i)
+               ? m_send_types[i]
+               : MPI_DATATYPE_NULL;
+  }
+  [[nodiscard]] MPI_Datatype recv_type(std::size_t i) const noexcept {
+    return i < m_recv_types.size() && !shm_candidate(m_plan.recvs[i].bytes) && !carries_recv(i)
+               ? m_recv_types[i]
+               : MPI_DATATYPE_NULL;
+  }
   void start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs);
   void pack_send(std::size_t i, detail::ByteBuffer& buf);
   // pack_send in two halves: where send i is packed (null: in place; a segment is waited for), and
@@ -328,7 +341,9 @@ private:
   [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_execs < 2; }
   [[nodiscard]] bool shm_offered(std::size_t bytes) const noexcept;
   // A message of `bytes` that may go through a segment (above the threshold, one MPI message): packed.
-  [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept;
+  [[nodiscard]] bool shm_candidate(std::size_t bytes) const noexcept {
+    return m_shm_min != SIZE_MAX && bytes > 0 && bytes >= m_shm_min && bytes <= max_message_bytes;
+  }
   void make_offers();
   void post_offers();
   void prepare_agreeing();
