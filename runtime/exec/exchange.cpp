@@ -936,9 +936,7 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   m_pack = std::move(pack);
   m_unpack = std::move(unpack);
   m_batch_pack_due = static_cast<bool>(m_pack_many);
-  m_after_sends_due =
-      static_cast<bool>(m_after_sends) &&
-      (m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake);
+  m_after_sends_due = static_cast<bool>(m_after_sends) && calls_after_sends(m_mode);
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -1034,15 +1032,9 @@ bool Exchange::test() {
 // wait on each other.
 bool Exchange::progress_steps(bool block) {
   while (true) {
-    run_after_sends();
-    if (m_step_open && !finish_step(block)) {
-      run_after_sends();
-      return false;
-    }
-    if (m_next_step == m_steps.size()) {
-      run_after_sends();
-      return true;
-    }
+    run_after_sends(); // a deferred first send calls it in finish_step
+    if (m_step_open && !finish_step(block)) return false;
+    if (m_next_step == m_steps.size()) return true;
     start_step();
   }
 }

@@ -658,12 +658,15 @@ TEST(Exchange, AfterSendsRunsOnceTheFirstSendsStarted) {
       std::size_t packs = 0;
       std::size_t calls = 0;
       std::size_t packs_then = SIZE_MAX;
+      std::size_t unpacks = 0;
+      std::size_t unpacks_then = SIZE_MAX;
       bool done_then = true;
       std::size_t wrong = 0;
       int exec = 0;
       ex.set_after_sends([&] {
         ++calls;
         packs_then = packs;
+        unpacks_then = unpacks;
         done_then = !ex.posted();
       });
       const auto pack = [&](std::size_t i, std::byte* buf) {
@@ -673,6 +676,7 @@ TEST(Exchange, AfterSendsRunsOnceTheFirstSendsStarted) {
         std::memcpy(buf, v.data(), words * sizeof(int));
       };
       const auto unpack = [&](std::size_t i, const std::byte* buf) {
+        ++unpacks;
         std::vector<int> v(words);
         std::memcpy(v.data(), buf, words * sizeof(int));
         const int from = plan.recvs[i].peer;
@@ -682,6 +686,7 @@ TEST(Exchange, AfterSendsRunsOnceTheFirstSendsStarted) {
       };
       for (exec = 0; exec < 4; ++exec) {
         packs = 0;
+        unpacks = 0;
         packs_then = SIZE_MAX;
         if (mode == ExecMode::AllAtOnce && shared) {
           ex.post_agreeing(99, pack, unpack);
@@ -696,6 +701,7 @@ TEST(Exchange, AfterSendsRunsOnceTheFirstSendsStarted) {
           EXPECT_EQ(packs_then, plan.sends.size()) << "execution " << exec;
         } else if (mode == ExecMode::StepSynchronous) {
           EXPECT_EQ(packs_then, std::min<std::size_t>(1, plan.sends.size())) << "execution " << exec;
+          EXPECT_EQ(unpacks_then, 0U) << "execution " << exec << ": after the first step's wait";
         } else {
           EXPECT_LE(packs_then, std::min<std::size_t>(1, plan.sends.size())) << "execution " << exec;
         }

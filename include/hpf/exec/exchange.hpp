@@ -252,6 +252,10 @@ public:
   /// kept part). Empty (the default): nothing. Ignored by Alltoallv and Pipelined. Throws hpf::Error
   /// while a post() is pending.
   void set_after_sends(std::function<void()> after);
+  /// Whether set_after_sends' callback runs in `mode` (every mode but Alltoallv and Pipelined).
+  [[nodiscard]] static constexpr bool calls_after_sends(ExecMode mode) noexcept {
+    return mode == ExecMode::AllAtOnce || mode == ExecMode::StepSynchronous || mode == ExecMode::Handshake;
+  }
   /// Sends i / receives i whose datatype here is not MPI_DATATYPE_NULL move in place: one element of
   /// that datatype at the base given to post(), instead of pack(i) / unpack(i) on a buffer. The vectors
   /// hold one entry per send / receive (or are empty: nothing in place). Each datatype must be

@@ -1105,9 +1105,7 @@ private:
     // that it overlaps their transfer also when they wait in wait() for their receivers' offers (a
     // first execution on shared memory). Copied in post() before them, it delayed those sends, and
     // with them the receivers' unpack.
-    const ExecMode mode = m_plan->exec_mode();
-    const bool after_sends =
-        mode == ExecMode::AllAtOnce || mode == ExecMode::StepSynchronous || mode == ExecMode::Handshake;
+    const bool after_sends = Exchange::calls_after_sends(m_plan->exec_mode());
     if (after_sends) {
       std::function<void()> after;
       if (!m_plan->fuses_sends() && !m_plan->kept_with_recvs()) after = [this] { copy_kept(); };
