@@ -188,6 +188,98 @@ void Requests::clear() {
   m_reqs.clear();
 }
 
+PersistentRequests& PersistentRequests::operator=(PersistentRequests&& other) noexcept {
+  if (this != &other) {
+    clear();
+    m_reqs = std::exchange(other.m_reqs, {});
+    m_status = std::move(other.m_status);
+  }
+  return *this;
+}
+
+void PersistentRequests::start_all() {
+  if (!m_reqs.empty()) HPF_MPI_CHECK(MPI_Startall(static_cast<int>(m_reqs.size()), m_reqs.data()));
+}
+
+void PersistentRequests::start(std::size_t i) { HPF_MPI_CHECK(MPI_Start(&m_reqs[i])); }
+
+void PersistentRequests::wait_all() {
+  if (m_reqs.empty()) return;
+  m_status.resize(m_reqs.size());
+  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), m_status.data()));
+}
+
+bool PersistentRequests::test_all() {
+  if (m_reqs.empty()) return true;
+  int flag = 0;
+  m_status.resize(m_reqs.size());
+  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, m_status.data()));
+  return flag != 0;
+}
+
+namespace {
+std::size_t status_bytes(const MPI_Status& status) {
+  int n = 0;
+  HPF_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &n));
+  return n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
+}
+} // namespace
+
+std::span<const int> PersistentRequests::some(bool block, std::vector<std::size_t>* received) {
+  const int n = static_cast<int>(m_reqs.size());
+  m_indices.resize(m_reqs.size());
+  m_status.resize(m_reqs.size());
+  int count = 0;
+  if (block)
+    HPF_MPI_CHECK(MPI_Waitsome(n, m_reqs.data(), &count, m_indices.data(), m_status.data()));
+  else
+    HPF_MPI_CHECK(MPI_Testsome(n, m_reqs.data(), &count, m_indices.data(), m_status.data()));
+  if (count == MPI_UNDEFINED) count = 0;
+  if (received != nullptr) {
+    received->resize(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) (*received)[static_cast<std::size_t>(k)] = status_bytes(m_status[k]);
+  }
+  return {m_indices.data(), static_cast<std::size_t>(count)};
+}
+
+std::size_t PersistentRequests::received_bytes(std::size_t i) const {
+  detail::require(i < m_status.size(), "PersistentRequests::received_bytes: request ", i,
+                  " is not among the ", m_status.size(), " completed by the last wait_all() or test_all()");
+  return status_bytes(m_status[i]);
+}
+
+void PersistentRequests::cancel_receives() noexcept {
+  if (detail::mpi_alive())
+    for (MPI_Request& r : m_reqs) {
+      if (r == MPI_REQUEST_NULL) continue;
+      // As Requests::cancel_receives: one that has completed is only completed (Open MPI 4.1 never
+      // completes a truncated receive once it is cancelled); one still pending is cancelled first.
+      int done = 0;
+      MPI_Request_get_status(r, &done, MPI_STATUS_IGNORE);
+      if (done == 0) MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE); // returns at once for an inactive request
+      MPI_Request_free(&r);
+    }
+  m_reqs.clear();
+}
+
+void PersistentRequests::release_sends() noexcept {
+  if (detail::mpi_alive())
+    for (MPI_Request& r : m_reqs)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r); // an active send completes on its own
+  m_reqs.clear();
+}
+
+void PersistentRequests::clear() noexcept {
+  if (detail::mpi_alive())
+    for (MPI_Request& r : m_reqs)
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Wait(&r, MPI_STATUS_IGNORE); // returns at once for an inactive request
+        MPI_Request_free(&r);
+      }
+  m_reqs.clear();
+}
+
 void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs) {
   const auto* p = static_cast<const char*>(data);
   do {

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <dirent.h>
@@ -481,6 +482,8 @@ void Exchange::set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MP
   };
   check(send_types, m_plan.sends, "send");
   check(recv_types, m_plan.recvs, "receive");
+  drop_settled(); // made for the previous datatypes
+  m_settled_known = false;
   m_send_types = std::move(send_types);
   m_recv_types = std::move(recv_types);
 }
@@ -662,24 +665,35 @@ std::size_t Exchange::in_place_recvs() const noexcept {
                        [this](std::size_t i) { return recv_type(i) != MPI_DATATYPE_NULL; });
 }
 
-void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs) {
+// Receive i: MPI_Irecv, or with PersistentRequests (the settled path: one MPI message each, no
+// agreement) MPI_Recv_init, to be started by every post.
+template <class Reqs> void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Reqs& reqs) {
   const Transfer& t = m_plan.recvs[i];
+  const auto irecv = [&](void* data, std::size_t count, MPI_Datatype type, int tag) {
+    if constexpr (std::is_same_v<Reqs, PersistentRequests>)
+      HPF_MPI_CHECK(
+          MPI_Recv_init(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
+    else
+      HPF_MPI_CHECK(MPI_Irecv(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
+  };
   if (carries_recv(i)) { // the header, then the data; room for any message on the tag (never truncated)
     buf.resize(detail::agreement_message_max_bytes);
-    HPF_MPI_CHECK(MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, t.peer, tags::agreement.base,
-                            m_comm.get(), reqs.add()));
+    irecv(buf.data(), buf.size(), MPI_BYTE, tags::agreement.base);
     return;
   }
   if (recv_segment(i) != nullptr) { // the data is in the segment: MPI brings the notice
-    HPF_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
+    irecv(nullptr, 0, MPI_BYTE, m_tag);
     return;
   }
   if (const MPI_Datatype type = recv_type(i); type != MPI_DATATYPE_NULL) {
-    HPF_MPI_CHECK(MPI_Irecv(m_recv_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
+    irecv(m_recv_base, 1, type, m_tag);
     return;
   }
   buf.resize(t.bytes);
-  irecv_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
+  if constexpr (std::is_same_v<Reqs, PersistentRequests>)
+    irecv(buf.data(), t.bytes, MPI_BYTE, m_tag);
+  else
+    irecv_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
 }
 
 void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
@@ -717,22 +731,32 @@ void Exchange::pack_done(std::size_t i) {
     seg->produced().store(m_send_uses[i], std::memory_order_release); // before the notice goes out
 }
 
-void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs) {
+// Send i: MPI_Isend, or with PersistentRequests MPI_Send_init (as start_recv).
+template <class Reqs> void Exchange::start_send(std::size_t i, const detail::ByteBuffer& buf, Reqs& reqs) {
   const Transfer& t = m_plan.sends[i];
+  const auto isend = [&](const void* data, std::size_t count, MPI_Datatype type, int tag) {
+    if constexpr (std::is_same_v<Reqs, PersistentRequests>)
+      HPF_MPI_CHECK(
+          MPI_Send_init(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
+    else
+      HPF_MPI_CHECK(MPI_Isend(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
+  };
   if (carries_send(i)) {
-    HPF_MPI_CHECK(MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, t.peer, tags::agreement.base,
-                            m_comm.get(), reqs.add()));
+    isend(buf.data(), buf.size(), MPI_BYTE, tags::agreement.base);
     return;
   }
   if (send_segment(i) != nullptr) { // packed into the segment: only the notice goes through MPI
-    HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, t.peer, m_tag, m_comm.get(), reqs.add()));
+    isend(nullptr, 0, MPI_BYTE, m_tag);
     return;
   }
   if (const MPI_Datatype type = send_type(i); type != MPI_DATATYPE_NULL) {
-    HPF_MPI_CHECK(MPI_Isend(m_send_base, 1, type, t.peer, m_tag, m_comm.get(), reqs.add()));
+    isend(m_send_base, 1, type, m_tag);
     return;
   }
-  isend_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
+  if constexpr (std::is_same_v<Reqs, PersistentRequests>)
+    isend(buf.data(), t.bytes, MPI_BYTE, m_tag);
+  else
+    isend_bytes(m_comm, buf.data(), t.bytes, t.peer, m_tag, reqs);
 }
 
 void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
@@ -937,6 +961,10 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   m_unpack = std::move(unpack);
   m_batch_pack_due = static_cast<bool>(m_pack_many);
   m_after_sends_due = static_cast<bool>(m_after_sends) && calls_after_sends(m_mode);
+  // Another path may resize the buffers the settled path's persistent requests point into (a carried
+  // header's receive is longer): they are made again when it comes back.
+  m_settled_now = settled();
+  if (!m_settled_now && m_settled_built) drop_settled();
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -956,7 +984,10 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
     break;
   case ExecMode::AllAtOnce:
   case ExecMode::Pipelined:
-    post_flow();
+    if (m_settled_now)
+      post_settled();
+    else
+      post_flow();
     break;
   case ExecMode::Alltoallv:
     run_alltoallv();
@@ -978,7 +1009,10 @@ void Exchange::wait() {
     break;
   case ExecMode::AllAtOnce:
   case ExecMode::Pipelined:
-    progress_flow(true);
+    if (m_settled_now)
+      progress_settled(true);
+    else
+      progress_flow(true);
     break;
   case ExecMode::Alltoallv:
     if (m_fallback) progress_flow(true);
@@ -995,6 +1029,12 @@ void Exchange::abandon() {
     detail::fail("Exchange::abandon: mode ", to_string(m_mode),
                  " cannot be abandoned; expected all-at-once or pipelined");
   if (!m_posted) return;
+  if (m_settled_now) {
+    m_precvs.cancel_receives();
+    m_psends.release_sends();
+    m_settled_built = false;
+  }
+  m_settled_known = false;
   for (Requests& r : m_rreq) r.cancel_receives();
   for (Requests& r : m_sreq) r.release_sends();
   for (Requests& r : m_offer_recvs) r.cancel_receives();
@@ -1013,8 +1053,9 @@ bool Exchange::test() {
   detail::require(m_posted, "Exchange::test: nothing was posted");
   detail::require(!m_carrying || m_header_state == 1,
                   "Exchange::test: after post_agreeing(), headers_agreed() must have returned true first");
-  const bool flow = m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||
-                    (m_mode == ExecMode::Alltoallv && m_fallback);
+  const bool flow = !m_settled_now && (m_mode == ExecMode::AllAtOnce || m_mode == ExecMode::Pipelined ||
+                                       (m_mode == ExecMode::Alltoallv && m_fallback));
+  if (m_settled_now && !progress_settled(false)) return false;
   const bool steps = m_mode == ExecMode::StepSynchronous || m_mode == ExecMode::Handshake;
   if (flow && !progress_flow(false)) return false;
   if (steps && !progress_steps(false)) return false;
@@ -1135,21 +1176,126 @@ void Exchange::start_sends_batched() {
 }
 
 // AllAtOnce with set_batch, once every receive has arrived: unpack_many empties them all in one pass.
-void Exchange::finish_recvs_batched() {
+template <class Got> void Exchange::unpack_batched(Got got) {
   const std::size_t nr = m_plan.recvs.size();
   m_batch_recvs.clear();
   m_batch_ins.clear();
   for (std::size_t i = m_rdone; i < nr; ++i)
-    if (const std::byte* in = recv_source(i, m_recv_bufs[i], received_bytes(i, m_rreq[i]))) {
+    if (const std::byte* in = recv_source(i, m_recv_bufs[i], got(i))) {
       m_batch_recvs.push_back(i);
       m_batch_ins.push_back(in);
     }
   m_unpack_many(m_batch_recvs, m_batch_ins);
-  for (std::size_t i = m_rdone; i < nr; ++i) {
-    recv_done(i);
-    m_unpacked[i] = 1;
-  }
+  for (std::size_t i = m_rdone; i < nr; ++i) recv_done(i);
   m_rdone = nr;
+}
+
+// Whether this post() takes the settled path (see the header). A message past INT_MAX bytes takes
+// several requests and keeps an exchange on the flow path (a long message, whose time the requests'
+// set-up does not show in).
+bool Exchange::settled() {
+  if (m_mode != ExecMode::AllAtOnce || m_carrying || shm_setting_up()) return false;
+  if (!m_settled_known) {
+    const auto single = [](const std::vector<Transfer>& list) {
+      return std::all_of(list.begin(), list.end(),
+                         [](const Transfer& t) { return t.bytes <= max_message_bytes; });
+    };
+    m_settled_ok = single(m_plan.sends) && single(m_plan.recvs);
+    m_settled_recvs_in_place = in_place_recvs() > 0;
+    m_settled_sends_in_place = in_place_sends() > 0;
+    m_settled_known = true;
+  }
+  return m_settled_ok;
+}
+
+// The persistent requests are made once (every receive first, then every send, in plan order, as the
+// flow path posts them) and started by every post: receives, then the packs, then the sends (in step
+// order), as the flow path does.
+void Exchange::post_settled() {
+  const std::size_t nr = m_plan.recvs.size();
+  const std::size_t ns = m_plan.sends.size();
+  // In place, a request is bound to the base address it was made for: a post with another base
+  // makes that side's requests again.
+  if (m_settled_built && ((m_settled_recvs_in_place && m_recv_base != m_settled_recv_base) ||
+                          (m_settled_sends_in_place && m_send_base != m_settled_send_base)))
+    drop_settled();
+  if (!m_settled_built) {
+    m_recv_bufs.resize(nr);
+    m_send_bufs.resize(ns);
+    for (std::size_t i = 0; i < nr; ++i) start_recv(i, m_recv_bufs[i], m_precvs);
+    for (std::size_t i = 0; i < ns; ++i) {
+      if (send_segment(i) == nullptr && send_type(i) == MPI_DATATYPE_NULL) // packed here
+        m_send_bufs[i].resize(m_plan.sends[i].bytes);
+      start_send(i, m_send_bufs[i], m_psends);
+    }
+    m_got.assign(nr, 0);
+    m_settled_recv_base = m_recv_base;
+    m_settled_send_base = m_send_base;
+    m_settled_built = true;
+  }
+  m_precvs.start_all();
+  m_settled_left = nr;
+  m_settled_unpacked = !m_unpack_many;
+  m_settled_sent = false;
+  m_rdone = 0;
+  if (m_batch_pack_due) {
+    m_batch_pack_due = false;
+    m_batch_sends.clear();
+    m_batch_outs.clear();
+    for (std::size_t i = 0; i < ns; ++i)
+      if (std::byte* out = pack_target(i, m_send_bufs[i])) {
+        m_batch_sends.push_back(i);
+        m_batch_outs.push_back(out);
+      }
+    m_pack_many(m_batch_sends, m_batch_outs);
+    for (std::size_t i = 0; i < ns; ++i) pack_done(i);
+    m_psends.start_all();
+  } else {
+    for (std::size_t i = 0; i < ns; ++i) {
+      pack_send(i, m_send_bufs[i]);
+      m_psends.start(i);
+    }
+  }
+  m_sstarted = ns;
+  run_after_sends();
+}
+
+// Receives complete in any order (MPI_Waitsome): each is unpacked as it arrives, or all in one
+// unpack_many call once the last is in (set_batch); then the sends complete.
+bool Exchange::progress_settled(bool block) {
+  while (m_settled_left > 0) {
+    const std::span<const int> done = m_precvs.some(block, &m_some_got);
+    if (done.empty()) {
+      if (!block) return false;
+      detail::fail("Exchange: ", m_settled_left, " receives pending and none of them active");
+    }
+    for (std::size_t k = 0; k < done.size(); ++k) {
+      const auto i = static_cast<std::size_t>(done[k]);
+      if (m_unpack_many)
+        m_got[i] = m_some_got[k];
+      else
+        finish_recv(i, m_recv_bufs[i], m_some_got[k]);
+    }
+    m_settled_left -= done.size();
+  }
+  if (!m_settled_unpacked) {
+    unpack_batched([this](std::size_t i) { return m_got[i]; });
+    m_settled_unpacked = true;
+  }
+  if (!m_settled_sent) {
+    if (block)
+      m_psends.wait_all();
+    else if (!m_psends.test_all())
+      return false;
+    m_settled_sent = true;
+  }
+  return true;
+}
+
+void Exchange::drop_settled() noexcept {
+  m_precvs.clear();
+  m_psends.clear();
+  m_settled_built = false;
 }
 
 // The flow modes. AllAtOnce posts everything at once and unpacks in arrival order; Pipelined gates
@@ -1197,7 +1343,10 @@ bool Exchange::progress_flow(bool block) {
     // Unpack what has arrived: Pipelined in step order, AllAtOnce in any order (with set_batch, all
     // at once when the last has arrived).
     if (!pipelined && m_unpack_many) {
-      if (m_rarrived == nr && m_rdone < nr) finish_recvs_batched();
+      if (m_rarrived == nr && m_rdone < nr) {
+        std::fill(m_unpacked.begin() + static_cast<std::ptrdiff_t>(m_rdone), m_unpacked.end(), 1);
+        unpack_batched([this](std::size_t i) { return received_bytes(i, m_rreq[i]); });
+      }
     } else {
       for (std::size_t i = m_rdone; i < m_rposted; ++i) {
         if (m_unpacked[i] == 0 && m_arrived[i] != 0) {

@@ -7,6 +7,7 @@
 #include <hpf/exec/shared_memory.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <csignal>
@@ -17,6 +18,7 @@
 #include <iterator>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -343,6 +345,107 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   ex.execute([](std::size_t, std::byte* buf) { std::memset(buf, 7, 64); },
              [](std::size_t, const std::byte*) {});
   HPF_EXPECT_ERROR(ex.set_shared_memory(0), "set_shared_memory: must come before the first post()");
+}
+
+// All at once without an agreement, an exchange settles on persistent requests (Exchange::persistent):
+// from its first post() without shared memory, from its third with it. Random schedules, message by
+// message and batched (set_batch), some messages in place with bases that alternate between two
+// buffers (the requests bound to a base are made again), a post_agreeing() in between (made again
+// after it), progress by wait() and by test(); the bytes checked after every execution.
+TEST(Exchange, SettledPostsRunOnPersistentRequests) {
+  const int me = world_rank();
+  std::mt19937 rng(4242); // same seed on every rank: same plans everywhere
+  for (int trial = 0; trial < 16; ++trial) {
+    const RandomExchange x = random_exchange(rng, 3000);
+    const auto plan = hpf::exchange_plan(x.schedule, x.my_sender, x.my_receiver, x.senders, x.receivers, 1);
+    const bool batch = trial % 2 == 1;
+    const std::size_t shm = trial % 4 >= 2 ? std::size_t{1024} : SIZE_MAX;
+    const bool in_place = trial % 3 == 0;
+    const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    hpf::Exchange ex(comm, plan, ExecMode::AllAtOnce);
+    ex.set_shared_memory(shm);
+    // Each message at its own offset of a send area and a receive area; two of each, used in turn.
+    const auto offsets = [](const std::vector<hpf::Transfer>& list, std::size_t& area) {
+      std::vector<std::size_t> out;
+      for (const auto& t : list) {
+        out.push_back(area);
+        area += t.bytes;
+      }
+      return out;
+    };
+    std::size_t send_area = 1;
+    std::size_t recv_area = 1;
+    const std::vector<std::size_t> soff = offsets(plan.sends, send_area);
+    const std::vector<std::size_t> roff = offsets(plan.recvs, recv_area);
+    std::vector<hpf::Datatype> types;
+    const auto placed = [&](const std::vector<hpf::Transfer>& list, const std::vector<std::size_t>& off) {
+      std::vector<MPI_Datatype> raw;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        MPI_Datatype d = MPI_DATATYPE_NULL;
+        const auto disp = static_cast<MPI_Aint>(off[i]);
+        const int len = static_cast<int>(list[i].bytes);
+        HPF_MPI_CHECK(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &d));
+        HPF_MPI_CHECK(MPI_Type_commit(&d));
+        types.emplace_back(d);
+        raw.push_back(d);
+      }
+      return raw;
+    };
+    if (in_place) ex.set_in_place(placed(plan.sends, soff), placed(plan.recvs, roff));
+    std::array<std::vector<std::byte>, 2> source{std::vector<std::byte>(send_area),
+                                                 std::vector<std::byte>(send_area)};
+    std::array<std::vector<std::byte>, 2> target{std::vector<std::byte>(recv_area),
+                                                 std::vector<std::byte>(recv_area)};
+    const auto pack = [&](int round, std::size_t i, std::byte* buf) {
+      std::memcpy(buf, source[static_cast<std::size_t>(round % 2)].data() + soff[i], plan.sends[i].bytes);
+    };
+    std::vector<char> unpacked(plan.recvs.size());
+    const auto unpack = [&](int round, std::size_t i, const std::byte* buf) {
+      std::memcpy(target[static_cast<std::size_t>(round % 2)].data() + roff[i], buf, plan.recvs[i].bytes);
+      unpacked[i] = 1;
+    };
+    for (int round = 0; round < 7; ++round) {
+      std::vector<std::byte>& src = source[static_cast<std::size_t>(round % 2)];
+      std::vector<std::byte>& dst = target[static_cast<std::size_t>(round % 2)];
+      for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
+          src[soff[i] + b] = byte_of(me, plan.sends[i].peer, b, round);
+      std::fill(dst.begin(), dst.end(), std::byte{0});
+      std::fill(unpacked.begin(), unpacked.end(), 0);
+      if (batch)
+        ex.set_batch(
+            [&](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
+              for (std::size_t j = 0; j < sends.size(); ++j) pack(round, sends[j], bufs[j]);
+            },
+            [&](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
+              for (std::size_t j = 0; j < recvs.size(); ++j) unpack(round, recvs[j], bufs[j]);
+            });
+      const auto pack_one = [&](std::size_t i, std::byte* buf) { pack(round, i, buf); };
+      const auto unpack_one = [&](std::size_t i, const std::byte* buf) { unpack(round, i, buf); };
+      const bool agreeing = round == 4;
+      if (agreeing) {
+        ex.post_agreeing(99, pack_one, unpack_one, src.data(), dst.data());
+        ASSERT_TRUE(ex.headers_agreed());
+      } else {
+        ex.post(pack_one, unpack_one, src.data(), dst.data());
+      }
+      const bool want = !agreeing && (shm == SIZE_MAX || round >= 2);
+      EXPECT_EQ(ex.persistent(), want) << "trial " << trial << " round " << round;
+      if (round % 2 == 1) {
+        while (!ex.test()) {
+        }
+      } else {
+        ex.wait();
+      }
+      for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+        const auto& t = plan.recvs[i];
+        for (std::size_t b = 0; b < t.bytes; ++b)
+          ASSERT_EQ(dst[roff[i] + b], byte_of(t.peer, me, b, round))
+              << "trial " << trial << " round " << round << " receive " << i << " byte " << b
+              << (unpacked[i] != 0 ? " (unpacked)" : " (in place)");
+      }
+    }
+  }
 }
 
 namespace {

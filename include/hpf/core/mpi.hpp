@@ -3,6 +3,7 @@
 // - HPF_MPI_CHECK(call): turns a non-success return code into hpf::Error naming the call.
 // - Comm: shared, value-semantic owner of a duplicated communicator that uses MPI_ERRORS_RETURN.
 // - Requests: an owned list of MPI_Request; its destructor completes whatever is still pending.
+// - PersistentRequests: persistent requests made once and started many times; freed by the destructor.
 // - Datatype: an owned derived datatype, freed unless MPI is already finalised.
 // - Large messages: isend_bytes / irecv_bytes split a byte range into chunks of at most INT_MAX
 //   bytes, so no count is ever narrowed to int with wrap-around.
@@ -129,6 +130,53 @@ public:
 private:
   std::vector<MPI_Request> m_reqs;
   std::vector<MPI_Status> m_status; // of the requests completed by the last wait_all() or test()
+};
+
+/// Persistent requests (MPI_Send_init / MPI_Recv_init): made once, started and completed many times
+/// (the same message to the same peer from the same buffer each time), which spares each start the
+/// argument checks and request set-up of MPI_Isend / MPI_Irecv. Move-only; the destructor frees
+/// them, waiting first for any still active (as Requests does).
+class PersistentRequests {
+public:
+  PersistentRequests() = default;
+  PersistentRequests(const PersistentRequests&) = delete;
+  PersistentRequests& operator=(const PersistentRequests&) = delete;
+  PersistentRequests(PersistentRequests&& other) noexcept
+      : m_reqs(std::exchange(other.m_reqs, {})), m_status(std::move(other.m_status)) {}
+  PersistentRequests& operator=(PersistentRequests&& other) noexcept;
+  ~PersistentRequests() { clear(); }
+
+  /// A slot for MPI_Send_init / MPI_Recv_init to fill.
+  MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
+  /// Starts every request (MPI_Startall); each must be inactive.
+  void start_all();
+  /// Starts request i (MPI_Start).
+  void start(std::size_t i);
+  /// Blocks until every request started is complete (they stay, inactive).
+  void wait_all();
+  /// True when every request started is complete; never blocks.
+  [[nodiscard]] bool test_all();
+  /// Blocks until at least one active receive or send completes (MPI_Waitsome; with `block` false,
+  /// MPI_Testsome) and returns the indices that did (empty: none yet, or none active). `received`
+  /// gets, per index, the bytes a receive of MPI_BYTE brought (SIZE_MAX when MPI cannot count them).
+  std::span<const int> some(bool block, std::vector<std::size_t>* received = nullptr);
+  /// After wait_all() or a test_all() that returned true: the bytes request i brought.
+  [[nodiscard]] std::size_t received_bytes(std::size_t i) const;
+  /// Takes back active receives (each cancelled and completed, as Requests::cancel_receives) and
+  /// frees every request. Never throws.
+  void cancel_receives() noexcept;
+  /// Gives up active sends without waiting for them (MPI_Request_free; as Requests::release_sends)
+  /// and frees every request. Never throws.
+  void release_sends() noexcept;
+  /// Frees every request, waiting first for any still active. Never throws.
+  void clear() noexcept;
+  [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
+
+private:
+  std::vector<MPI_Request> m_reqs;
+  std::vector<MPI_Status> m_status;
+  std::vector<int> m_indices; // of the last some()
 };
 
 /// An owned MPI datatype: move-only, freed by the destructor unless MPI is finalised (or null).

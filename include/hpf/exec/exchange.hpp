@@ -11,7 +11,8 @@
 //   |                 | (and the shared-memory segments of set_shared_memory, one per shared send) |
 //   | AllAtOnce       | post every Irecv, then every Isend in step order; each receive is unpacked |
 //   |                 | as soon as it arrives, in any order (S2 of seed 001); with set_batch, all  |
-//   |                 | sends are packed in one call and all receives unpacked in one at the end   |
+//   |                 | sends are packed in one call and all receives unpacked in one at the end;  |
+//   |                 | once every choice stands, post() starts persistent requests (persistent()) |
 //   | Pipelined       | dataflow in step order, for trees and pipelines: receives posted ahead    |
 //   |                 | (set_receive_window, default all) and unpacked in step order as they      |
 //   |                 | arrive; a send of step k is packed and started once every receive of an   |
@@ -279,6 +280,13 @@ public:
   /// Sends / receives that move through shared memory (settled once the second execution is complete).
   [[nodiscard]] std::size_t shared_sends() const noexcept;
   [[nodiscard]] std::size_t shared_recvs() const noexcept;
+  /// Whether the last post() ran on persistent requests: all at once, without an agreement, once the
+  /// shared-memory choices stand (from the first post() without shared memory, from the third with
+  /// it), every message one MPI message. Such a post() starts each message's request, made by the
+  /// first one (MPI_Send_init, MPI_Recv_init; again after a post_agreeing(), or when an in-place
+  /// base differs), and completes the receives by MPI_Waitsome: what a post() and wait() cost around
+  /// the transfers themselves is about halved (docs/redistribute.md, "Persistent requests").
+  [[nodiscard]] bool persistent() const noexcept { return m_settled_now; }
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
   /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
@@ -332,14 +340,28 @@ private:
                ? m_recv_types[i]
                : MPI_DATATYPE_NULL;
   }
-  void start_recv(std::size_t i, detail::ByteBuffer& buf, Requests& reqs);
+  // Requests: MPI_Irecv / MPI_Isend; PersistentRequests: MPI_Recv_init / MPI_Send_init (one each).
+  template <class Reqs> void start_recv(std::size_t i, detail::ByteBuffer& buf, Reqs& reqs);
   void pack_send(std::size_t i, detail::ByteBuffer& buf);
   // pack_send in two halves: where send i is packed (null: in place; a segment is waited for), and
   // what follows its pack (a segment's counter).
   [[nodiscard]] std::byte* pack_target(std::size_t i, detail::ByteBuffer& buf);
   void pack_done(std::size_t i);
   void start_sends_batched();
-  void start_send(std::size_t i, const detail::ByteBuffer& buf, Requests& reqs);
+  // With set_batch, once every receive has arrived: one unpack_many call (got(i): the bytes receive i
+  // brought).
+  template <class Got> void unpack_batched(Got got);
+  // The settled path: an AllAtOnce post() without an agreement, once every shared-memory choice stands
+  // (after the second execution), when every message is one MPI message (packed, a segment's notice,
+  // or in place). Each message then has a persistent request, made by the first such post() (again
+  // when an in-place base differs from the one they were made for) and started by every later one:
+  // MPI_Startall spares each message MPI_Isend's and MPI_Irecv's checks and request set-up, and the
+  // receives complete by MPI_Waitsome instead of a test per receive per pass.
+  [[nodiscard]] bool settled();
+  void post_settled();
+  bool progress_settled(bool block);
+  void drop_settled() noexcept;
+  template <class Reqs> void start_send(std::size_t i, const detail::ByteBuffer& buf, Reqs& reqs);
   // The bytes receive i brought, from its completed request(s) `reqs` (SIZE_MAX: split past INT_MAX).
   [[nodiscard]] std::size_t received_bytes(std::size_t i, const Requests& reqs) const;
   // `got`: the bytes the receive brought (SIZE_MAX: not known, a message split past INT_MAX).
@@ -348,7 +370,6 @@ private:
   // and what follows its unpack (a segment's counter).
   [[nodiscard]] const std::byte* recv_source(std::size_t i, const detail::ByteBuffer& buf, std::size_t got);
   void recv_done(std::size_t i);
-  void finish_recvs_batched();
   // Shared memory: the offers of the first execution, posted before its data; whether send i may
   // start (its offer is in, or it has none: block waits for it); and what the first execution leaves.
   [[nodiscard]] bool shm_setting_up() const noexcept { return m_shm_min != SIZE_MAX && m_shm_execs < 2; }
@@ -466,6 +487,25 @@ private:
   int m_header_state = 0;
   bool m_carried_differ = false;
   detail::AgreementHeaders m_headers;
+  // The settled path (settled()): whether it applies once settled (unknown until a post asks; reset
+  // by set_in_place), whether this post() runs it, the persistent requests (one per receive and per
+  // send, in plan order; empty until made), and this post's progress: receives not yet complete, the
+  // bytes each brought (set_batch), whether the batch is unpacked and the sends complete.
+  bool m_settled_known = false;
+  bool m_settled_ok = false;
+  bool m_settled_recvs_in_place = false; // then the receives' requests hold m_settled_recv_base
+  bool m_settled_sends_in_place = false;
+  void* m_settled_recv_base = nullptr;
+  const void* m_settled_send_base = nullptr;
+  bool m_settled_now = false;
+  bool m_settled_built = false;
+  PersistentRequests m_precvs;
+  PersistentRequests m_psends;
+  std::size_t m_settled_left = 0;
+  bool m_settled_unpacked = false;
+  bool m_settled_sent = false;
+  std::vector<std::size_t> m_got;
+  std::vector<std::size_t> m_some_got;
   // Alltoallv: counts, displacements and buffers, set up by the first post() and reused (the plan is
   // fixed, so they never change).
   bool m_a2a_ready = false;
