@@ -197,6 +197,14 @@ PersistentRequests& PersistentRequests::operator=(PersistentRequests&& other) no
   return *this;
 }
 
+namespace {
+std::size_t status_bytes(const MPI_Status& status) {
+  int n = 0;
+  HPF_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &n));
+  return n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
+}
+} // namespace
+
 void PersistentRequests::start_all() {
   if (!m_reqs.empty()) HPF_MPI_CHECK(MPI_Startall(static_cast<int>(m_reqs.size()), m_reqs.data()));
 }
@@ -209,6 +217,17 @@ void PersistentRequests::wait_all() {
   HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), m_status.data()));
 }
 
+bool PersistentRequests::test(std::size_t i, bool block, std::size_t* received) {
+  MPI_Status status;
+  int flag = 1;
+  if (block)
+    HPF_MPI_CHECK(MPI_Wait(&m_reqs[i], &status));
+  else
+    HPF_MPI_CHECK(MPI_Test(&m_reqs[i], &flag, &status));
+  if (flag != 0 && received != nullptr) *received = status_bytes(status);
+  return flag != 0;
+}
+
 bool PersistentRequests::test_all() {
   if (m_reqs.empty()) return true;
   int flag = 0;
@@ -216,14 +235,6 @@ bool PersistentRequests::test_all() {
   HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, m_status.data()));
   return flag != 0;
 }
-
-namespace {
-std::size_t status_bytes(const MPI_Status& status) {
-  int n = 0;
-  HPF_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &n));
-  return n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
-}
-} // namespace
 
 std::span<const int> PersistentRequests::some(bool block, std::vector<std::size_t>* received) {
   const int n = static_cast<int>(m_reqs.size());

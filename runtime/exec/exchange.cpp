@@ -590,7 +590,10 @@ void Exchange::post_held_from(int peer) {
   if (m_offers_held) post_offer_receives(peer);
   for (const std::size_t i : m_recvs_from[static_cast<std::size_t>(peer)])
     if (!carries_recv(i) && m_recv_posted[i] == 0) {
-      start_recv(i, m_recv_bufs[i], m_rreq[i]);
+      if (m_settled_now)
+        m_precvs.start(i);
+      else
+        start_recv(i, m_recv_bufs[i], m_rreq[i]);
       m_recv_posted[i] = 1;
     }
 }
@@ -908,15 +911,23 @@ void Exchange::plan_carrying() {
 }
 
 bool Exchange::note_arrival(std::size_t i, bool block) {
-  Requests& reqs = m_rreq[i];
-  if (block)
-    reqs.wait_all();
-  else if (!reqs.test())
-    return false;
+  std::size_t got = 0;
+  if (m_settled_now) {
+    if (!m_precvs.test(i, block, &got)) return false;
+    m_got[i] = got;
+    --m_settled_left;
+  } else {
+    Requests& reqs = m_rreq[i];
+    if (block)
+      reqs.wait_all();
+    else if (!reqs.test())
+      return false;
+    if (carries_recv(i)) got = reqs.received_bytes(0);
+  }
   m_arrived[i] = 1;
   if (carries_recv(i)) { // a peer with other arguments may send another length (never a longer one
                          // than the buffer holds) or another hash
-    bool same = reqs.received_bytes(0) == detail::agreement_header_bytes + m_plan.recvs[i].bytes;
+    bool same = got == detail::agreement_header_bytes + m_plan.recvs[i].bytes;
     if (same) {
       detail::AgreementHeader header;
       std::memcpy(&header, m_recv_bufs[i].data(), sizeof header);
@@ -941,7 +952,15 @@ bool Exchange::headers_agreed() {
     m_header_state = alone && !m_carried_differ ? 1 : -1;
     if (m_header_state == 1) { // the rest of the held receives, offers first
       if (m_offers_held) post_offer_receives(-1);
-      (void)progress_flow(false);
+      if (m_settled_now) {
+        for (std::size_t i = 0; i < m_plan.recvs.size(); ++i)
+          if (m_recv_posted[i] == 0) {
+            m_precvs.start(i);
+            m_recv_posted[i] = 1;
+          }
+      } else {
+        (void)progress_flow(false);
+      }
     }
   }
   return m_header_state == 1;
@@ -1194,15 +1213,18 @@ template <class Got> void Exchange::unpack_batched(Got got) {
 // several requests and keeps an exchange on the flow path (a long message, whose time the requests'
 // set-up does not show in).
 bool Exchange::settled() {
-  if (m_mode != ExecMode::AllAtOnce || m_carrying || shm_setting_up()) return false;
+  if (m_mode != ExecMode::AllAtOnce || shm_setting_up()) return false;
   if (!m_settled_known) {
     const auto single = [](const std::vector<Transfer>& list) {
       return std::all_of(list.begin(), list.end(),
                          [](const Transfer& t) { return t.bytes <= max_message_bytes; });
     };
+    const auto any = [](const std::vector<MPI_Datatype>& types) {
+      return std::any_of(types.begin(), types.end(), [](MPI_Datatype t) { return t != MPI_DATATYPE_NULL; });
+    };
     m_settled_ok = single(m_plan.sends) && single(m_plan.recvs);
-    m_settled_recvs_in_place = in_place_recvs() > 0;
-    m_settled_sends_in_place = in_place_sends() > 0;
+    m_settled_recvs_in_place = any(m_recv_types); // some may be packed: rebound all the same
+    m_settled_sends_in_place = any(m_send_types);
     m_settled_known = true;
   }
   return m_settled_ok;
@@ -1216,8 +1238,11 @@ void Exchange::post_settled() {
   const std::size_t ns = m_plan.sends.size();
   // In place, a request is bound to the base address it was made for: a post with another base
   // makes that side's requests again.
-  if (m_settled_built && ((m_settled_recvs_in_place && m_recv_base != m_settled_recv_base) ||
-                          (m_settled_sends_in_place && m_send_base != m_settled_send_base)))
+  // post_agreeing's messages that carry the header are other messages (on another tag, with room
+  // for the header): a post that carries and one that does not make their requests each.
+  if (m_settled_built &&
+      (m_settled_carrying != m_carrying || (m_settled_recvs_in_place && m_recv_base != m_settled_recv_base) ||
+       (m_settled_sends_in_place && m_send_base != m_settled_send_base)))
     drop_settled();
   if (!m_settled_built) {
     m_recv_bufs.resize(nr);
@@ -1225,16 +1250,28 @@ void Exchange::post_settled() {
     for (std::size_t i = 0; i < nr; ++i) start_recv(i, m_recv_bufs[i], m_precvs);
     for (std::size_t i = 0; i < ns; ++i) {
       if (send_segment(i) == nullptr && send_type(i) == MPI_DATATYPE_NULL) // packed here
-        m_send_bufs[i].resize(m_plan.sends[i].bytes);
+        m_send_bufs[i].resize((carries_send(i) ? detail::agreement_header_bytes : 0) + m_plan.sends[i].bytes);
       start_send(i, m_send_bufs[i], m_psends);
     }
     m_got.assign(nr, 0);
     m_settled_recv_base = m_recv_base;
     m_settled_send_base = m_send_base;
+    m_settled_carrying = m_carrying;
     m_settled_built = true;
   }
-  m_precvs.start_all();
   m_settled_left = nr;
+  if (m_carrying) { // the receives that carry headers now, the others once their peers agree
+    m_arrived.assign(nr, 0);
+    m_unpacked.assign(nr, 0);
+    m_recv_posted.assign(nr, 0);
+    for (std::size_t i = 0; i < nr; ++i)
+      if (carries_recv(i)) {
+        m_precvs.start(i);
+        m_recv_posted[i] = 1;
+      }
+  } else {
+    m_precvs.start_all();
+  }
   m_settled_unpacked = !m_unpack_many;
   m_settled_sent = false;
   m_rdone = 0;
@@ -1263,6 +1300,12 @@ void Exchange::post_settled() {
 // Receives complete in any order (MPI_Waitsome): each is unpacked as it arrives, or all in one
 // unpack_many call once the last is in (set_batch); then the sends complete.
 bool Exchange::progress_settled(bool block) {
+  if (m_carrying) // the receives that carried headers arrived in headers_agreed()
+    for (std::size_t i = 0; i < m_arrived.size(); ++i)
+      if (m_arrived[i] != 0 && m_unpacked[i] == 0) {
+        if (!m_unpack_many) finish_recv(i, m_recv_bufs[i], m_got[i]);
+        m_unpacked[i] = 1;
+      }
   while (m_settled_left > 0) {
     const std::span<const int> done = m_precvs.some(block, &m_some_got);
     if (done.empty()) {

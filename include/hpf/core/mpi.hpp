@@ -154,6 +154,9 @@ public:
   void start(std::size_t i);
   /// Blocks until every request started is complete (they stay, inactive).
   void wait_all();
+  /// Whether request i is complete (MPI_Test; with `block`, MPI_Wait: true). `received` gets the
+  /// bytes a receive of MPI_BYTE brought (SIZE_MAX when MPI cannot count them).
+  bool test(std::size_t i, bool block, std::size_t* received = nullptr);
   /// True when every request started is complete; never blocks.
   [[nodiscard]] bool test_all();
   /// Blocks until at least one active receive or send completes (MPI_Waitsome; with `block` false,

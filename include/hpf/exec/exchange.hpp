@@ -280,12 +280,13 @@ public:
   /// Sends / receives that move through shared memory (settled once the second execution is complete).
   [[nodiscard]] std::size_t shared_sends() const noexcept;
   [[nodiscard]] std::size_t shared_recvs() const noexcept;
-  /// Whether the last post() ran on persistent requests: all at once, without an agreement, once the
-  /// shared-memory choices stand (from the first post() without shared memory, from the third with
-  /// it), every message one MPI message. Such a post() starts each message's request, made by the
-  /// first one (MPI_Send_init, MPI_Recv_init; again after a post_agreeing(), or when an in-place
-  /// base differs), and completes the receives by MPI_Waitsome: what a post() and wait() cost around
-  /// the transfers themselves is about halved (docs/redistribute.md, "Persistent requests").
+  /// Whether the last post() or post_agreeing() ran on persistent requests: all at once, once the
+  /// shared-memory choices stand (from the first post without shared memory, from the third with
+  /// it), every message one MPI message. Such a post starts each message's request, made by the first
+  /// one (MPI_Send_init, MPI_Recv_init; again when it switches between post() and post_agreeing(),
+  /// whose carried messages are others, or when an in-place base differs), and completes the
+  /// receives by MPI_Waitsome: what a post and wait() cost around the transfers themselves is about
+  /// halved (docs/redistribute.md, "Persistent requests").
   [[nodiscard]] bool persistent() const noexcept { return m_settled_now; }
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
@@ -351,12 +352,14 @@ private:
   // With set_batch, once every receive has arrived: one unpack_many call (got(i): the bytes receive i
   // brought).
   template <class Got> void unpack_batched(Got got);
-  // The settled path: an AllAtOnce post() without an agreement, once every shared-memory choice stands
+  // The settled path: an AllAtOnce post() or post_agreeing(), once every shared-memory choice stands
   // (after the second execution), when every message is one MPI message (packed, a segment's notice,
-  // or in place). Each message then has a persistent request, made by the first such post() (again
-  // when an in-place base differs from the one they were made for) and started by every later one:
-  // MPI_Startall spares each message MPI_Isend's and MPI_Irecv's checks and request set-up, and the
-  // receives complete by MPI_Waitsome instead of a test per receive per pass.
+  // or in place). Each message then has a persistent request, made by the first such post (again
+  // when it switches between carrying the agreement and not, or when an in-place base differs) and
+  // started by every later one: MPI_Startall spares each message MPI_Isend's and MPI_Irecv's checks
+  // and request set-up, and the receives complete by MPI_Waitsome instead of a test per receive per
+  // pass. With the agreement, the receives that carry headers start in the post and the others as
+  // their peers agree (post_held_from, headers_agreed), as on the flow path.
   [[nodiscard]] bool settled();
   void post_settled();
   bool progress_settled(bool block);
@@ -499,6 +502,7 @@ private:
   const void* m_settled_send_base = nullptr;
   bool m_settled_now = false;
   bool m_settled_built = false;
+  bool m_settled_carrying = false; // the requests were made for post_agreeing's messages
   PersistentRequests m_precvs;
   PersistentRequests m_psends;
   std::size_t m_settled_left = 0;
