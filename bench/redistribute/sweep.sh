@@ -7,6 +7,9 @@
 # again right after it (redistribute_sweep_tpetra_alone.csv); `uptime` before and after each rank
 # count goes to redistribute_sweep_load.txt (the machine is shared).
 # Extra arguments go to bench_redistribute_sweep.
+# HPF_SWEEP_SIZES (default "1e3 1e5 1e7") reruns only some sizes, and then skips the 2-D case;
+# HPF_SWEEP_NAME (default redistribute_sweep) names the files it writes in docs/results/ (a partial
+# rerun beside the whole sweep: HPF_SWEEP_SIZES=1e3 HPF_SWEEP_NAME=redistribute_sweep_small).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
@@ -14,9 +17,11 @@ cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD
 cmake --build "$build" --target bench_redistribute_sweep bench_redistribute_tpetra_alone -j "${HPF_JOBS}" > /dev/null
 cd "$HPF_ROOT"
 mkdir -p docs/results
-csv=docs/results/redistribute_sweep.csv
-alone=docs/results/redistribute_sweep_tpetra_alone.csv
-load=docs/results/redistribute_sweep_load.txt
+sizes="${HPF_SWEEP_SIZES:-1e3 1e5 1e7}"
+name="${HPF_SWEEP_NAME:-redistribute_sweep}"
+csv="docs/results/$name.csv"
+alone="docs/results/${name}_tpetra_alone.csv"
+load="docs/results/${name}_load.txt"
 bin="$build/bench/redistribute"
 run() { mpirun --oversubscribe --bind-to none "$@"; }
 rm -f "$csv"
@@ -27,7 +32,7 @@ echo "case,ranks,M,r,s,median_s" > "$alone"
 # medians per size when the standalone program ran after all of a rank count's cells).
 for np in 2 4; do
   echo "before ranks $np: $(uptime)" >> "$load"
-  for M in 1e3 1e5 1e7; do
+  for M in $sizes; do
     # Medians of 99 below 10^7 elements, where a call takes micro- to milliseconds (with 9, the count
     # of cells lost at 10^3 moved by several cells from one run to the next: 23, 27, 28); 9 at 10^7,
     # where each call takes tens of milliseconds.
@@ -42,9 +47,11 @@ for np in 2 4; do
     done
   done
 done
-echo "before 2-d: $(uptime)" >> "$load"
-run -n 2 "$bin/bench_redistribute_sweep" --M 0 --n2d 8000 --r2d 36 --s2d 128 --tpetra2d 1 --repeats 9 --csv "$csv" "$@"
-run -n 2 "$bin/bench_redistribute_tpetra_alone" --M 0 --n2d 8000 --r2d 36 --s2d 128 --repeats 9 --csv "$alone"
+if [ -z "${HPF_SWEEP_SIZES:-}" ]; then
+  echo "before 2-d: $(uptime)" >> "$load"
+  run -n 2 "$bin/bench_redistribute_sweep" --M 0 --n2d 8000 --r2d 36 --s2d 128 --tpetra2d 1 --repeats 9 --csv "$csv" "$@"
+  run -n 2 "$bin/bench_redistribute_tpetra_alone" --M 0 --n2d 8000 --r2d 36 --s2d 128 --repeats 9 --csv "$alone"
+fi
 echo "after: $(uptime)" >> "$load"
-/usr/bin/python3 bench/redistribute/sweep_plot.py "$csv" "$alone" docs/results/redistribute_sweep.png
-echo "results: $csv, $alone, $load, docs/results/redistribute_sweep.png"
+/usr/bin/python3 bench/redistribute/sweep_plot.py "$csv" "$alone" "docs/results/$name.png"
+echo "results: $csv, $alone, $load, docs/results/$name.png"

@@ -5,7 +5,7 @@ the fastest of the sweep's peers and of the standalone Tpetra program run right 
 sweep's Tpetra is slower than its standalone call, the standalone time is the peer's.
 
 usage: sweep_plot.py SWEEP.csv TPETRA_ALONE.csv OUT.png
-Writes OUT.png and, next to SWEEP.csv, redistribute_sweep_crosscheck.csv (one row per cell and peer:
+Writes OUT.png and, next to SWEEP.csv, SWEEP_crosscheck.csv (one row per cell and peer:
 the time in the sweep, the standalone time, their ratio, A.redistribute's time and the fastest time of
 the sweep's peers in the cell)."""
 import csv
@@ -31,7 +31,7 @@ def main(sweep_csv, alone_csv, out_png):
     by = {(key(r), r["method"]): r for r in rows}
 
     # Cross-checks: tpetra against the standalone Tpetra program, pdgemr2d against pdgemr2d-alone.
-    cross = os.path.join(os.path.dirname(sweep_csv), "redistribute_sweep_crosscheck.csv")
+    cross = os.path.splitext(sweep_csv)[0] + "_crosscheck.csv"
     with open(cross, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["case", "ranks", "M", "r", "s", "peer", "in_sweep_s", "standalone_s", "standalone_over_sweep",
