@@ -832,7 +832,9 @@ void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, c
   m_carried_differ = false;
   m_carrying = true;
   try {
-    prepare_agreeing();
+    // Requests made for carrying posts stand on buffers of the right sizes, which nothing has
+    // resized since (another kind of post drops them first): nothing to prepare.
+    if (!(m_settled_built && m_settled_carrying)) prepare_agreeing();
   } catch (...) {
     m_carrying = false; // nothing was sent: posted() is false, and the caller may refuse the round
     throw;
