@@ -668,8 +668,8 @@ std::size_t Exchange::in_place_recvs() const noexcept {
                        [this](std::size_t i) { return recv_type(i) != MPI_DATATYPE_NULL; });
 }
 
-// Receive i: MPI_Irecv, or with PersistentRequests (the settled path: one MPI message each, no
-// agreement) MPI_Recv_init, to be started by every post.
+// Receive i: MPI_Irecv, or with PersistentRequests (the settled path: one MPI message each)
+// MPI_Recv_init, to be started by every post.
 template <class Reqs> void Exchange::start_recv(std::size_t i, detail::ByteBuffer& buf, Reqs& reqs) {
   const Transfer& t = m_plan.recvs[i];
   const auto irecv = [&](void* data, std::size_t count, MPI_Datatype type, int tag) {
@@ -1224,7 +1224,16 @@ bool Exchange::settled() {
     const auto any = [](const std::vector<MPI_Datatype>& types) {
       return std::any_of(types.begin(), types.end(), [](MPI_Datatype t) { return t != MPI_DATATYPE_NULL; });
     };
+    // MPI_Startall starts its requests "in some arbitrary order" (MPI 3.1 Sec. 3.9): two messages
+    // with one peer on one tag must start one by one, in plan order, to be matched in that order.
+    const auto one_per_peer = [](const std::vector<Transfer>& list) {
+      std::vector<int> peers(list.size());
+      std::transform(list.begin(), list.end(), peers.begin(), [](const Transfer& t) { return t.peer; });
+      std::sort(peers.begin(), peers.end());
+      return std::adjacent_find(peers.begin(), peers.end()) == peers.end();
+    };
     m_settled_ok = single(m_plan.sends) && single(m_plan.recvs);
+    m_settled_start_all = one_per_peer(m_plan.sends) && one_per_peer(m_plan.recvs);
     m_settled_recvs_in_place = any(m_recv_types); // some may be packed: rebound all the same
     m_settled_sends_in_place = any(m_send_types);
     m_settled_known = true;
@@ -1271,8 +1280,10 @@ void Exchange::post_settled() {
         m_precvs.start(i);
         m_recv_posted[i] = 1;
       }
-  } else {
+  } else if (m_settled_start_all) {
     m_precvs.start_all();
+  } else {
+    for (std::size_t i = 0; i < nr; ++i) m_precvs.start(i);
   }
   m_settled_unpacked = !m_unpack_many;
   m_settled_sent = false;
@@ -1288,7 +1299,10 @@ void Exchange::post_settled() {
       }
     m_pack_many(m_batch_sends, m_batch_outs);
     for (std::size_t i = 0; i < ns; ++i) pack_done(i);
-    m_psends.start_all();
+    if (m_settled_start_all)
+      m_psends.start_all();
+    else
+      for (std::size_t i = 0; i < ns; ++i) m_psends.start(i);
   } else {
     for (std::size_t i = 0; i < ns; ++i) {
       pack_send(i, m_send_bufs[i]);

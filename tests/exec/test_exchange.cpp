@@ -238,6 +238,48 @@ TEST(Exchange, PostAgreeingCarriesTheHashAndRefusesDifferences) {
   }
 }
 
+// Several messages with one peer on one tag are matched in plan order on the settled path too: its
+// requests then start one by one (MPI_Startall may start them in any order). A ring of three messages
+// of different lengths each way, five executions, message by message and batched.
+TEST(Exchange, SettledPostsKeepTheOrderOfMessagesToOnePeer) {
+  const int n = world_size();
+  const int me = world_rank();
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  hpf::ExchangePlan plan;
+  const std::array<std::size_t, 3> lengths{40, 7, 300};
+  for (int k = 0; k < 3; ++k) {
+    plan.sends.push_back({(me + 1) % n, lengths[static_cast<std::size_t>(k)], k});
+    plan.recvs.push_back({(me + n - 1) % n, lengths[static_cast<std::size_t>(k)], k});
+  }
+  for (const bool batch : {false, true}) {
+    hpf::Exchange ex(comm, plan, ExecMode::AllAtOnce);
+    for (int round = 0; round < 5; ++round) {
+      const auto pack = [&](std::size_t i, std::byte* buf) {
+        for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
+          buf[b] = byte_of(me, static_cast<int>(i), b, round);
+      };
+      std::size_t checked = 0;
+      const auto unpack = [&](std::size_t i, const std::byte* buf) {
+        for (std::size_t b = 0; b < plan.recvs[i].bytes; ++b)
+          ASSERT_EQ(buf[b], byte_of(plan.recvs[i].peer, static_cast<int>(i), b, round))
+              << "batch " << batch << " round " << round << " receive " << i;
+        ++checked;
+      };
+      if (batch)
+        ex.set_batch(
+            [&](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
+              for (std::size_t j = 0; j < sends.size(); ++j) pack(sends[j], bufs[j]);
+            },
+            [&](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
+              for (std::size_t j = 0; j < recvs.size(); ++j) unpack(recvs[j], bufs[j]);
+            });
+      ex.execute(pack, unpack);
+      EXPECT_TRUE(ex.persistent());
+      EXPECT_EQ(checked, 3U);
+    }
+  }
+}
+
 // Shared memory (Exchange::set_shared_memory): from the first execution on, packed messages of at
 // least the threshold go through segments the receivers map. Every execution carries different bytes
 // (a stale segment would show), some receivers are slow (the sender must wait for them before packing

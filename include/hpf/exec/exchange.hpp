@@ -353,12 +353,12 @@ private:
   // brought).
   template <class Got> void unpack_batched(Got got);
   // The settled path: an AllAtOnce post() or post_agreeing(), once every shared-memory choice stands
-  // (after the second execution), when every message is one MPI message (packed, a segment's notice,
-  // or in place). Each message then has a persistent request, made by the first such post (again
-  // when it switches between carrying the agreement and not, or when an in-place base differs) and
-  // started by every later one: MPI_Startall spares each message MPI_Isend's and MPI_Irecv's checks
-  // and request set-up, and the receives complete by MPI_Waitsome instead of a test per receive per
-  // pass. With the agreement, the receives that carry headers start in the post and the others as
+  // (from the first post without shared memory, from the third with it), when every message is one MPI
+  // message (packed, a segment's notice, or in place). Each message then has a persistent request, made by
+  // the first such post (again when it switches between carrying the agreement and not, or when an in-place
+  // base differs) and started by every later one: MPI_Startall spares each message MPI_Isend's and
+  // MPI_Irecv's checks and request set-up, and the receives complete by MPI_Waitsome instead of a test per
+  // receive per pass. With the agreement, the receives that carry headers start in the post and the others as
   // their peers agree (post_held_from, headers_agreed), as on the flow path.
   [[nodiscard]] bool settled();
   void post_settled();
@@ -496,6 +496,7 @@ private:
   // bytes each brought (set_batch), whether the batch is unpacked and the sends complete.
   bool m_settled_known = false;
   bool m_settled_ok = false;
+  bool m_settled_start_all = false;      // one message at most with each peer each way: MPI_Startall
   bool m_settled_recvs_in_place = false; // then the receives' requests hold m_settled_recv_base
   bool m_settled_sends_in_place = false;
   void* m_settled_recv_base = nullptr;
