@@ -192,7 +192,6 @@ PersistentRequests& PersistentRequests::operator=(PersistentRequests&& other) no
   if (this != &other) {
     clear();
     m_reqs = std::exchange(other.m_reqs, {});
-    m_status = std::move(other.m_status);
   }
   return *this;
 }
@@ -212,9 +211,8 @@ void PersistentRequests::start_all() {
 void PersistentRequests::start(std::size_t i) { HPF_MPI_CHECK(MPI_Start(&m_reqs[i])); }
 
 void PersistentRequests::wait_all() {
-  if (m_reqs.empty()) return;
-  m_status.resize(m_reqs.size());
-  HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), m_status.data()));
+  if (!m_reqs.empty())
+    HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE));
 }
 
 bool PersistentRequests::test(std::size_t i, bool block, std::size_t* received) {
@@ -231,8 +229,7 @@ bool PersistentRequests::test(std::size_t i, bool block, std::size_t* received) 
 bool PersistentRequests::test_all() {
   if (m_reqs.empty()) return true;
   int flag = 0;
-  m_status.resize(m_reqs.size());
-  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, m_status.data()));
+  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, MPI_STATUSES_IGNORE));
   return flag != 0;
 }
 
@@ -251,12 +248,6 @@ std::span<const int> PersistentRequests::some(bool block, std::vector<std::size_
     for (int k = 0; k < count; ++k) (*received)[static_cast<std::size_t>(k)] = status_bytes(m_status[k]);
   }
   return {m_indices.data(), static_cast<std::size_t>(count)};
-}
-
-std::size_t PersistentRequests::received_bytes(std::size_t i) const {
-  detail::require(i < m_status.size(), "PersistentRequests::received_bytes: request ", i,
-                  " is not among the ", m_status.size(), " completed by the last wait_all() or test_all()");
-  return status_bytes(m_status[i]);
 }
 
 void PersistentRequests::cancel_receives() noexcept {

@@ -141,8 +141,7 @@ public:
   PersistentRequests() = default;
   PersistentRequests(const PersistentRequests&) = delete;
   PersistentRequests& operator=(const PersistentRequests&) = delete;
-  PersistentRequests(PersistentRequests&& other) noexcept
-      : m_reqs(std::exchange(other.m_reqs, {})), m_status(std::move(other.m_status)) {}
+  PersistentRequests(PersistentRequests&& other) noexcept : m_reqs(std::exchange(other.m_reqs, {})) {}
   PersistentRequests& operator=(PersistentRequests&& other) noexcept;
   ~PersistentRequests() { clear(); }
 
@@ -163,8 +162,6 @@ public:
   /// MPI_Testsome) and returns the indices that did (empty: none yet, or none active). `received`
   /// gets, per index, the bytes a receive of MPI_BYTE brought (SIZE_MAX when MPI cannot count them).
   std::span<const int> some(bool block, std::vector<std::size_t>* received = nullptr);
-  /// After wait_all() or a test_all() that returned true: the bytes request i brought.
-  [[nodiscard]] std::size_t received_bytes(std::size_t i) const;
   /// Takes back active receives (each cancelled and completed, as Requests::cancel_receives) and
   /// frees every request. Never throws.
   void cancel_receives() noexcept;
@@ -173,13 +170,11 @@ public:
   void release_sends() noexcept;
   /// Frees every request, waiting first for any still active. Never throws.
   void clear() noexcept;
-  [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
-  [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
 
 private:
   std::vector<MPI_Request> m_reqs;
-  std::vector<MPI_Status> m_status;
-  std::vector<int> m_indices; // of the last some()
+  std::vector<MPI_Status> m_status; // of the last some()
+  std::vector<int> m_indices;       // of the last some()
 };
 
 /// An owned MPI datatype: move-only, freed by the destructor unless MPI is finalised (or null).
