@@ -14,7 +14,6 @@
 #include <array>
 #include <cstddef>
 #include <new>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeindex>
@@ -140,10 +139,11 @@ template <class View> void recycle_view(View& v, const std::string& label) {
   v = View();
 }
 
-/// A pooled view under `key` (its type must be View), or nullopt.
-template <class View> std::optional<View> reuse_view(const BlockKey& key) {
+/// A pooled view under `key` (its type must be View), or an empty view (no data) when there is none.
+/// Not an optional: each move of a Kokkos view copies its reference count.
+template <class View> View reuse_view(const BlockKey& key) {
   PooledView got = block_pool_take(key);
-  if (!got.has_value()) return std::nullopt;
+  if (!got.has_value()) return View();
   return got.release<View>();
 }
 

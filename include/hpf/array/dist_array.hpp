@@ -549,7 +549,7 @@ private:
   /// was written, or the block it has when the storage stays as it is): no shadow update is valid or in
   /// flight, and the block it had goes to the pool of released blocks (array/block_pool.hpp) unless a
   /// copy of the array still shares it.
-  void adopt(const Layout<N>& layout, const LocalShape& shape, view_type block) {
+  void adopt(const Layout<N>& layout, const LocalShape& shape, view_type&& block) {
     m_layout = layout;
     m_coords = shape.coords;
     m_owned = shape.owned;
@@ -558,13 +558,19 @@ private:
     m_halo_posted = false;
     m_halo_state = 0;
     m_halo_valid = 0;
-    std::swap(m_view, block);
-    detail::recycle_view(block, m_label);
+    // Two moves, not std::swap's three: a Kokkos view moves by copying its reference count (two
+    // atomic operations each).
+    view_type old = std::move(m_view);
+    m_view = std::move(block);
+    detail::recycle_view(old, m_label);
   }
 
   /// Takes `layout`, under which every rank stores the same elements in the same places (a plan's
   /// storage_identical(), neither side with a shadow): the storage is kept as it is.
-  void relabel(const Layout<N>& layout) { adopt(layout, local_shape(layout), m_view); }
+  void relabel(const Layout<N>& layout) {
+    view_type same = m_view; // shared with the array: recycle_view leaves it alone
+    adopt(layout, local_shape(layout), std::move(same));
+  }
 
   /// redistribute() once the ranks agree, or (with `round`) while their agreement is in flight: it is
   /// confirmed before anything is returned or waited for, and on a difference every rank takes its
@@ -702,13 +708,15 @@ private:
     for (int d = 0; d < N; ++d)
       bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", label,
                                   "': bytes of the local block");
-    if (!init && !shadow) { // a block of this shape that REDISTRIBUTE released
+    // A block of this shape that REDISTRIBUTE released, for an uninitialised block (made in place: a
+    // Kokkos view moves by copying its reference count).
+    view_type v = init || shadow ? view_type() : [&] {
       detail::BlockKey key{typeid(view_type), label, {}};
       for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
         key.extents[d] = static_cast<std::size_t>(e[d]);
-      if (std::optional<view_type> v = detail::reuse_view<view_type>(key)) return std::move(*v);
-    }
-    view_type v;
+      return detail::reuse_view<view_type>(key);
+    }();
+    if (v.data() != nullptr) return v;
     try {
       // Allocated untouched and advised as huge pages (core/memory.hpp), then filled when asked: the
       // first touch of a large block faults once per 2 MiB, not once per 4 KiB.
