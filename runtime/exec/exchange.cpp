@@ -985,7 +985,7 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   // Another path may resize the buffers the settled path's persistent requests point into (a carried
   // header's receive is longer): they are made again when it comes back.
   m_settled_now = settled();
-  if (!m_settled_now && m_settled_built) drop_settled();
+  if (!m_settled_now && (m_settled_built || m_spare_built)) drop_settled();
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -1053,7 +1053,7 @@ void Exchange::abandon() {
   if (m_settled_now) {
     m_precvs.cancel_receives();
     m_psends.release_sends();
-    m_settled_built = false;
+    drop_settled(); // and the spare set's, inactive
   }
   m_settled_known = false;
   for (Requests& r : m_rreq) r.cancel_receives();
@@ -1247,15 +1247,31 @@ bool Exchange::settled() {
 void Exchange::post_settled() {
   const std::size_t nr = m_plan.recvs.size();
   const std::size_t ns = m_plan.sends.size();
-  // In place, a request is bound to the base address it was made for: a post with another base
-  // makes that side's requests again.
   // post_agreeing's messages that carry the header are other messages (on another tag, with room
-  // for the header): a post that carries and one that does not make their requests each.
-  if (m_settled_built &&
-      (m_settled_carrying != m_carrying || (m_settled_recvs_in_place && m_recv_base != m_settled_recv_base) ||
-       (m_settled_sends_in_place && m_send_base != m_settled_send_base)))
-    drop_settled();
+  // for the header, in buffers of other sizes): a post that carries and one that does not make their
+  // requests each.
+  if (m_settled_built && m_settled_carrying != m_carrying) drop_settled();
+  // In place, a request is bound to the base address it was made for. The set of the bases before
+  // is kept as the spare: a post at other bases swaps it in, and makes a set of its own when the
+  // spare was made for others too (which then replaces the older of the two).
+  const auto other_bases = [&](const void* recv_base, const void* send_base) {
+    return (m_settled_recvs_in_place && m_recv_base != recv_base) ||
+           (m_settled_sends_in_place && m_send_base != send_base);
+  };
+  if (m_settled_built && other_bases(m_settled_recv_base, m_settled_send_base)) {
+    std::swap(m_precvs, m_spare_precvs);
+    std::swap(m_psends, m_spare_psends);
+    std::swap(m_settled_recv_base, m_spare_recv_base);
+    std::swap(m_settled_send_base, m_spare_send_base);
+    std::swap(m_settled_built, m_spare_built);
+    if (m_settled_built && other_bases(m_settled_recv_base, m_settled_send_base)) {
+      m_precvs.clear();
+      m_psends.clear();
+      m_settled_built = false;
+    }
+  }
   if (!m_settled_built) {
+    ++m_settled_sets_made;
     m_recv_bufs.resize(nr);
     m_send_bufs.resize(ns);
     for (std::size_t i = 0; i < nr; ++i) start_recv(i, m_recv_bufs[i], m_precvs);
@@ -1355,6 +1371,9 @@ void Exchange::drop_settled() noexcept {
   m_precvs.clear();
   m_psends.clear();
   m_settled_built = false;
+  m_spare_precvs.clear();
+  m_spare_psends.clear();
+  m_spare_built = false;
 }
 
 // The flow modes. AllAtOnce posts everything at once and unpacks in arrival order; Pipelined gates

@@ -391,10 +391,11 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
 
 // All at once, an exchange settles on persistent requests (Exchange::persistent):
 // from its first post() without shared memory, from its third with it. Random schedules, message by
-// message and batched (set_batch), some messages in place with bases that alternate between two
-// buffers (the requests bound to a base are made again), two post_agreeing() in between (whose
-// messages that carry the header are others: made again for them and after them), progress by wait()
-// and by test(); the bytes checked after every execution.
+// message and batched (set_batch), some messages in place with bases that move between three
+// buffers (the requests of the last two pairs of bases are kept: alternating between two makes none
+// again, a third replaces the older), two post_agreeing() in between (whose messages that carry the
+// header are others: made again for them and after them), progress by wait() and by test(); the
+// bytes checked after every execution, and the sets of requests made counted against that rule.
 TEST(Exchange, SettledPostsRunOnPersistentRequests) {
   const int me = world_rank();
   std::mt19937 rng(4242); // same seed on every rank: same plans everywhere
@@ -435,21 +436,33 @@ TEST(Exchange, SettledPostsRunOnPersistentRequests) {
       return raw;
     };
     if (in_place) ex.set_in_place(placed(plan.sends, soff), placed(plan.recvs, roff));
-    std::array<std::vector<std::byte>, 2> source{std::vector<std::byte>(send_area),
-                                                 std::vector<std::byte>(send_area)};
-    std::array<std::vector<std::byte>, 2> target{std::vector<std::byte>(recv_area),
-                                                 std::vector<std::byte>(recv_area)};
+    // The buffer pair of each round: two in turn, a third now and then.
+    constexpr std::array<std::size_t, 12> buffer_of{0, 1, 0, 1, 2, 1, 1, 2, 0, 1, 0, 0};
+    std::array<std::vector<std::byte>, 3> source;
+    std::array<std::vector<std::byte>, 3> target;
+    for (auto& b : source) b.resize(send_area);
+    for (auto& b : target) b.resize(recv_area);
     const auto pack = [&](int round, std::size_t i, std::byte* buf) {
-      std::memcpy(buf, source[static_cast<std::size_t>(round % 2)].data() + soff[i], plan.sends[i].bytes);
+      std::memcpy(buf, source[buffer_of[static_cast<std::size_t>(round)]].data() + soff[i],
+                  plan.sends[i].bytes);
     };
     std::vector<char> unpacked(plan.recvs.size());
     const auto unpack = [&](int round, std::size_t i, const std::byte* buf) {
-      std::memcpy(target[static_cast<std::size_t>(round % 2)].data() + roff[i], buf, plan.recvs[i].bytes);
+      std::memcpy(target[buffer_of[static_cast<std::size_t>(round)]].data() + roff[i], buf,
+                  plan.recvs[i].bytes);
       unpacked[i] = 1;
     };
-    for (int round = 0; round < 7; ++round) {
-      std::vector<std::byte>& src = source[static_cast<std::size_t>(round % 2)];
-      std::vector<std::byte>& dst = target[static_cast<std::size_t>(round % 2)];
+    // The rule, as a model: the two most recent sets (the current first), keyed by the buffer pair
+    // where some message is in place, and dropped when the exchange switches between post() and
+    // post_agreeing().
+    const bool bound = in_place && (!plan.sends.empty() || !plan.recvs.empty());
+    std::array<int, 2> kept{-1, -1};
+    bool kept_carrying = false;
+    std::size_t sets = 0;
+    for (int round = 0; round < static_cast<int>(buffer_of.size()); ++round) {
+      const std::size_t which = buffer_of[static_cast<std::size_t>(round)];
+      std::vector<std::byte>& src = source[which];
+      std::vector<std::byte>& dst = target[which];
       for (std::size_t i = 0; i < plan.sends.size(); ++i)
         for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
           src[soff[i] + b] = byte_of(me, plan.sends[i].peer, b, round);
@@ -465,7 +478,7 @@ TEST(Exchange, SettledPostsRunOnPersistentRequests) {
             });
       const auto pack_one = [&](std::size_t i, std::byte* buf) { pack(round, i, buf); };
       const auto unpack_one = [&](std::size_t i, const std::byte* buf) { unpack(round, i, buf); };
-      const bool agreeing = round == 4 || round == 5;
+      const bool agreeing = round == 6 || round == 7;
       if (agreeing) {
         ex.post_agreeing(99, pack_one, unpack_one, src.data(), dst.data());
         ASSERT_TRUE(ex.headers_agreed());
@@ -474,6 +487,18 @@ TEST(Exchange, SettledPostsRunOnPersistentRequests) {
       }
       const bool want = shm == SIZE_MAX || round >= 2;
       EXPECT_EQ(ex.persistent(), want) << "trial " << trial << " round " << round;
+      if (want) {
+        const int key = bound ? static_cast<int>(which) : 0;
+        if (kept[0] >= 0 && kept_carrying != agreeing) kept = {-1, -1};
+        kept_carrying = agreeing;
+        if (kept[1] == key) {
+          std::swap(kept[0], kept[1]);
+        } else if (kept[0] != key) {
+          kept = {key, kept[0]};
+          ++sets;
+        }
+      }
+      EXPECT_EQ(ex.persistent_sets_made(), sets) << "trial " << trial << " round " << round;
       if (round % 2 == 1) {
         while (!ex.test()) {
         }

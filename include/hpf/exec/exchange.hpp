@@ -284,10 +284,14 @@ public:
   /// shared-memory choices stand (from the first post without shared memory, from the third with
   /// it), every message one MPI message. Such a post starts each message's request, made by the first
   /// one (MPI_Send_init, MPI_Recv_init; again when it switches between post() and post_agreeing(),
-  /// whose carried messages are others, or when an in-place base differs), and completes the
-  /// receives by MPI_Waitsome: what a post and wait() cost around the transfers themselves is about
-  /// halved (docs/redistribute.md, "Persistent requests").
+  /// whose carried messages are others), and completes the receives by MPI_Waitsome: what a post and
+  /// wait() cost around the transfers themselves is about halved (docs/redistribute.md, "Persistent
+  /// requests"). An in-place request holds the base address it was made for: the requests of the
+  /// last two pairs of bases are kept, so that a caller alternating between two buffers (double
+  /// buffering) starts requests made once for each.
   [[nodiscard]] bool persistent() const noexcept { return m_settled_now; }
+  /// How many sets of persistent requests this exchange has made (a diagnostic; see persistent()).
+  [[nodiscard]] std::size_t persistent_sets_made() const noexcept { return m_settled_sets_made; }
   /// Progress without blocking (see the table above); true once complete (then like wait() returned).
   [[nodiscard]] bool test();
   /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
@@ -506,6 +510,14 @@ private:
   bool m_settled_carrying = false; // the requests were made for post_agreeing's messages
   PersistentRequests m_precvs;
   PersistentRequests m_psends;
+  // The requests of the bases before (in place, a request holds its base), made under the same
+  // carrying state and on the same buffers: a post at those bases swaps them back in.
+  PersistentRequests m_spare_precvs;
+  PersistentRequests m_spare_psends;
+  void* m_spare_recv_base = nullptr;
+  const void* m_spare_send_base = nullptr;
+  bool m_spare_built = false;
+  std::size_t m_settled_sets_made = 0;
   std::size_t m_settled_left = 0;
   bool m_settled_unpacked = false;
   bool m_settled_sent = false;
