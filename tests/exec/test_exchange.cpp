@@ -389,6 +389,111 @@ TEST(Exchange, SharedMemoryDeliversRandomSchedulesRepeatedly) {
   HPF_EXPECT_ERROR(ex.set_shared_memory(0), "set_shared_memory: must come before the first post()");
 }
 
+// Streaming (Exchange::set_streaming): once settled, every message through a segment that is longer
+// than a chunk and not batched moves a chunk at a time, in wait() or test(), and every byte arrives.
+// Each end decides for itself: in some trials only some ranks stream their sends or their receives,
+// and some ranks batch (set_batch: never streamed on that side). Chunks come in order, each a multiple
+// of the unit and at most a chunk long; some senders and receivers are slow; the bytes differ every
+// execution (a stale chunk would show); the streamed counts are checked from the third on.
+TEST(Exchange, StreamsThroughSharedMemoryInChunks) {
+  const int me = world_rank();
+  std::mt19937 rng(654); // same seed on every rank: same plans everywhere
+  std::size_t streamed_total = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::size_t unit = trial % 2 == 0 ? 8 : 3;
+    const RandomExchange x = random_exchange(rng, static_cast<unsigned>(3000000 / unit));
+    const auto plan =
+        hpf::exchange_plan(x.schedule, x.my_sender, x.my_receiver, x.senders, x.receivers, unit);
+    const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+    // Trials 0-1: every rank streams both ways; 2-3: even ranks their sends, odd ranks their receives;
+    // 4-5: every rank streams, and ranks 1 mod 3 batch both ways.
+    const bool stream_sends = trial < 2 || trial >= 4 || me % 2 == 0;
+    const bool stream_recvs = trial < 2 || trial >= 4 || me % 2 == 1;
+    const bool batch = trial >= 4 && me % 3 == 1;
+    const std::size_t chunk = hpf::Exchange::stream_chunk_bytes / unit * unit;
+    hpf::Exchange ex(comm, plan, ExecMode::AllAtOnce);
+    ex.set_shared_memory(4096);
+    std::vector<std::vector<std::byte>> source(plan.sends.size());
+    for (std::size_t i = 0; i < plan.sends.size(); ++i) source[i].resize(plan.sends[i].bytes);
+    std::vector<std::size_t> packed_to(plan.sends.size());
+    std::vector<std::size_t> unpacked_to(plan.recvs.size());
+    std::size_t received = 0;
+    int round = 0;
+    // Bytes [offset, offset + bytes) of receive i, from `chunk` (which holds just those).
+    const auto check = [&](std::size_t i, std::size_t offset, std::size_t bytes, const std::byte* chunk) {
+      const auto& t = plan.recvs[i];
+      for (std::size_t b = offset; b < offset + bytes; ++b)
+        ASSERT_EQ(chunk[b - offset], byte_of(t.peer, me, b, round))
+            << "trial " << trial << " round " << round << " byte " << b;
+      received += bytes;
+    };
+    hpf::PackPartFn pack_part = [&](std::size_t i, std::size_t offset, std::size_t bytes, std::byte* buf) {
+      ASSERT_EQ(offset, packed_to[i]) << "trial " << trial << ": chunks in order";
+      ASSERT_TRUE(bytes > 0 && bytes <= chunk && bytes % unit == 0) << bytes;
+      if (me % 3 == 2 && round % 2 == 0 && offset == 0) // a slow sender
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      std::memcpy(buf, source[i].data() + offset, bytes);
+      packed_to[i] = offset + bytes;
+    };
+    hpf::UnpackPartFn unpack_part = [&](std::size_t i, std::size_t offset, std::size_t bytes,
+                                        const std::byte* buf) {
+      ASSERT_EQ(offset, unpacked_to[i]) << "trial " << trial << ": chunks in order";
+      ASSERT_TRUE(bytes > 0 && bytes <= chunk && bytes % unit == 0) << bytes;
+      if (me % 2 == 1 && round % 2 == 1) // a slow receiver
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      check(i, offset, bytes, buf);
+      unpacked_to[i] = offset + bytes;
+    };
+    ex.set_streaming(unit, stream_sends ? pack_part : hpf::PackPartFn{},
+                     stream_recvs ? unpack_part : hpf::UnpackPartFn{});
+    if (batch)
+      ex.set_batch(
+          [&](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
+            for (std::size_t j = 0; j < sends.size(); ++j)
+              std::memcpy(bufs[j], source[sends[j]].data(), plan.sends[sends[j]].bytes);
+          },
+          [&](std::span<const std::size_t> recvs, std::span<const std::byte* const> bufs) {
+            for (std::size_t j = 0; j < recvs.size(); ++j)
+              check(recvs[j], 0, plan.recvs[recvs[j]].bytes, bufs[j]);
+          });
+    for (round = 0; round < 6; ++round) {
+      for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        for (std::size_t b = 0; b < plan.sends[i].bytes; ++b)
+          source[i][b] = byte_of(me, plan.sends[i].peer, b, round);
+      std::fill(packed_to.begin(), packed_to.end(), 0);
+      std::fill(unpacked_to.begin(), unpacked_to.end(), 0);
+      received = 0;
+      ex.post([&](std::size_t i, std::byte* buf) { std::memcpy(buf, source[i].data(), plan.sends[i].bytes); },
+              [&](std::size_t i, const std::byte* buf) { check(i, 0, plan.recvs[i].bytes, buf); });
+      if (round % 2 == 1) {
+        while (!ex.test()) {
+        }
+      } else {
+        ex.wait();
+      }
+      if (HasFatalFailure()) return;
+      EXPECT_EQ(received, plan.recv_bytes()) << "trial " << trial << " round " << round;
+      std::size_t want_sends = 0;
+      std::size_t want_recvs = 0;
+      if (round >= 2) { // settled: every message through a segment longer than a chunk, where set
+        for (const auto& t : plan.sends) want_sends += stream_sends && !batch && t.bytes > chunk ? 1 : 0;
+        for (const auto& t : plan.recvs) want_recvs += stream_recvs && !batch && t.bytes > chunk ? 1 : 0;
+      }
+      EXPECT_EQ(ex.streamed_sends(), want_sends) << "trial " << trial << " round " << round;
+      EXPECT_EQ(ex.streamed_recvs(), want_recvs) << "trial " << trial << " round " << round;
+      streamed_total += ex.streamed_sends();
+    }
+  }
+  unsigned long long streamed_anywhere = streamed_total; // some rank may have streamed nothing
+  HPF_MPI_CHECK(
+      MPI_Allreduce(MPI_IN_PLACE, &streamed_anywhere, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  EXPECT_GT(streamed_anywhere, 0U);
+  const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
+  hpf::Exchange ex(comm, hpf::ExchangePlan{}, ExecMode::AllAtOnce);
+  HPF_EXPECT_ERROR(ex.set_streaming(0, [](std::size_t, std::size_t, std::size_t, std::byte*) {}, {}),
+                   "set_streaming: unit is 0");
+}
+
 // All at once, an exchange settles on persistent requests (Exchange::persistent):
 // from its first post() without shared memory, from its third with it. Random schedules, message by
 // message and batched (set_batch), some messages in place with bases that move between three
