@@ -62,17 +62,6 @@ public:
   /// Executions whose contents the sender has packed / the receiver has unpacked.
   [[nodiscard]] std::atomic<std::uint64_t>& produced() const noexcept { return header().produced; }
   [[nodiscard]] std::atomic<std::uint64_t>& consumed() const noexcept { return header().consumed; }
-  /// Bytes the sender has packed over all executions (a streamed send publishes each chunk; a whole
-  /// message is published with its execution's count): execution e has `ready - e * bytes` of its
-  /// bytes in.
-  [[nodiscard]] std::atomic<std::uint64_t>& ready() const noexcept { return header().ready; }
-  /// Streaming as a ring (Exchange::set_streaming): the bytes a streaming receiver has unpacked over
-  /// all executions; e + 1 once the receiver streams its execution e (its post() writes it); and
-  /// e + 1 once the sender has put execution e's chunks past the ring in it (written before the
-  /// first such chunk is published).
-  [[nodiscard]] std::atomic<std::uint64_t>& taken() const noexcept { return header().taken; }
-  [[nodiscard]] std::atomic<std::uint64_t>& ring_offered() const noexcept { return header().ring_offered; }
-  [[nodiscard]] std::atomic<std::uint64_t>& ring_used() const noexcept { return header().ring_used; }
   /// A receiver's segment may go back to the pool once no sender can write into it any more: its
   /// exchange is not in the middle of an execution (an exception there, or an abandoned post, leaves
   /// a sender that may still pack into it, so such a segment is freed instead).
@@ -101,13 +90,8 @@ private:
     std::uint64_t cookie;
     std::atomic<std::uint64_t> produced;
     std::atomic<std::uint64_t> consumed;
-    std::atomic<std::uint64_t> ready;
-    std::atomic<std::uint64_t> taken;
-    std::atomic<std::uint64_t> ring_offered;
-    std::atomic<std::uint64_t> ring_used;
   };
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "a shared counter must be lock-free");
-  static_assert(sizeof(Header) <= 64, "the header fits the cache line before the payload");
   static constexpr std::size_t header_bytes = 64; // the payload starts on its own cache line
 
   SharedSegment(const SegmentOffer& offer, std::size_t mapped, bool owner)
@@ -125,7 +109,7 @@ private:
     if (::ftruncate(fd, static_cast<off_t>(seg->m_mapped)) == 0) seg->map(fd);
     ::close(fd);
     if (seg->m_base == nullptr) return nullptr; // the destructor removes the name
-    ::new (seg->m_base) Header{0, {}, {}, {}, {}, {}, {}};
+    ::new (seg->m_base) Header{0, {}, {}};
     return seg;
   }
   /// Gets the segment ready for a new message of `bytes` (at most capacity()) bytes.
@@ -135,10 +119,6 @@ private:
     m_poolable = false; // until its exchange completes an execution
     header().cookie = m_offer.cookie;
     header().produced.store(0, std::memory_order_relaxed);
-    header().ready.store(0, std::memory_order_relaxed);
-    header().taken.store(0, std::memory_order_relaxed);
-    header().ring_offered.store(0, std::memory_order_relaxed);
-    header().ring_used.store(0, std::memory_order_relaxed);
     header().consumed.store(0, std::memory_order_release);
   }
   static std::uint64_t fresh_cookie() {
@@ -750,10 +730,8 @@ std::byte* Exchange::pack_target(std::size_t i, detail::ByteBuffer& buf) {
 
 void Exchange::pack_done(std::size_t i) {
   if (carries_send(i) || send_type(i) != MPI_DATATYPE_NULL) return;
-  if (detail::SharedSegment* seg = send_segment(i)) { // before the notice goes out
-    seg->ready().store(m_send_uses[i] * m_plan.sends[i].bytes, std::memory_order_release);
-    seg->produced().store(m_send_uses[i], std::memory_order_release);
-  }
+  if (detail::SharedSegment* seg = send_segment(i))
+    seg->produced().store(m_send_uses[i], std::memory_order_release); // before the notice goes out
 }
 
 // Send i: MPI_Isend, or with PersistentRequests MPI_Send_init (as start_recv).
@@ -828,26 +806,6 @@ void Exchange::post(PackFn pack, UnpackFn unpack, const void* send_base, void* r
   detail::require(!m_posted, "Exchange::post: the previous post() has not been completed by wait()");
   m_carrying = false;
   start(std::move(pack), std::move(unpack), send_base, recv_base);
-}
-
-void Exchange::set_streaming(std::size_t unit, PackPartFn pack_part, UnpackPartFn unpack_part) {
-  detail::require(!m_posted, "Exchange::set_streaming: the previous post() has not been completed by wait()");
-  if ((pack_part || unpack_part) && unit == 0) // not require(): its message would be built on every call
-    detail::fail("Exchange::set_streaming: unit is 0; expected the size in bytes of the caller's elements "
-                 "(chunks are multiples of it)");
-  m_pack_part = std::move(pack_part);
-  m_unpack_part = std::move(unpack_part);
-  m_stream_chunk = unit == 0 ? 0 : std::max(unit, stream_chunk_bytes / unit * unit);
-}
-
-std::size_t Exchange::streamed_sends() const noexcept {
-  return static_cast<std::size_t>(
-      std::count_if(m_send_streams.begin(), m_send_streams.end(), [](char c) { return c != 0; }));
-}
-
-std::size_t Exchange::streamed_recvs() const noexcept {
-  return static_cast<std::size_t>(
-      std::count_if(m_recv_streams.begin(), m_recv_streams.end(), [](char c) { return c != 0; }));
 }
 
 void Exchange::set_batch(PackManyFn pack_many, UnpackManyFn unpack_many) {
@@ -1028,11 +986,6 @@ void Exchange::start(PackFn pack, UnpackFn unpack, const void* send_base, void* 
   // header's receive is longer): they are made again when it comes back.
   m_settled_now = settled();
   if (!m_settled_now && (m_settled_built || m_spare_built)) drop_settled();
-  if (!m_settled_now) { // only the settled path streams (plan_streams)
-    m_send_streams.clear();
-    m_recv_streams.clear();
-    m_streams_left = 0;
-  }
   m_posted = true;
   m_ever_posted = true;
   for (const auto& seg : m_recv_segs) // until this execution completes (see set_poolable)
@@ -1351,7 +1304,6 @@ void Exchange::post_settled() {
   m_settled_unpacked = !m_unpack_many;
   m_settled_sent = false;
   m_rdone = 0;
-  plan_streams();
   if (m_batch_pack_due) {
     m_batch_pack_due = false;
     m_batch_sends.clear();
@@ -1369,122 +1321,12 @@ void Exchange::post_settled() {
       for (std::size_t i = 0; i < ns; ++i) m_psends.start(i);
   } else {
     for (std::size_t i = 0; i < ns; ++i) {
-      if (m_send_streams[i] != 0) { // packed in wait() a chunk at a time (stream_round), then started
-        (void)pack_target(i, m_send_bufs[i]); // waits for the receiver's unpack of the previous one
-        continue;
-      }
       pack_send(i, m_send_bufs[i]);
       m_psends.start(i);
     }
   }
   m_sstarted = ns;
   run_after_sends();
-}
-
-// Streaming (set_streaming) needs every message with a peer to be that peer's only one each way
-// (m_settled_start_all): a streamed send starts after the sends behind it in plan order, and two
-// messages to one peer on one tag must start in that order.
-void Exchange::plan_streams() {
-  const std::size_t nr = m_plan.recvs.size();
-  const std::size_t ns = m_plan.sends.size();
-  m_send_streams.assign(ns, 0);
-  m_recv_streams.assign(nr, 0);
-  m_send_streamed.assign(ns, 0);
-  m_recv_streamed.assign(nr, 0);
-  m_streams_left = 0;
-  if (!m_settled_start_all) return;
-  if (m_pack_part && !m_batch_pack_due)
-    for (std::size_t i = 0; i < ns; ++i)
-      if (send_segment(i) != nullptr && m_plan.sends[i].bytes > m_stream_chunk) {
-        m_send_streams[i] = 1;
-        ++m_streams_left;
-      }
-  if (m_unpack_part && !m_unpack_many)
-    for (std::size_t i = 0; i < nr; ++i)
-      if (detail::SharedSegment* seg = recv_segment(i);
-          seg != nullptr && m_plan.recvs[i].bytes > m_stream_chunk) {
-        m_recv_streams[i] = 1;
-        ++m_streams_left;
-        // This execution takes its chunks as they come: its sender may pack them into a ring.
-        seg->ring_offered().store(seg->consumed().load(std::memory_order_relaxed) + 1,
-                                  std::memory_order_release);
-      }
-}
-
-// Chunk j of a streamed message lies at j * chunk in the segment, or in a ring of
-// stream_ring_chunks chunks at its start (slot j mod stream_ring_chunks) when both ends stream: the
-// receiver offers the ring in its post() (ring_offered), and the sender takes it when it reaches the
-// first chunk past the ring (ring_used) and from then on waits for a slot to be unpacked (taken)
-// before it packs into it. The chunks before that lie at the same place either way, and a sender
-// whose receiver does not stream, or has not posted yet, fills the whole segment: it never waits for
-// a receiver that does not take chunks.
-bool Exchange::stream_round() {
-  const std::size_t C = m_stream_chunk;
-  const std::size_t ring = stream_ring_chunks * C;
-  bool moved = false;
-  for (std::size_t i = 0; i < m_send_streams.size(); ++i) {
-    std::size_t& at = m_send_streamed[i];
-    const std::size_t bytes = m_plan.sends[i].bytes;
-    if (m_send_streams[i] == 0 || at == bytes) continue;
-    detail::SharedSegment* seg = send_segment(i);
-    const std::uint64_t e = m_send_uses[i] - 1; // this execution
-    const std::uint64_t base = e * bytes;
-    std::size_t pos = at;
-    if (at >= ring) {
-      if (at == ring && m_send_streams[i] == 1) { // the first chunk past the ring: take it or not
-        const bool take = seg->ring_offered().load(std::memory_order_acquire) == e + 1;
-        if (take) seg->ring_used().store(e + 1, std::memory_order_relaxed); // published with the chunk
-        m_send_streams[i] = take ? 2 : 3;
-      }
-      if (m_send_streams[i] == 2) {
-        if (seg->taken().load(std::memory_order_acquire) < base + at - ring + C) continue; // slot busy
-        pos = at / C % stream_ring_chunks * C;
-      }
-    }
-    const std::size_t n = std::min(C, bytes - at);
-    m_pack_part(i, at, n, seg->data() + pos);
-    at += n;
-    moved = true;
-    if (at < bytes) {
-      seg->ready().store(base + at, std::memory_order_release);
-      continue;
-    }
-    pack_done(i);
-    m_psends.start(i); // the notice
-    --m_streams_left;
-  }
-  for (std::size_t i = 0; i < m_recv_streams.size(); ++i) {
-    std::size_t& at = m_recv_streamed[i];
-    const std::size_t bytes = m_plan.recvs[i].bytes;
-    if (m_recv_streams[i] == 0 || (at == bytes && m_recv_streams[i] == 3)) continue;
-    detail::SharedSegment* seg = recv_segment(i);
-    if (at < bytes) {
-      // This receiver's execution e has unpacked e messages before; the sender publishes e * bytes
-      // plus what it has packed of this one (never more: it waits for this unpack before the next).
-      const std::uint64_t e = seg->consumed().load(std::memory_order_relaxed);
-      const std::uint64_t base = e * bytes;
-      const std::uint64_t ready = seg->ready().load(std::memory_order_acquire);
-      const std::size_t in =
-          ready > base ? static_cast<std::size_t>(std::min<std::uint64_t>(ready - base, bytes)) : 0;
-      if (in > at) {
-        // Past the ring, the sender has decided where (it wrote ring_used before publishing these).
-        const bool in_ring = at >= ring && seg->ring_used().load(std::memory_order_relaxed) == e + 1;
-        const std::size_t n = std::min(C, in - at);
-        m_unpack_part(i, at, n, seg->data() + (in_ring ? at / C % stream_ring_chunks * C : at));
-        at += n;
-        seg->taken().store(base + at, std::memory_order_release); // the slot is free again
-        moved = true;
-      }
-    }
-    if (at == bytes && m_recv_streams[i] == 2) { // every byte and the notice in: the checks, then done
-      (void)recv_source(i, m_recv_bufs[i], m_got[i]);
-      recv_done(i);
-      m_recv_streams[i] = 3;
-      --m_streams_left;
-      moved = true;
-    }
-  }
-  return moved;
 }
 
 // Receives complete in any order (MPI_Waitsome): each is unpacked as it arrives, or all in one
@@ -1496,33 +1338,20 @@ bool Exchange::progress_settled(bool block) {
         if (!m_unpack_many) finish_recv(i, m_recv_bufs[i], m_got[i]);
         m_unpacked[i] = 1;
       }
-  // Streams move chunk by chunk between polls of the receives (which may only block once no stream
-  // is left); a streamed receive's notice only marks it (stream_round completes it).
-  while (m_settled_left > 0 || m_streams_left > 0) {
-    bool moved = m_streams_left > 0 && stream_round();
-    const bool block_here = block && m_streams_left == 0;
-    if (m_settled_left > 0) {
-      const std::span<const int> done = m_precvs.some(block_here, &m_some_got);
-      if (done.empty() && block_here)
-        detail::fail("Exchange: ", m_settled_left, " receives pending and none of them active");
-      for (std::size_t k = 0; k < done.size(); ++k) {
-        const auto i = static_cast<std::size_t>(done[k]);
-        if (m_recv_streams[i] != 0) {
-          m_got[i] = m_some_got[k];
-          m_recv_streams[i] = 2;
-        } else if (m_unpack_many) {
-          m_got[i] = m_some_got[k];
-        } else {
-          finish_recv(i, m_recv_bufs[i], m_some_got[k]);
-        }
-      }
-      m_settled_left -= done.size();
-      moved = moved || !done.empty();
-    }
-    if (!moved) {
+  while (m_settled_left > 0) {
+    const std::span<const int> done = m_precvs.some(block, &m_some_got);
+    if (done.empty()) {
       if (!block) return false;
-      if (m_streams_left > 0) std::this_thread::yield(); // a peer's chunk is not in yet
+      detail::fail("Exchange: ", m_settled_left, " receives pending and none of them active");
     }
+    for (std::size_t k = 0; k < done.size(); ++k) {
+      const auto i = static_cast<std::size_t>(done[k]);
+      if (m_unpack_many)
+        m_got[i] = m_some_got[k];
+      else
+        finish_recv(i, m_recv_bufs[i], m_some_got[k]);
+    }
+    m_settled_left -= done.size();
   }
   if (!m_settled_unpacked) {
     unpack_batched([this](std::size_t i) { return m_got[i]; });

@@ -342,55 +342,6 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
   }
 }
 
-// Long messages through shared memory stream (Exchange::set_streaming): on one node, Auto runs a 1-D
-// plan with a message longer than a chunk all at once, and from the third execution on every send and
-// receive through a segment that does not move in one pass with the others goes a chunk at a time.
-// Overlapping, disjoint and single-rank grids, P != Q, a side that fuses (CYCLIC(7) -> BLOCK: the
-// receivers' pass by offsets) and extents that are not multiples; every execution's values checked.
-TEST(Redistribute, LongMessagesStreamThroughSharedMemory) {
-  const int n = world_size();
-  const index_t M = 3 * (index_t{1} << 20U) + 7; // 24 MiB of doubles: messages past a chunk on 7 ranks
-  const int half = std::max(1, n / 2);
-  const std::vector<Case1D> cases = {
-      {0, n, hpf::Block(), 0, n, Cyclic(64), M},
-      {0, n, Cyclic(64), 0, n, hpf::Block(), M},
-      {0, half, Cyclic(5), half % n, n - half > 0 ? n - half : 1, hpf::Block(), M},
-      {0, n, Cyclic(7), 0, n, hpf::Block(), M},
-  };
-  std::size_t streamed = 0;
-  for (const Case1D& c : cases) {
-    SCOPED_TRACE(describe(c));
-    const Layout<1> src({c.M}, {c.src_dist}, line(c.src_first, c.src_count));
-    const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
-    RedistOptions o = opts(Strategy::Auto);
-    o.one_node = true;
-    o.shared_memory_min_bytes = 4096;
-    const hpf::RedistributionPlan<1> plan(src, dst, o);
-    if (n > 1) {
-      EXPECT_EQ(plan.exec_mode(), hpf::ExecMode::AllAtOnce);
-    }
-    hpf::RedistributionExecutor<1> ex(plan);
-    DistArray<double, 1> A("A", src);
-    DistArray<double, 1> B("B", dst);
-    expect_repeated_executions(ex, A, B, 4, 0.25);
-    if (HasFatalFailure()) return;
-    const hpf::ExchangePlan xp = plan.exchange_plan(sizeof(double));
-    const auto longer = [](const std::vector<hpf::Transfer>& list) {
-      return static_cast<std::size_t>(std::count_if(list.begin(), list.end(), [](const hpf::Transfer& t) {
-        return t.bytes > hpf::Exchange::stream_chunk_bytes;
-      }));
-    };
-    EXPECT_EQ(ex.streamed_sends(), plan.fuses_sends() ? 0U : longer(xp.sends));
-    EXPECT_EQ(ex.streamed_recvs(), plan.fuses_recvs() ? 0U : longer(xp.recvs));
-    streamed += ex.streamed_sends() + ex.streamed_recvs();
-  }
-  unsigned long long anywhere = streamed;
-  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &anywhere, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-  if (n > 1) {
-    EXPECT_GT(anywhere, 0U);
-  }
-}
-
 // All at once, a 1-D plan whose pattern repeats with a short period packs every message (and the
 // kept part) in one pass over the source block and unpacks in one pass over the target
 // (RedistributionPlan::fuses_sends / fuses_recvs, Exchange::set_batch): the values are right through

@@ -18,36 +18,6 @@ using hpf::CyclicMap;
 using hpf::index_t;
 using RunT = hpf::Run;
 
-// A random map of n elements over `procs` processes: BLOCK, GEN_BLOCK, INDIRECT (in runs of equal
-// owners) or CYCLIC of a short or a long block (local order is global order on each process for all).
-CyclicMap random_map(std::mt19937_64& rng, index_t n, int procs) {
-  switch (rng() % 5) {
-  case 0:
-    return hpf::Block().map(n, procs);
-  case 1: { // GEN_BLOCK
-    std::vector<index_t> cut(static_cast<std::size_t>(procs - 1));
-    for (index_t& c : cut) c = static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 1));
-    cut.push_back(0);
-    cut.push_back(n);
-    std::sort(cut.begin(), cut.end());
-    std::vector<index_t> sizes;
-    for (std::size_t k = 1; k < cut.size(); ++k) sizes.push_back(cut[k] - cut[k - 1]);
-    return hpf::GenBlock(sizes).map(n, procs);
-  }
-  case 2: { // INDIRECT, in runs of equal owners
-    std::vector<int> owner(static_cast<std::size_t>(n));
-    int cur = 0;
-    for (int& o : owner) {
-      if (rng() % 6 == 0) cur = static_cast<int>(rng() % static_cast<std::uint64_t>(procs));
-      o = cur;
-    }
-    return hpf::Indirect(owner).map(n, procs);
-  }
-  default:
-    return hpf::Cyclic(1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 8 : 300))).map(n, procs);
-  }
-}
-
 TEST(RedistRuns, MatchBruteForceAndAgreeBetweenSides) {
   std::mt19937_64 rng(4);
   for (int t = 0; t < 3000; ++t) {
@@ -299,7 +269,33 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     const int P = 1 + static_cast<int>(rng() % 7);
     const int Q = 1 + static_cast<int>(rng() % 7);
     const index_t n = static_cast<index_t>(rng() % 3000);
-    const auto map = [&](int procs) { return random_map(rng, n, procs); };
+    const auto map = [&](int procs) -> CyclicMap {
+      switch (rng() % 5) {
+      case 0:
+        return hpf::Block().map(n, procs);
+      case 1: { // GEN_BLOCK
+        std::vector<index_t> cut(static_cast<std::size_t>(procs - 1));
+        for (index_t& c : cut) c = static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 1));
+        cut.push_back(0);
+        cut.push_back(n);
+        std::sort(cut.begin(), cut.end());
+        std::vector<index_t> sizes;
+        for (std::size_t k = 1; k < cut.size(); ++k) sizes.push_back(cut[k] - cut[k - 1]);
+        return hpf::GenBlock(sizes).map(n, procs);
+      }
+      case 2: { // INDIRECT, in runs of equal owners
+        std::vector<int> owner(static_cast<std::size_t>(n));
+        int cur = 0;
+        for (int& o : owner) {
+          if (rng() % 6 == 0) cur = static_cast<int>(rng() % static_cast<std::uint64_t>(procs));
+          o = cur;
+        }
+        return hpf::Indirect(owner).map(n, procs);
+      }
+      default:
+        return hpf::Cyclic(1 + static_cast<index_t>(rng() % (rng() % 2 == 0 ? 8 : 300))).map(n, procs);
+      }
+    };
     const CyclicMap S = map(P);
     const CyclicMap T = map(Q);
     const int p = static_cast<int>(rng() % static_cast<std::uint64_t>(P));
@@ -359,68 +355,6 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     ASSERT_EQ(both_by_dst, dst_whole) << where;
   }
   EXPECT_GT(partial, 100);
-}
-
-// A message streamed through a shared-memory segment (Exchange::set_streaming) is packed and unpacked
-// a chunk of bytes at a time: move_count with counts of any size (pieces split anywhere, counts past
-// the end) moves exactly what one move() moves, and after each call exactly the elements counted so
-// far. CYCLIC, BLOCK, GEN_BLOCK and INDIRECT maps.
-TEST(RedistRuns, CountsInChunksMoveWhatMoveMoves) {
-  using hpf::detail::Side;
-  std::mt19937_64 rng(23);
-  int split = 0; // calls that ended inside a piece
-  for (int t = 0; t < 3000; ++t) {
-    const int P = 1 + static_cast<int>(rng() % 7);
-    const int Q = 1 + static_cast<int>(rng() % 7);
-    const index_t n = static_cast<index_t>(rng() % 3000);
-    const CyclicMap S = random_map(rng, n, P);
-    const CyclicMap T = random_map(rng, n, Q);
-    const int p = static_cast<int>(rng() % static_cast<std::uint64_t>(P));
-    const int q = static_cast<int>(rng() % static_cast<std::uint64_t>(Q));
-    const hpf::PeriodicRuns from = hpf::periodic_runs_from(S, T, p)[static_cast<std::size_t>(q)];
-    const hpf::PeriodicRuns to = hpf::periodic_runs_to(S, T, q)[static_cast<std::size_t>(p)];
-    const std::string where = "P=" + std::to_string(P) + " Q=" + std::to_string(Q) +
-                              " r=" + std::to_string(S.r) + " s=" + std::to_string(T.r) +
-                              " n=" + std::to_string(n) + " p=" + std::to_string(p) +
-                              " q=" + std::to_string(q);
-    // Counts of 1 to 40 elements, or up to a few pieces of a long block.
-    const index_t most = rng() % 2 == 0 ? 40 : 700;
-    const auto chunked = [&](const hpf::PeriodicRuns& pr, auto side, const double* in, double* out) {
-      constexpr Side sd = decltype(side)::value;
-      hpf::PeriodicRuns::Cursor at;
-      for (index_t want = 0; want < pr.elements;) {
-        const index_t count = 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(most));
-        // The packed side is this chunk alone.
-        if constexpr (sd == Side::Src)
-          pr.move_count<sd>(at, count, in, out + want);
-        else
-          pr.move_count<sd>(at, count, in + want, out);
-        want = std::min(pr.elements, want + count);
-        split += at.within > 0 ? 1 : 0;
-        ASSERT_EQ(at.packed, want) << where << " count " << count;
-      }
-      pr.move_count<sd>(at, 5, in, out); // nothing is left: moves nothing (out, in: any address)
-      ASSERT_EQ(at.packed, pr.elements) << where;
-      ASSERT_TRUE(pr.done(at)) << where;
-    };
-    std::vector<double> src(static_cast<std::size_t>(S.local_extent(p)));
-    std::iota(src.begin(), src.end(), 1.0);
-    std::vector<double> whole(static_cast<std::size_t>(from.elements), -1.0);
-    std::vector<double> parts(whole.size() + 1, -1.0); // one more: nothing is written past the message
-    from.move<Side::Src>(src.data(), whole.data());
-    chunked(from, std::integral_constant<Side, Side::Src>{}, src.data(), parts.data());
-    if (HasFatalFailure()) return;
-    ASSERT_EQ(parts.back(), -1.0) << where;
-    parts.pop_back();
-    ASSERT_EQ(parts, whole) << where;
-    std::vector<double> dst_whole(static_cast<std::size_t>(T.local_extent(q)), -1.0);
-    std::vector<double> dst_parts(dst_whole.size(), -1.0);
-    to.move<Side::Dst>(whole.data(), dst_whole.data());
-    chunked(to, std::integral_constant<Side, Side::Dst>{}, whole.data(), dst_parts.data());
-    if (HasFatalFailure()) return;
-    ASSERT_EQ(dst_parts, dst_whole) << where;
-  }
-  EXPECT_GT(split, 1000);
 }
 
 // Planning is O(period), not O(elements): BLOCK -> CYCLIC(1) of 10^7 elements on 3 -> 5 processes

@@ -198,14 +198,6 @@ using PackManyFn = std::function<void(std::span<const std::size_t>, std::span<st
 /// unpack_many(recvs, bufs): consume receive recvs[j] from bufs[j] for every j, in one call.
 using UnpackManyFn = std::function<void(std::span<const std::size_t>, std::span<const std::byte* const>)>;
 
-/// pack_part(i, offset, bytes, chunk): write bytes [offset, offset + bytes) of send i to `chunk`,
-/// which holds just those bytes (Exchange::set_streaming). For each send, calls come in order of
-/// offset, from 0 to its end.
-using PackPartFn = std::function<void(std::size_t, std::size_t, std::size_t, std::byte*)>;
-/// unpack_part(i, offset, bytes, chunk): consume bytes [offset, offset + bytes) of receive i from
-/// `chunk`. For each receive, calls come in order of offset, from 0 to its end.
-using UnpackPartFn = std::function<void(std::size_t, std::size_t, std::size_t, const std::byte*)>;
-
 /// Runs one ExchangePlan. Owns its buffers and requests; reusable: post()/wait() may be called again
 /// after wait() returned. Alltoallv mode is collective over the communicator; the others involve only
 /// the ranks that exchange messages with each other.
@@ -252,33 +244,6 @@ public:
   /// empty spans when nothing is packed. Empty functions (the default): message by message. Ignored by
   /// the other modes. Throws hpf::Error while a post() is pending.
   void set_batch(PackManyFn pack_many, UnpackManyFn unpack_many);
-  /// Streaming through shared memory (AllAtOnce, set_shared_memory): from the next post() on, once
-  /// every choice stands and every peer has one message each way (the settled path, persistent()), a
-  /// send that goes through a segment and is not packed by set_batch's pack_many is packed
-  /// stream_chunk_bytes at a time (rounded down to a multiple of `unit`, the caller's element size)
-  /// in wait() or test(), and a receive that comes through a segment and is not unpacked by
-  /// unpack_many is unpacked a chunk at a time as its sender publishes them (a counter of bytes
-  /// packed in the segment). Each rank interleaves its own sends' chunks with its receives'. When
-  /// both ends stream, the chunks go round a ring of stream_ring_chunks chunks at the segment's start
-  /// (the sender waits for a slot to be unpacked before packing into it, and meanwhile moves its other
-  /// messages), so the same few hundred KiB stay in cache, where a whole message packed first and
-  /// unpacked after crossed the memory bus three times more (written, written back, read). Otherwise
-  /// the chunks fill the segment (a sender never waits for a receiver that does not stream). The
-  /// notice goes out once the last chunk is packed, as for a message packed whole. Each end decides
-  /// for itself: a streamed receive takes a message packed whole, and a receive unpacked whole a
-  /// streamed one. Empty
-  /// functions (the default): whole messages. Throws hpf::Error for a zero `unit` with functions, or
-  /// while a post() is pending.
-  void set_streaming(std::size_t unit, PackPartFn pack_part, UnpackPartFn unpack_part);
-  /// The bytes a streamed message moves at a time (before rounding to the unit): a quarter of this
-  /// machine's L2 per core, so that a chunk written by one core is still in the shared cache when
-  /// the other reads it.
-  static constexpr std::size_t stream_chunk_bytes = std::size_t{1} << 18U;
-  /// Chunks in the ring of a message both of whose ends stream (1 MiB: this machine's L2 per core).
-  static constexpr std::size_t stream_ring_chunks = 4;
-  /// Sends / receives the last post() streamed (set_streaming).
-  [[nodiscard]] std::size_t streamed_sends() const noexcept;
-  [[nodiscard]] std::size_t streamed_recvs() const noexcept;
   /// From the next post() on, `after` runs once per post(), as soon as the sends it starts first have
   /// started (AllAtOnce: every send; StepSynchronous: the first step's, if it has one; Handshake: once
   /// its first step has started, its send waiting for the receiver's signal):
@@ -401,12 +366,6 @@ private:
   // their peers agree (post_held_from, headers_agreed), as on the flow path.
   [[nodiscard]] bool settled();
   void post_settled();
-  // Streaming (set_streaming) on the settled path: which messages of this post stream, one round of
-  // chunks (every streamed send packs one, every streamed receive unpacks what its sender has
-  // published, up to one; a receive completes once all its bytes and its notice are in), whether
-  // anything moved.
-  void plan_streams();
-  bool stream_round();
   bool progress_settled(bool block);
   void drop_settled() noexcept;
   template <class Reqs> void start_send(std::size_t i, const detail::ByteBuffer& buf, Reqs& reqs);
@@ -560,17 +519,6 @@ private:
   bool m_spare_built = false;
   std::size_t m_settled_sets_made = 0;
   std::size_t m_settled_left = 0;
-  // Streaming: the callbacks, the chunk (a multiple of the unit), per send / receive of this post
-  // whether it streams (1; receives: 2 once the notice is in) and the bytes moved so far, and the
-  // streamed messages not yet complete.
-  PackPartFn m_pack_part;
-  UnpackPartFn m_unpack_part;
-  std::size_t m_stream_chunk = 0;
-  std::vector<char> m_send_streams;
-  std::vector<char> m_recv_streams;
-  std::vector<std::size_t> m_send_streamed;
-  std::vector<std::size_t> m_recv_streamed;
-  std::size_t m_streams_left = 0;
   bool m_settled_unpacked = false;
   bool m_settled_sent = false;
   std::vector<std::size_t> m_got;

@@ -266,30 +266,11 @@ public:
       // On one node, a pattern that repeats in short slices moves in one pass for all messages
       // (RedistOptions::one_node), which only the all-at-once mode can do.
       const bool one_pass = opt.one_node.value_or(false) && one_pass_pattern(src, dst, opt.element_bytes);
-      // So do 1-D messages longer than a chunk through shared-memory segments: all at once, a rank
-      // packs its sends and unpacks its receives a chunk at a time, interleaved (Exchange::set_streaming),
-      // where a step packs a whole message into a segment and its receiver unpacks it after.
-      const bool streams = opt.one_node.value_or(false) && N == 1 && streams_somewhere(opt);
-      m_mode = so.alpha * ns > so.beta * tc || one_pass || streams ? ExecMode::AllAtOnce
-                                                                   : ExecMode::StepSynchronous;
+      m_mode = so.alpha * ns > so.beta * tc || one_pass ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
     }
     plan_my_part();
     m_identical = compute_storage_identical();
     plan_fusion();
-  }
-
-  /// 1-D: whether some message of the plan (any rank's: from the communication grid, the same on every
-  /// rank) is longer than a chunk of Exchange::stream_chunk_bytes and may go through a shared-memory
-  /// segment (at least opt.shared_memory_min_bytes): between ranks of one node, all at once, it streams.
-  [[nodiscard]] bool streams_somewhere(const RedistOptions& opt) const {
-    if (opt.shared_memory_min_bytes == SIZE_MAX) return false;
-    const double least =
-        static_cast<double>(std::max(opt.shared_memory_min_bytes, Exchange::stream_chunk_bytes + 1));
-    const CommMatrix& grid = m_dims.front().grid;
-    return std::any_of(grid.entries().begin(), grid.entries().end(), [&](const Message& m) {
-      return static_cast<double>(m.len) * static_cast<double>(opt.element_bytes) >= least &&
-             m_src.grid().rank_at(m.src) != m_dst.grid().rank_at(m.dst); // not a locally kept part
-    });
   }
 
   /// True when the plan between `src` and `dst` may move its messages in one pass (fuses_sends on
@@ -413,23 +394,6 @@ public:
   template <class T> void unpack(std::size_t i, const T* in, T* dst) const {
     detail::move_message<N, detail::Side::Dst, T>(message_runs<detail::Side::Dst>(m_recvs[i]), m_src_strides,
                                                   m_dst_strides, nullptr, dst, in, nullptr);
-  }
-  /// 1-D: packs the next `count` elements of send i from where `at` stands into `out` (a chunk of
-  /// the message: element at.packed of it first), as pack() would lay them out; a fresh cursor
-  /// starts at the message's first element. A message streamed through shared memory moves this
-  /// way, a chunk at a time (Exchange::set_streaming).
-  template <class T>
-  void pack_part(std::size_t i, PeriodicRuns::Cursor& at, index_t count, const T* src, T* out) const {
-    static_assert(N == 1, "RedistributionPlan::pack_part: 1-D plans only");
-    message_runs<detail::Side::Src>(m_sends[i])[0]->template move_count<detail::Side::Src>(at, count, src,
-                                                                                           out);
-  }
-  /// 1-D: unpacks the next `count` elements of receive i from `in` (a chunk, as pack_part's) into `dst`.
-  template <class T>
-  void unpack_part(std::size_t i, PeriodicRuns::Cursor& at, index_t count, const T* in, T* dst) const {
-    static_assert(N == 1, "RedistributionPlan::unpack_part: 1-D plans only");
-    message_runs<detail::Side::Dst>(m_recvs[i])[0]->template move_count<detail::Side::Dst>(at, count, in,
-                                                                                           dst);
   }
   /// The datatype of send i (Side::Src, relative to the source block) or receive i (Side::Dst, relative
   /// to the target block) for elements of `elem_bytes` bytes, committed, when that message moves in
@@ -964,7 +928,6 @@ public:
     m_recv_types = std::move(other.m_recv_types);
     m_exchanges = std::exchange(other.m_exchanges, {});
     m_slot = std::exchange(other.m_slot, 0);
-    m_may_stream = std::exchange(other.m_may_stream, false);
     other.m_send_types.clear();
     other.m_recv_types.clear();
     return *this;
@@ -1071,17 +1034,6 @@ public:
     const Exchange* ex = current();
     return ex != nullptr ? ex->shared_recvs() : 0;
   }
-  /// Messages the last execution streamed through shared memory a chunk at a time (1-D, all at once:
-  /// those through segments longer than Exchange::stream_chunk_bytes that do not move in one pass
-  /// with the others; Exchange::set_streaming).
-  [[nodiscard]] std::size_t streamed_sends() const noexcept {
-    const Exchange* ex = current();
-    return ex != nullptr ? ex->streamed_sends() : 0;
-  }
-  [[nodiscard]] std::size_t streamed_recvs() const noexcept {
-    const Exchange* ex = current();
-    return ex != nullptr ? ex->streamed_recvs() : 0;
-  }
 
 private:
   void require_idle(const char* side) const {
@@ -1110,7 +1062,6 @@ private:
       if (!m_send_types.empty() || !m_recv_types.empty())
         slot->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
       slot->set_shared_memory(m_plan->options().shared_memory_min_bytes);
-      m_may_stream = may_stream(slot->plan());
     }
     Exchange& exchange = *slot;
     const RedistributionPlan<N>* plan = m_plan;
@@ -1149,8 +1100,6 @@ private:
           m_kept_done = m_kept_done || kept;
         };
       exchange.set_batch(std::move(pack_many), std::move(unpack_many));
-      if constexpr (N == 1)
-        if (m_may_stream) set_streaming<T>(exchange);
     }
     // The kept part on its own, once the first sends have started (Exchange::set_after_sends), so
     // that it overlaps their transfer also when they wait in wait() for their receivers' offers (a
@@ -1175,43 +1124,6 @@ private:
     // execution on shared memory): a copy here and the pack in wait() would read the source block
     // twice, which put a first call at 1.2-1.5x a repeated one for CYCLIC(3) -> CYCLIC(5) on 2 ranks.
     if (!after_sends) copy_kept();
-  }
-
-  // 1-D: the messages that go through shared-memory segments and are not moved in one pass with the
-  // others stream a chunk at a time (Exchange::set_streaming), each with a cursor of its own that
-  // its first chunk resets. Set every post, as set_batch (the callbacks read this post's blocks).
-  template <class T> void set_streaming(Exchange& exchange) {
-    PackPartFn pack_part;
-    UnpackPartFn unpack_part;
-    const auto count = [](std::size_t bytes) { return static_cast<index_t>(bytes / sizeof(T)); };
-    if (!m_plan->fuses_sends()) {
-      m_send_cursors.resize(m_plan->num_sends());
-      pack_part = [this, count](std::size_t i, std::size_t offset, std::size_t bytes, std::byte* buf) {
-        PeriodicRuns::Cursor& at = m_send_cursors[i];
-        if (offset == 0) at = {};
-        m_plan->pack_part(i, at, count(bytes), static_cast<const T*>(m_src_now), reinterpret_cast<T*>(buf));
-      };
-    }
-    if (!m_plan->fuses_recvs()) {
-      m_recv_cursors.resize(m_plan->num_recvs());
-      unpack_part = [this, count](std::size_t i, std::size_t offset, std::size_t bytes,
-                                  const std::byte* buf) {
-        PeriodicRuns::Cursor& at = m_recv_cursors[i];
-        if (offset == 0) at = {};
-        m_plan->unpack_part(i, at, count(bytes), reinterpret_cast<const T*>(buf), static_cast<T*>(m_dst_now));
-      };
-    }
-    exchange.set_streaming(sizeof(T), std::move(pack_part), std::move(unpack_part));
-  }
-
-  // Whether a message may stream: one longer than a chunk that may go through a segment.
-  [[nodiscard]] bool may_stream(const ExchangePlan& xp) const noexcept {
-    const std::size_t least =
-        std::max(m_plan->options().shared_memory_min_bytes, Exchange::stream_chunk_bytes + 1);
-    const auto longer = [least](const std::vector<Transfer>& list) {
-      return std::any_of(list.begin(), list.end(), [least](const Transfer& t) { return t.bytes >= least; });
-    };
-    return m_plan->options().shared_memory_min_bytes != SIZE_MAX && (longer(xp.sends) || longer(xp.recvs));
   }
 
   // This post()'s locally kept part, unless it was copied already.
@@ -1249,10 +1161,7 @@ private:
   bool m_kept_done = false;
   // copy_local for this post()'s element type (wait() is not a template).
   void (*m_copy_kept)(const RedistributionPlan<N>&, const void*, void*) = nullptr;
-  const void* m_src_now = nullptr;                  // this post()'s blocks, for the batch callbacks
-  bool m_may_stream = false;                        // 1-D streaming: some message may stream
-  std::vector<PeriodicRuns::Cursor> m_send_cursors; // ... and where each message stands
-  std::vector<PeriodicRuns::Cursor> m_recv_cursors;
+  const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
   void* m_dst_now = nullptr;
   std::size_t m_elem_bytes = 0;
   Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)

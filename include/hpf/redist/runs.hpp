@@ -197,7 +197,6 @@ struct PeriodicRuns {
     std::size_t run = 0;
     index_t piece = 0;
     index_t packed = 0;
-    index_t within = 0; ///< move_count only: elements of piece `piece` moved already
   };
   [[nodiscard]] bool done(const Cursor& c) const noexcept { return c.slice > reps; }
 
@@ -238,65 +237,6 @@ struct PeriodicRuns {
         c.packed += m;
         if (end < r.count) {
           c.piece = end;
-          return;
-        }
-      }
-    }
-  }
-
-  /// Moves the next `n` elements of the message in its packed order from where `c` stands (fewer
-  /// when fewer are left), splitting a piece where the count ends, and advances `c`: on the packed
-  /// side (Src: `dst`, Dst: `src`) they lie from the pointer on (a chunk of the message, which
-  /// starts at element c.packed of it). Calls with counts that add up to `elements`
-  /// move every element exactly once, in order: a message streamed through a shared-memory segment
-  /// a chunk of bytes at a time (Exchange::set_streaming) is packed and unpacked this way. A cursor
-  /// serves move_count or move_upto, never both.
-  template <detail::Side side, class T>
-  void move_count(Cursor& c, index_t n, const T* src, T* dst) const noexcept {
-    using detail::Side;
-    static_assert(side != Side::Both, "move_count: a packed side holds the count");
-    index_t moved = 0; // in this chunk
-    for (; c.slice <= reps; ++c.slice, c.run = 0) {
-      const bool in_tail = c.slice == reps;
-      const std::vector<StridedRun>& runs = in_tail ? tail : period;
-      const index_t k = in_tail ? 0 : c.slice;
-      const T* s = side == Side::Dst ? src : src + k * src_shift;
-      T* d = side == Side::Src ? dst : dst + k * dst_shift;
-      // Moves `count` pieces of `len` elements from piece `piece` of r, `skip` elements into each.
-      const auto move = [&](const StridedRun& r, index_t piece, index_t skip, index_t len, index_t count) {
-        const StridedRun part{r.src_local + piece * r.src_step + skip,
-                              r.dst_local + piece * r.dst_step + skip,
-                              len,
-                              count,
-                              r.src_step,
-                              r.dst_step};
-        const index_t m = detail::move_strided<side>(part, side == Side::Dst ? s + moved : s,
-                                                     side == Side::Src ? d + moved : d);
-        moved += m;
-        c.packed += m;
-      };
-      for (; c.run < runs.size(); ++c.run, c.piece = 0) {
-        const StridedRun& r = runs[c.run];
-        if (c.within > 0) { // the rest of a piece split by the previous call
-          const index_t m = std::min(n, r.len - c.within);
-          move(r, c.piece, c.within, m, 1);
-          n -= m;
-          c.within += m;
-          if (c.within < r.len) return;
-          c.within = 0;
-          ++c.piece;
-        }
-        const index_t whole = std::min(r.count - c.piece, n / r.len);
-        if (whole > 0) {
-          move(r, c.piece, 0, r.len, whole);
-          n -= whole * r.len;
-          c.piece += whole;
-        }
-        if (c.piece < r.count) { // n < r.len: the start of a piece, or nothing
-          if (n > 0) {
-            move(r, c.piece, 0, n, 1);
-            c.within = n;
-          }
           return;
         }
       }
