@@ -307,6 +307,26 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   }
 }
 
+// Writes into large areas go by non-temporal stores (detail::stream_store_min_bytes): with the threshold
+// at 0 every long piece of every pack, unpack and local copy does, and every case and strategy still
+// moves every value, repeatedly (the stores are fenced before a message or a segment is handed on).
+TEST(Redistribute, NonTemporalStoresMoveEveryValue) {
+  std::atomic<std::size_t>& min = hpf::detail::stream_store_min_bytes();
+  const std::size_t before = min.load();
+  min = 0;
+  for (const Case1D& c : cases_1d()) {
+    for (Strategy s : {Strategy::Auto, Strategy::AllAtOnce, Strategy::KoenigStepwise}) {
+      SCOPED_TRACE(describe(c) + ", strategy " + hpf::to_string(s));
+      const Layout<1> src({c.M}, {c.src_dist}, line(c.src_first, c.src_count));
+      const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
+      const hpf::RedistributionPlan<1> plan(src, dst, opts(s));
+      expect_plan_moves_values(plan, 3, 0.375);
+      if (HasFatalFailure()) break;
+    }
+  }
+  min = before;
+}
+
 // Shared memory (RedistOptions::shared_memory_min_bytes = 0: every message): one executor per case and
 // strategy runs six times with a different salt each time, so every execution goes through the
 // segments and a stale one would show. Mixed: even ranks ask for every message in place, odd ranks for

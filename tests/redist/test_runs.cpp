@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -336,12 +338,27 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     std::vector<double> whole(static_cast<std::size_t>(from.elements), -1.0);
     std::vector<double> parts(whole.size(), -1.0);
     from.move<Side::Src>(src.data(), whole.data());
+    // The same by non-temporal stores (RedistributionPlan's writes into large areas): same bytes, on
+    // every side, nothing written past the message.
+    std::vector<double> streamed(whole.size() + 1, -1.0);
+    from.move<Side::Src, double, true>(src.data(), streamed.data());
+    hpf::detail::stream_fence();
+    ASSERT_EQ(streamed.back(), -1.0) << where;
+    streamed.pop_back();
+    ASSERT_EQ(streamed, whole) << where;
     chunked(from, SrcSide{}, BySrc{}, src.data(), parts.data());
     if (HasFatalFailure()) return;
     ASSERT_EQ(parts, whole) << where;
     std::vector<double> dst_whole(static_cast<std::size_t>(T.local_extent(q)), -1.0);
     std::vector<double> dst_parts(dst_whole.size(), -1.0);
     to.move<Side::Dst>(whole.data(), dst_whole.data());
+    std::vector<double> dst_streamed(dst_whole.size(), -1.0);
+    to.move<Side::Dst, double, true>(whole.data(), dst_streamed.data());
+    std::vector<double> both_streamed(dst_whole.size(), -1.0);
+    from.move<Side::Both, double, true>(src.data(), both_streamed.data());
+    hpf::detail::stream_fence();
+    ASSERT_EQ(dst_streamed, dst_whole) << where;
+    ASSERT_EQ(both_streamed, dst_whole) << where;
     chunked(to, DstSide{}, ByDst{}, whole.data(), dst_parts.data());
     if (HasFatalFailure()) return;
     ASSERT_EQ(dst_parts, dst_whole) << where;
@@ -355,6 +372,26 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
     ASSERT_EQ(both_by_dst, dst_whole) << where;
   }
   EXPECT_GT(partial, 100);
+}
+
+// Non-temporal copies (detail::stream_bytes) write exactly the bytes memcpy writes, whatever the
+// alignment of either end and the length (a head to the 16-byte boundary, whole stores, a tail), and
+// nothing around them.
+TEST(RedistRuns, StreamedBytesAreMemcpysBytes) {
+  std::mt19937_64 rng(29);
+  std::vector<std::byte> from(4200);
+  for (std::byte& b : from) b = static_cast<std::byte>(rng());
+  for (int t = 0; t < 3000; ++t) {
+    const std::size_t so = rng() % 32;
+    const std::size_t d0 = rng() % 32;
+    const std::size_t n = rng() % (t % 2 == 0 ? 64 : 4096);
+    std::vector<std::byte> want(4200, std::byte{0x5a});
+    std::vector<std::byte> got(want);
+    std::memcpy(want.data() + d0, from.data() + so, n);
+    hpf::detail::stream_bytes(got.data() + d0, from.data() + so, n);
+    hpf::detail::stream_fence();
+    ASSERT_EQ(got, want) << "source offset " << so << ", target offset " << d0 << ", " << n << " bytes";
+  }
 }
 
 // Planning is O(period), not O(elements): BLOCK -> CYCLIC(1) of 10^7 elements on 3 -> 5 processes

@@ -133,34 +133,50 @@ struct DimPlan {
 /// offsets of the current column in the source (strides `ss`) and target (strides `ds`) blocks;
 /// `buf` walks the packed buffer. Elements go in the message's buffer order (global order, dimension
 /// 0 fastest), the same on the sender and the receiver.
-template <int D, int N, Side side, class T>
+template <int D, int N, Side side, class T, bool nt = false>
 void move_walk(const std::array<const PeriodicRuns*, N>& runs, const Index<N>& ss, const Index<N>& ds,
                index_t so, index_t dof, const T* src, T* dst, T*& wbuf, const T*& rbuf) {
   if constexpr (D == 0) {
     if constexpr (side == Side::Src) {
-      wbuf += runs[0]->template move<side>(src + so, wbuf);
+      wbuf += runs[0]->template move<side, T, nt>(src + so, wbuf);
     } else if constexpr (side == Side::Dst) {
-      rbuf += runs[0]->template move<side>(rbuf, dst + dof);
+      rbuf += runs[0]->template move<side, T, nt>(rbuf, dst + dof);
     } else {
-      runs[0]->template move<side>(src + so, dst + dof);
+      runs[0]->template move<side, T, nt>(src + so, dst + dof);
     }
   } else {
     runs[D]->for_each([&](index_t s, index_t d, index_t len) {
       for (index_t t = 0; t < len; ++t)
-        move_walk<D - 1, N, side>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], src, dst, wbuf,
-                                  rbuf);
+        move_walk<D - 1, N, side, T, nt>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], src, dst,
+                                         wbuf, rbuf);
     });
   }
 }
 
 /// Side::Src: packs the message whose per-dimension runs are `runs` from `src` into `buf`;
-/// Side::Dst: unpacks it from `buf` into `dst`; Side::Both: copies it from `src` to `dst`.
-template <int N, Side side, class T> void move_message(const std::array<const PeriodicRuns*, N>& runs,
-                                                       const Index<N>& ss, const Index<N>& ds, const T* src,
-                                                       T* dst, const T* in, T* out) {
+/// Side::Dst: unpacks it from `buf` into `dst`; Side::Both: copies it from `src` to `dst`. `nt`: long
+/// pieces by non-temporal stores, fenced before it returns (stream_bytes).
+template <int N, Side side, class T, bool nt = false>
+void move_message(const std::array<const PeriodicRuns*, N>& runs, const Index<N>& ss, const Index<N>& ds,
+                  const T* src, T* dst, const T* in, T* out) {
   for (const PeriodicRuns* r : runs)
     if (r->elements == 0) return;
-  move_walk<N - 1, N, side>(runs, ss, ds, 0, 0, src, dst, out, in);
+  move_walk<N - 1, N, side, T, nt>(runs, ss, ds, 0, 0, src, dst, out, in);
+  if constexpr (nt) stream_fence();
+}
+
+/// Writes into a target block of at least this many bytes go by non-temporal stores where their
+/// pieces are long (stream_min_piece_bytes): such a block does not stay in cache until it is read,
+/// and an ordinary store reads every line it writes first. Half this machine's 32 MiB of L3.
+/// SIZE_MAX turns them off, for comparison. Process-wide, read at each move.
+inline std::atomic<std::size_t>& stream_store_min_bytes() noexcept {
+  static std::atomic<std::size_t> bytes{std::size_t{1} << 24U};
+  return bytes;
+}
+/// Whether a move into an area of `elements` elements of `elem_bytes` bytes uses stream_store_min_bytes.
+[[nodiscard]] inline bool streams_into(index_t elements, std::size_t elem_bytes) noexcept {
+  return static_cast<double>(elements) * static_cast<double>(elem_bytes) >=
+         static_cast<double>(stream_store_min_bytes().load(std::memory_order_relaxed));
 }
 
 /// The longest slice, in bytes on one side, that a 1-D plan moves in one pass for all its messages
@@ -387,13 +403,16 @@ public:
 
   /// Packs send i into `out` / unpacks receive i from `in` / copies the locally kept part (the
   /// executor's callbacks).
+  /// The long pieces written into a large target block (unpack, copy_local) go by non-temporal
+  /// stores (detail::stream_store_min_bytes). A packed message does not: its receiver reads it next,
+  /// maybe still from the shared cache.
   template <class T> void pack(std::size_t i, const T* src, T* out) const {
     detail::move_message<N, detail::Side::Src, T>(message_runs<detail::Side::Src>(m_sends[i]), m_src_strides,
                                                   m_dst_strides, src, nullptr, nullptr, out);
   }
   template <class T> void unpack(std::size_t i, const T* in, T* dst) const {
-    detail::move_message<N, detail::Side::Dst, T>(message_runs<detail::Side::Dst>(m_recvs[i]), m_src_strides,
-                                                  m_dst_strides, nullptr, dst, in, nullptr);
+    move_into_target<detail::Side::Dst>(message_runs<detail::Side::Dst>(m_recvs[i]),
+                                        static_cast<const T*>(nullptr), dst, in);
   }
   /// The datatype of send i (Side::Src, relative to the source block) or receive i (Side::Dst, relative
   /// to the target block) for elements of `elem_bytes` bytes, committed, when that message moves in
@@ -431,8 +450,7 @@ public:
     std::array<const PeriodicRuns*, N> runs{};
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
       runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
-    detail::move_message<N, detail::Side::Both, T>(runs, m_src_strides, m_dst_strides, src, dst, nullptr,
-                                                   nullptr);
+    move_into_target<detail::Side::Both>(runs, src, dst, static_cast<const T*>(nullptr));
   }
 
   /// Whether pack_many moves this rank's sends and its locally kept part slice by slice, all in one
@@ -559,6 +577,16 @@ public:
   }
 
 private:
+  /// Unpacks (Dst, from `in`) or copies the kept part (Both, from `src`) into the target block `dst`:
+  /// by non-temporal stores for its long pieces when the block is large (detail::streams_into).
+  template <detail::Side side, class T> void move_into_target(const std::array<const PeriodicRuns*, N>& runs,
+                                                              const T* src, T* dst, const T* in) const {
+    if (detail::streams_into(m_recv_elems + m_self_elems, sizeof(T)))
+      detail::move_message<N, side, T, true>(runs, m_src_strides, m_dst_strides, src, dst, in, nullptr);
+    else
+      detail::move_message<N, side, T>(runs, m_src_strides, m_dst_strides, src, dst, in, nullptr);
+  }
+
   /// How a side's messages move in pack_many / unpack_many: message by message, a few slices at a
   /// time, or a chunk of block offsets at a time (see fuses_sends()).
   enum class Fusion : std::uint8_t { None, Slices, Offsets };

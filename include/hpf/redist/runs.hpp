@@ -15,8 +15,14 @@
 #include <hpf/schedule/schedule.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace hpf {
 
@@ -55,8 +61,43 @@ namespace detail {
 /// buffer), the receiver's (Dst: unpacking a buffer) or both (the locally kept part).
 enum class Side { Src, Dst, Both };
 
-/// Copies len elements; short runs (CYCLIC(r) with small r) by a loop, long ones by memcpy.
-template <class T> inline void copy_elements(T* dst, const T* src, index_t len) noexcept {
+/// Pieces of at least this many bytes are written by non-temporal stores where a copy asks for them
+/// (stream_stores below): shorter ones would leave cache lines partly written.
+inline constexpr std::size_t stream_min_piece_bytes = 256;
+
+/// Copies `n` bytes by non-temporal stores (SSE2; memcpy elsewhere): the lines go to memory without
+/// being read first, where an ordinary store reads each line it writes. For a target far larger than
+/// the cache, which no pass reads before it is evicted. Call stream_fence() before another thread or
+/// process may read what was written.
+inline void stream_bytes(std::byte* d, const std::byte* s, std::size_t n) noexcept {
+#if defined(__SSE2__)
+  const std::size_t head = std::min(n, (16 - (reinterpret_cast<std::uintptr_t>(d) & 15U)) & 15U);
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  n -= head;
+  for (; n >= 16; n -= 16, d += 16, s += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+#endif
+  std::memcpy(d, s, n);
+}
+/// Orders the non-temporal stores before it with the stores after it (a release store of a counter).
+inline void stream_fence() noexcept {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+/// Copies len elements; short runs (CYCLIC(r) with small r) by a loop, long ones by memcpy, or with
+/// `nt` by non-temporal stores when they are at least stream_min_piece_bytes long.
+template <class T, bool nt = false> inline void copy_elements(T* dst, const T* src, index_t len) noexcept {
+  if constexpr (nt) {
+    const std::size_t bytes = static_cast<std::size_t>(len) * sizeof(T);
+    if (bytes >= stream_min_piece_bytes) {
+      stream_bytes(reinterpret_cast<std::byte*>(dst), reinterpret_cast<const std::byte*>(src), bytes);
+      return;
+    }
+  }
   if (len <= 8) {
     for (index_t i = 0; i < len; ++i) dst[i] = src[i];
   } else {
@@ -80,7 +121,8 @@ inline bool copy_pieces_of(index_t len, T* d, const T* s, index_t count, index_t
 
 /// Moves the pieces of `r`: from src + src_local (Src, Both) or from a packed buffer `src` (Dst),
 /// to dst + dst_local (Dst, Both) or to a packed buffer `dst` (Src). Returns the elements moved.
-template <Side side, class T>
+/// `nt`: long pieces by non-temporal stores (copy_elements).
+template <Side side, class T, bool nt = false>
 inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept {
   const T* s = side == Side::Dst ? src : src + r.src_local;
   T* d = side == Side::Src ? dst : dst + r.dst_local;
@@ -88,11 +130,11 @@ inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept 
   const index_t ds = side == Side::Src ? r.len : r.dst_step;
   const index_t n = r.len * r.count;
   if (ss == r.len && ds == r.len) { // the pieces follow each other on both sides: one piece
-    copy_elements(d, s, n);
+    copy_elements<T, nt>(d, s, n);
   } else if (r.len == 1) { // CYCLIC(1): a strided element copy the compiler keeps tight
     for (index_t t = 0; t < r.count; ++t) d[t * ds] = s[t * ss];
   } else if (!copy_pieces_of<2, 3, 4, 5, 6, 7, 8>(r.len, d, s, r.count, ds, ss)) { // longer: memcpy each
-    for (index_t t = 0; t < r.count; ++t) copy_elements(d + t * ds, s + t * ss, r.len);
+    for (index_t t = 0; t < r.count; ++t) copy_elements<T, nt>(d + t * ds, s + t * ss, r.len);
   }
   return n;
 }
@@ -132,10 +174,10 @@ struct PeriodicRuns {
     for (const StridedRun& r : tail) pieces(r, 0, 0);
   }
 
-  /// Moves every element (see detail::move_strided for `side`); returns the number moved.
-  template <detail::Side side, class T> index_t move(const T* src, T* dst) const noexcept {
-    move_slices<side>(0, reps, src, dst);
-    move_tail<side>(src, dst);
+  /// Moves every element (see detail::move_strided for `side` and `nt`); returns the number moved.
+  template <detail::Side side, class T, bool nt = false> index_t move(const T* src, T* dst) const noexcept {
+    move_slices<side, T, nt>(0, reps, src, dst);
+    move_tail<side, T, nt>(src, dst);
     return elements;
   }
 
@@ -143,7 +185,7 @@ struct PeriodicRuns {
   /// slice k is period_elements long at k period_elements, in the blocks it is `period` at the slice's
   /// shift. A few slices at a time, several messages move in one pass over a block
   /// (RedistributionPlan::pack_many).
-  template <detail::Side side, class T>
+  template <detail::Side side, class T, bool nt = false>
   void move_slices(index_t k0, index_t k1, const T* src, T* dst) const noexcept {
     using detail::Side;
     const index_t E = period_elements;
@@ -171,7 +213,7 @@ struct PeriodicRuns {
       const T* s = side == Side::Dst ? src + k * E : src + k * src_shift;
       T* d = side == Side::Src ? dst + k * E : dst + k * dst_shift;
       for (const StridedRun& r : period) {
-        const index_t m = detail::move_strided<side>(r, s, d);
+        const index_t m = detail::move_strided<side, T, nt>(r, s, d);
         if constexpr (side == Side::Dst) s += m;
         if constexpr (side == Side::Src) d += m;
       }
@@ -179,13 +221,13 @@ struct PeriodicRuns {
   }
 
   /// Moves the runs of the last, partial slice (after the reps whole ones on the packed side).
-  template <detail::Side side, class T> void move_tail(const T* src, T* dst) const noexcept {
+  template <detail::Side side, class T, bool nt = false> void move_tail(const T* src, T* dst) const noexcept {
     using detail::Side;
     index_t moved = reps * period_elements;
     for (const StridedRun& r : tail) {
       const T* s = side == Side::Dst ? src + moved : src;
       T* d = side == Side::Src ? dst + moved : dst;
-      moved += detail::move_strided<side>(r, s, d);
+      moved += detail::move_strided<side, T, nt>(r, s, d);
     }
   }
 
