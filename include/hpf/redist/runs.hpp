@@ -62,7 +62,7 @@ namespace detail {
 enum class Side { Src, Dst, Both };
 
 /// Pieces of at least this many bytes are written by non-temporal stores where a copy asks for them
-/// (stream_stores below): shorter ones would leave cache lines partly written.
+/// (copy_elements below): shorter ones would leave cache lines partly written.
 inline constexpr std::size_t stream_min_piece_bytes = 256;
 
 /// Copies `n` bytes by non-temporal stores (SSE2; memcpy elsewhere): the lines go to memory without
