@@ -19,6 +19,8 @@
 //   - interleaved: as warm without the untimed calls, so that every call follows other methods'
 //     calls. Cells of 10^3-10^5 elements then run with caches that other methods filled: Tpetra took
 //     1.6-1.9x its standalone program's time at 10^5 on 2 ranks, against 0.9-1.1x blocked.
+// --stream-stores off turns off the non-temporal stores into large target blocks
+// (detail::stream_store_min_bytes; bench/redistribute/stream_stores.sh compares the two).
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
 //                     by the call as in HPF (A is moved back to a untimed before each call);
 //   - executor:       the cached plan's RedistributionExecutor, kept, into a preallocated target (not
@@ -78,38 +80,43 @@ Args parse(int argc, char** argv) {
   using hpf::bench::parse_number;
   Args a;
   bool cells1d = true;
-  hpf::bench::for_each_option(argc, argv,
-                              "[--M list] [--r list] [--s list] [--n2d n --r2d b --s2d b --tpetra2d 0|1] "
-                              "[--repeats R] [--order warm|blocked|interleaved] [--csv file]",
-                              [&](std::string_view k, std::string_view v) {
-                                if (k == "--M") {
-                                  a.Ms = parse_sizes(v, "--M");
-                                  cells1d = !(a.Ms.size() == 1 && a.Ms[0] == 0);
-                                } else if (k == "--r")
-                                  a.rs = parse_sizes(v, "--r");
-                                else if (k == "--s")
-                                  a.ss = parse_sizes(v, "--s");
-                                else if (k == "--n2d")
-                                  a.n2d = parse_number<index_t>(v, "--n2d");
-                                else if (k == "--r2d")
-                                  a.r2d = parse_number<index_t>(v, "--r2d");
-                                else if (k == "--s2d")
-                                  a.s2d = parse_number<index_t>(v, "--s2d");
-                                else if (k == "--tpetra2d")
-                                  a.tpetra2d = parse_number<int>(v, "--tpetra2d") != 0;
-                                else if (k == "--repeats")
-                                  a.repeats = parse_number<int>(v, "--repeats");
-                                else if (k == "--order") {
-                                  hpf::detail::require(v == "warm" || v == "blocked" || v == "interleaved",
-                                                       "--order: must be warm, blocked or interleaved, got '",
-                                                       v, "'");
-                                  a.order = v;
-                                } else if (k == "--csv")
-                                  a.csv = v;
-                                else
-                                  return false;
-                                return true;
-                              });
+  hpf::bench::for_each_option(
+      argc, argv,
+      "[--M list] [--r list] [--s list] [--n2d n --r2d b --s2d b --tpetra2d 0|1] "
+      "[--repeats R] [--order warm|blocked|interleaved] [--stream-stores on|off] [--csv file]",
+      [&](std::string_view k, std::string_view v) {
+        if (k == "--M") {
+          a.Ms = parse_sizes(v, "--M");
+          cells1d = !(a.Ms.size() == 1 && a.Ms[0] == 0);
+        } else if (k == "--r")
+          a.rs = parse_sizes(v, "--r");
+        else if (k == "--s")
+          a.ss = parse_sizes(v, "--s");
+        else if (k == "--n2d")
+          a.n2d = parse_number<index_t>(v, "--n2d");
+        else if (k == "--r2d")
+          a.r2d = parse_number<index_t>(v, "--r2d");
+        else if (k == "--s2d")
+          a.s2d = parse_number<index_t>(v, "--s2d");
+        else if (k == "--tpetra2d")
+          a.tpetra2d = parse_number<int>(v, "--tpetra2d") != 0;
+        else if (k == "--repeats")
+          a.repeats = parse_number<int>(v, "--repeats");
+        else if (k == "--order") {
+          hpf::detail::require(v == "warm" || v == "blocked" || v == "interleaved",
+                               "--order: must be warm, blocked or interleaved, got '", v, "'");
+          a.order = v;
+        } else if (k == "--stream-stores") {
+          hpf::detail::require(v == "on" || v == "off", "--stream-stores: must be on or off, got '", v, "'");
+          // off: no non-temporal stores into large targets (the default
+          // threshold otherwise, detail::stream_store_min_bytes)
+          if (v == "off") hpf::detail::stream_store_min_bytes() = SIZE_MAX;
+        } else if (k == "--csv")
+          a.csv = v;
+        else
+          return false;
+        return true;
+      });
   if (!cells1d) a.Ms.clear(); // --M 0: the 2-D case alone
   hpf::detail::require(a.repeats >= 1, "--repeats: must be >= 1, got ", a.repeats);
   for (index_t M : a.Ms) hpf::detail::require(M >= 1 && M <= 1000000000, "--M: must be in [1, 1e9], got ", M);
