@@ -62,7 +62,8 @@ namespace detail {
 enum class Side { Src, Dst, Both };
 
 /// Pieces of at least this many bytes are written by non-temporal stores where a copy asks for them
-/// (copy_elements below): shorter ones would leave cache lines partly written.
+/// (copy_elements below): a shorter piece holds few whole lines, and its partial lines at either end
+/// go by ordinary stores (stream_bytes).
 inline constexpr std::size_t stream_min_piece_bytes = 256;
 
 /// Bytes of a cache line: stream_bytes writes whole lines by non-temporal stores and the partial
