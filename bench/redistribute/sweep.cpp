@@ -108,8 +108,7 @@ Args parse(int argc, char** argv) {
           a.order = v;
         } else if (k == "--stream-stores") {
           hpf::detail::require(v == "on" || v == "off", "--stream-stores: must be on or off, got '", v, "'");
-          // off: no non-temporal stores into large targets (the default
-          // threshold otherwise, detail::stream_store_min_bytes)
+          // off: no non-temporal stores into large targets; on: detail::stream_store_min_bytes' default
           if (v == "off") hpf::detail::stream_store_min_bytes() = SIZE_MAX;
         } else if (k == "--csv")
           a.csv = v;

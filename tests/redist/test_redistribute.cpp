@@ -307,9 +307,9 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   }
 }
 
-// Writes into large areas go by non-temporal stores (detail::stream_store_min_bytes): with the threshold
-// at 0 every long piece of every pack, unpack and local copy does, and every case and strategy still
-// moves every value, repeatedly (the stores are fenced before a message or a segment is handed on).
+// Writes into a large target block go by non-temporal stores (detail::stream_store_min_bytes): with
+// the threshold at 0 every long piece of every unpack and local copy does, and every case and strategy
+// still moves every value, repeatedly (the stores are fenced before the target is handed back).
 TEST(Redistribute, NonTemporalStoresMoveEveryValue) {
   std::atomic<std::size_t>& min = hpf::detail::stream_store_min_bytes();
   const std::size_t before = min.load();

@@ -375,7 +375,7 @@ TEST(RedistRuns, OffsetsInChunksMoveWhatMoveMoves) {
 }
 
 // Non-temporal copies (detail::stream_bytes) write exactly the bytes memcpy writes, whatever the
-// alignment of either end and the length (a head to the 16-byte boundary, whole stores, a tail), and
+// alignment of either end and the length (a head to the 64-byte line, whole lines, a tail), and
 // nothing around them.
 TEST(RedistRuns, StreamedBytesAreMemcpysBytes) {
   std::mt19937_64 rng(29);
