@@ -171,6 +171,22 @@ int Requests::wait_any(std::size_t* received) {
   return index;
 }
 
+int Requests::test_any(std::size_t* received) {
+  if (m_reqs.empty()) return -1;
+  int index = MPI_UNDEFINED;
+  int flag = 0;
+  MPI_Status status{};
+  HPF_MPI_CHECK(MPI_Testany(static_cast<int>(m_reqs.size()), m_reqs.data(), &index, &flag, &status));
+  if (flag == 0) return -2;
+  if (index == MPI_UNDEFINED) return -1; // every request null: none pending
+  if (received != nullptr) {
+    int n = 0;
+    HPF_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &n));
+    *received = n == MPI_UNDEFINED ? SIZE_MAX : static_cast<std::size_t>(n);
+  }
+  return index;
+}
+
 std::vector<int> Requests::test_some() {
   std::vector<int> out;
   if (m_reqs.empty()) return out;
@@ -205,10 +221,18 @@ std::size_t status_bytes(const MPI_Status& status) {
 } // namespace
 
 void PersistentRequests::start_all() {
-  if (!m_reqs.empty()) HPF_MPI_CHECK(MPI_Startall(static_cast<int>(m_reqs.size()), m_reqs.data()));
+  if (m_reqs.empty()) return;
+  if (std::find(m_reqs.begin(), m_reqs.end(), MPI_REQUEST_NULL) == m_reqs.end()) {
+    HPF_MPI_CHECK(MPI_Startall(static_cast<int>(m_reqs.size()), m_reqs.data()));
+    return;
+  }
+  for (MPI_Request& r : m_reqs) // MPI_Startall of a null request is erroneous: add_null()'s are skipped
+    if (r != MPI_REQUEST_NULL) HPF_MPI_CHECK(MPI_Start(&r));
 }
 
-void PersistentRequests::start(std::size_t i) { HPF_MPI_CHECK(MPI_Start(&m_reqs[i])); }
+void PersistentRequests::start(std::size_t i) {
+  if (m_reqs[i] != MPI_REQUEST_NULL) HPF_MPI_CHECK(MPI_Start(&m_reqs[i]));
+}
 
 void PersistentRequests::wait_all() {
   if (!m_reqs.empty())

@@ -5,8 +5,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <random>
+#include <string_view>
+#include <thread>
 #include <vector>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace hpf::detail {
 namespace {
@@ -20,31 +31,212 @@ struct Private {
   std::uint64_t generation = 0;
 };
 
-int delete_private(MPI_Comm, int, void* attr, void*) {
-  comm_attributes_changed(); // Comm::attribute() forgets it
-  delete static_cast<Private*>(attr);
-  return MPI_SUCCESS;
-}
-
-int private_keyval() {
+/// The keyval of an attribute that holds a T: never copied to a duplicate of its communicator, and
+/// deleted (Comm::attribute() told) with it.
+template <class T> int owning_keyval() {
   static const int keyval = [] {
+    const auto remove = [](MPI_Comm, int, void* attr, void*) {
+      comm_attributes_changed(); // Comm::attribute() forgets it
+      delete static_cast<T*>(attr);
+      return MPI_SUCCESS;
+    };
     int k = MPI_KEYVAL_INVALID;
-    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_private, &k, nullptr));
+    HPF_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, remove, &k, nullptr));
     return k;
   }();
   return keyval;
 }
 
-/// The private duplicate of `comm`, made on first use (collective over `comm`).
+int private_keyval() { return owning_keyval<Private>(); }
+int mailbox_keyval() { return owning_keyval<AgreementMailbox>(); }
+
+/// The private duplicate of `comm`, made on first use (collective over `comm`), with its mailbox.
 const Private& private_of(const Comm& comm) {
   static std::uint64_t next_generation = 0; // rank-local: only compared with itself
   if (const void* attr = comm.attribute(private_keyval())) return *static_cast<const Private*>(attr);
   auto made = std::make_unique<Private>(Private{Comm::duplicate(comm.get()), ++next_generation});
+  AgreementMailbox::attach(made->comm);
   HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), private_keyval(), made.get()));
   return *made.release();
 }
 
+// HPF_AGREEMENT_MAILBOX=0 in the environment turns the mailbox off (for measurements, or where
+// /dev/shm is not to be used).
+std::atomic<bool> g_mailbox_enabled{[] {
+  const char* v = std::getenv("HPF_AGREEMENT_MAILBOX");
+  return v == nullptr || std::string_view(v) != "0";
+}()};
+
+/// A segment's first line: the cookie its maker chose, which every mapping checks.
+struct SegmentHead {
+  alignas(64) std::uint64_t cookie;
+};
+
 } // namespace
+
+struct AgreementMailbox::Box {
+  alignas(64) std::atomic<std::uint64_t> consumed; // the last round the reader is done with
+  Slot slots[2];
+};
+
+AgreementMailbox::~AgreementMailbox() {
+  for (void* p : m_theirs)
+    if (p != nullptr) ::munmap(p, m_bytes);
+  if (m_mine != nullptr) ::munmap(m_mine, m_bytes);
+}
+
+AgreementMailbox::Box& AgreementMailbox::box_in(void* base, int peer) const noexcept {
+  auto* first = reinterpret_cast<Box*>(static_cast<std::byte*>(base) + sizeof(SegmentHead));
+  return first[static_cast<std::size_t>(peer)];
+}
+
+void AgreementMailbox::set_enabled(bool on) noexcept { g_mailbox_enabled.store(on); }
+bool AgreementMailbox::enabled() noexcept { return g_mailbox_enabled.load(); }
+
+void AgreementMailbox::attach(const Comm& comm) {
+#ifdef SMPI_H
+  (void)comm; // simulated ranks share one process and simulated time: headers go through MPI
+#else
+  const int n = comm.size();
+  if (n < 2) return; // the same on every rank
+  // A rank with the mailbox turned off offers no segment but takes part in both allgathers, so that
+  // ranks with different settings (or environments) still make the same collective calls.
+  const int me = comm.rank();
+  const auto un = static_cast<std::size_t>(n);
+  std::unique_ptr<AgreementMailbox> box(new AgreementMailbox);
+  box->m_bytes = sizeof(SegmentHead) + un * sizeof(Box);
+  box->m_me = me;
+  // This rank's segment, named as Exchange's segments are (so that remove_stale_shared_memory finds
+  // it if this process is killed before the name is removed below). A failure here only unboxes.
+  struct Name {
+    char name[56];
+    std::uint64_t cookie;
+  };
+  Name mine{};
+  static std::mt19937_64 rng(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
+  mine.cookie = rng();
+  std::snprintf(mine.name, sizeof mine.name, "/hpfrt-%d-%016llx", static_cast<int>(::getpid()),
+                static_cast<unsigned long long>(rng()));
+  const auto map = [&](int fd) -> void* {
+    void* p = ::mmap(nullptr, box->m_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  };
+  if (const int fd = enabled() ? ::shm_open(mine.name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1; fd >= 0) {
+    if (::ftruncate(fd, static_cast<off_t>(box->m_bytes)) == 0) box->m_mine = map(fd);
+    ::close(fd);
+    if (box->m_mine == nullptr) ::shm_unlink(mine.name);
+  }
+  if (box->m_mine != nullptr) {
+    ::new (box->m_mine) SegmentHead{mine.cookie};
+    for (int q = 0; q < n; ++q) {
+      Box& b = box->box_in(box->m_mine, q);
+      ::new (&b.consumed) std::atomic<std::uint64_t>(0);
+      for (Slot& slot : b.slots) ::new (&slot.round) std::atomic<std::uint64_t>(0);
+    }
+  } else {
+    mine.name[0] = '\0';
+  }
+  std::vector<Name> names(un);
+  HPF_MPI_CHECK(
+      MPI_Allgather(&mine, sizeof(Name), MPI_BYTE, names.data(), sizeof(Name), MPI_BYTE, comm.get()));
+  // Every peer's segment this rank can map (one of this node's, as large as expected, with its cookie).
+  box->m_theirs.assign(un, nullptr);
+  std::vector<char> can(un, 0);
+  for (int q = 0; q < n && box->m_mine != nullptr; ++q) {
+    const Name& theirs = names[static_cast<std::size_t>(q)];
+    if (q == me || theirs.name[0] != '/' || theirs.name[sizeof theirs.name - 1] != '\0') continue;
+    const int fd = ::shm_open(theirs.name, O_RDWR, 0);
+    if (fd < 0) continue;
+    struct stat st {};
+    void* p =
+        ::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) == box->m_bytes ? map(fd) : nullptr;
+    ::close(fd);
+    if (p == nullptr) continue;
+    if (static_cast<const SegmentHead*>(p)->cookie != theirs.cookie) {
+      ::munmap(p, box->m_bytes);
+      continue;
+    }
+    box->m_theirs[static_cast<std::size_t>(q)] = p;
+    can[static_cast<std::size_t>(q)] = 1;
+  }
+  std::vector<char> all(un * un);
+  HPF_MPI_CHECK(MPI_Allgather(can.data(), n, MPI_CHAR, all.data(), n, MPI_CHAR, comm.get()));
+  if (box->m_mine != nullptr) ::shm_unlink(mine.name); // every rank that could map it has
+  box->m_boxed.assign(un, 0);
+  bool any = false;
+  for (std::size_t q = 0; q < un; ++q) {
+    const auto m = static_cast<std::size_t>(me);
+    box->m_boxed[q] = static_cast<char>(all[m * un + q] != 0 && all[q * un + m] != 0);
+    if (box->m_boxed[q] == 0 && box->m_theirs[q] != nullptr) {
+      ::munmap(box->m_theirs[q], box->m_bytes);
+      box->m_theirs[q] = nullptr;
+    }
+    any = any || box->m_boxed[q] != 0;
+  }
+  if (!any) return;
+  box->m_comm = comm.get();
+  const auto local = static_cast<unsigned>(1 + std::count(box->m_boxed.begin(), box->m_boxed.end(), 1));
+  box->m_spins = local <= std::max(1U, std::thread::hardware_concurrency()) ? 4096 : 64;
+  HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), mailbox_keyval(), box.get()));
+  (void)box.release();
+#endif
+}
+
+// While the ranks of this node fit its cores, a peer runs while this rank waits for it: spin (a cache
+// line read each turn) for up to about 10 us, then also progress MPI and give the core away. When they
+// outnumber the cores, the peer may need this rank's core: that after a few turns already.
+void AgreementMailbox::pause(unsigned& spins) const {
+  if (++spins < m_spins) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    return;
+  }
+  if (spins % 16 == 0) {
+    int flag = 0;
+    HPF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm, &flag, MPI_STATUS_IGNORE));
+  }
+  sched_yield();
+}
+
+AgreementMailbox* AgreementMailbox::of(const Comm& comm) {
+  return static_cast<AgreementMailbox*>(comm.attribute(mailbox_keyval()));
+}
+
+void AgreementMailbox::detach(const Comm& comm) {
+  if (of(comm) != nullptr) HPF_MPI_CHECK(MPI_Comm_delete_attr(comm.get(), mailbox_keyval()));
+}
+
+std::byte* AgreementMailbox::open(int peer, std::uint64_t k, const AgreementHeader& header) {
+  Box& b = box_in(m_theirs[static_cast<std::size_t>(peer)], m_me);
+  for (unsigned spins = 0; b.consumed.load(std::memory_order_acquire) + 2 < k;) pause(spins);
+  Slot& slot = b.slots[k % 2];
+  slot.header = header;
+  return slot.payload;
+}
+
+void AgreementMailbox::publish(int peer, std::uint64_t k, std::size_t bytes) {
+  Slot& slot = box_in(m_theirs[static_cast<std::size_t>(peer)], m_me).slots[k % 2];
+  slot.bytes = bytes;
+  slot.round.store(k, std::memory_order_release);
+}
+
+const AgreementMailbox::Slot* AgreementMailbox::arrived(int peer, std::uint64_t k, bool block) {
+  const Slot& slot = box_in(m_mine, peer).slots[k % 2];
+  for (unsigned spins = 0;; pause(spins)) {
+    const std::uint64_t got = slot.round.load(std::memory_order_acquire);
+    if (got >= k) {
+      require(got == k, "AgreementMailbox: round ", got, " from rank ", peer, " where round ", k,
+              " was expected (the ranks' agreements are out of step)");
+      return &slot;
+    }
+    if (!block) return nullptr;
+  }
+}
+
+void AgreementMailbox::consume(int peer, std::uint64_t k) noexcept {
+  box_in(m_mine, peer).consumed.store(k, std::memory_order_release);
+}
 
 int pairwise_agreement_limit() noexcept { return g_limit.load(); }
 void set_pairwise_agreement_limit(int ranks) noexcept { g_limit.store(ranks); }
@@ -56,30 +248,62 @@ void AgreementHeaders::post(const Comm& comm, std::uint64_t hash, const std::vec
   m_mine.refused = refused ? 1 : 0;
   m_same = true;
   m_recvs.clear(); // every receive of the previous round has completed (next() or agreed())
+  m_box = AgreementMailbox::of(comm);
+  m_round = m_box != nullptr ? m_box->begin_round() : 0;
   const MPI_Comm c = comm.get();
   const int tag = tags::agreement.base;
   m_from.clear();
+  m_boxed_from.clear();
   for (std::size_t q = 0; q < from.size(); ++q)
-    if (from[q] != 0) m_from.push_back(static_cast<int>(q));
+    if (from[q] != 0)
+      (m_box != nullptr && m_box->boxed(static_cast<int>(q)) ? m_boxed_from : m_from)
+          .push_back(static_cast<int>(q));
   m_theirs.resize(slot * m_from.size());
   for (std::size_t k = 0; k < m_from.size(); ++k)
     HPF_MPI_CHECK(MPI_Irecv(&m_theirs[k * slot], static_cast<int>(agreement_message_max_bytes), MPI_BYTE,
                             m_from[k], tag, c, m_recvs.add()));
-  for (std::size_t q = 0; q < to.size(); ++q)
-    if (to[q] != 0)
-      HPF_MPI_CHECK(MPI_Isend(&m_mine, static_cast<int>(agreement_header_bytes), MPI_BYTE,
-                              static_cast<int>(q), tag, c, m_sends.add()));
+  for (std::size_t q = 0; q < to.size(); ++q) {
+    if (to[q] == 0) continue;
+    const int peer = static_cast<int>(q);
+    if (m_box != nullptr && m_box->boxed(peer)) {
+      (void)m_box->open(peer, m_round, m_mine);
+      m_box->publish(peer, m_round, 0);
+    } else {
+      HPF_MPI_CHECK(MPI_Isend(&m_mine, static_cast<int>(agreement_header_bytes), MPI_BYTE, peer, tag, c,
+                              m_sends.add()));
+    }
+  }
 }
 
 int AgreementHeaders::next(bool& same) {
+  const auto differs = [&](const AgreementHeader& theirs, bool alone) {
+    return !alone || theirs.hash != m_mine.hash || theirs.refused != m_mine.refused;
+  };
+  const auto from_mpi = [&](int k, std::size_t got) {
+    // A peer that carries its header in a longer message differs.
+    same = !differs(m_theirs[static_cast<std::size_t>(k) * slot], got == agreement_header_bytes);
+    m_same = m_same && same;
+    return m_from[static_cast<std::size_t>(k)];
+  };
   std::size_t got = 0;
+  for (unsigned spins = 0; !m_boxed_from.empty();) {
+    for (auto it = m_boxed_from.begin(); it != m_boxed_from.end(); ++it) {
+      const int peer = *it;
+      if (const AgreementMailbox::Slot* s = m_box->arrived(peer, m_round, false)) {
+        same = !differs(s->header, s->bytes == 0); // a carried message differs too
+        m_box->consume(peer, m_round);
+        m_same = m_same && same;
+        m_boxed_from.erase(it);
+        return peer;
+      }
+    }
+    if (const int k = m_recvs.test_any(&got); k >= 0) return from_mpi(k, got);
+    if (!m_recvs.empty()) continue; // MPI_Testany progresses MPI
+    m_box->pause(spins);
+  }
   const int k = m_recvs.wait_any(&got);
   if (k < 0) return -1;
-  // A peer that carries its header in a longer message differs.
-  const AgreementHeader& theirs = m_theirs[static_cast<std::size_t>(k) * slot];
-  same = got == agreement_header_bytes && theirs.hash == m_mine.hash && theirs.refused == m_mine.refused;
-  m_same = m_same && same;
-  return m_from[static_cast<std::size_t>(k)];
+  return from_mpi(k, got);
 }
 
 bool AgreementHeaders::agreed() {
@@ -94,6 +318,7 @@ bool AgreementHeaders::agreed() {
 void AgreementHeaders::abandon() noexcept {
   m_recvs.cancel_receives();
   m_sends.release_sends();
+  m_boxed_from.clear();
 }
 
 PairwiseAgreement::PairwiseAgreement(const Comm& comm, std::uint64_t hash)
@@ -133,6 +358,7 @@ void PairwiseAgreement::discard() {
   // new one, where that message would match a receive (seen in tests/regress/issue_15_agreement.cpp).
   // One communicator per refused call.
   static std::vector<Comm> retired;
+  AgreementMailbox::detach(m_private); // its segments are of no further use
   retired.push_back(m_private);
   HPF_MPI_CHECK(MPI_Comm_delete_attr(m_parent, private_keyval()));
   m_private = Comm();

@@ -679,6 +679,10 @@ template <class Reqs> void Exchange::start_recv(std::size_t i, detail::ByteBuffe
     else
       HPF_MPI_CHECK(MPI_Irecv(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
   };
+  if (boxed_recv(i)) { // in the mailbox: no MPI message
+    if constexpr (std::is_same_v<Reqs, PersistentRequests>) reqs.add_null();
+    return;
+  }
   if (carries_recv(i)) { // the header, then the data; room for any message on the tag (never truncated)
     buf.resize(detail::agreement_message_max_bytes);
     irecv(buf.data(), buf.size(), MPI_BYTE, tags::agreement.base);
@@ -705,6 +709,7 @@ void Exchange::pack_send(std::size_t i, detail::ByteBuffer& buf) {
 }
 
 std::byte* Exchange::pack_target(std::size_t i, detail::ByteBuffer& buf) {
+  if (boxed_send(i)) return m_box->open(m_plan.sends[i].peer, m_box_round, {m_hash, 0}); // taking part
   if (carries_send(i)) {
     buf.resize(detail::agreement_header_bytes + m_plan.sends[i].bytes);
     const detail::AgreementHeader header{m_hash, 0}; // taking part
@@ -729,6 +734,10 @@ std::byte* Exchange::pack_target(std::size_t i, detail::ByteBuffer& buf) {
 }
 
 void Exchange::pack_done(std::size_t i) {
+  if (boxed_send(i)) {
+    m_box->publish(m_plan.sends[i].peer, m_box_round, m_plan.sends[i].bytes);
+    return;
+  }
   if (carries_send(i) || send_type(i) != MPI_DATATYPE_NULL) return;
   if (detail::SharedSegment* seg = send_segment(i))
     seg->produced().store(m_send_uses[i], std::memory_order_release); // before the notice goes out
@@ -744,6 +753,10 @@ template <class Reqs> void Exchange::start_send(std::size_t i, const detail::Byt
     else
       HPF_MPI_CHECK(MPI_Isend(data, static_cast<int>(count), type, t.peer, tag, m_comm.get(), reqs.add()));
   };
+  if (boxed_send(i)) { // in the mailbox: no MPI message
+    if constexpr (std::is_same_v<Reqs, PersistentRequests>) reqs.add_null();
+    return;
+  }
   if (carries_send(i)) {
     isend(buf.data(), buf.size(), MPI_BYTE, tags::agreement.base);
     return;
@@ -768,6 +781,7 @@ void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::si
 }
 
 const std::byte* Exchange::recv_source(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
+  if (boxed_recv(i)) return m_box->arrived(m_plan.recvs[i].peer, m_box_round, false)->payload; // it came
   if (carries_recv(i)) // its length and header were checked on arrival (note_arrival)
     return buf.data() + detail::agreement_header_bytes;
   if (recv_type(i) != MPI_DATATYPE_NULL) return nullptr; // MPI wrote it in place
@@ -799,6 +813,7 @@ void Exchange::recv_done(std::size_t i) {
 }
 
 std::size_t Exchange::received_bytes(std::size_t i, const Requests& reqs) const {
+  if (boxed_recv(i)) return m_plan.recvs[i].bytes; // no request: checked on arrival
   return m_plan.recvs[i].bytes <= max_message_bytes ? reqs.received_bytes(0) : SIZE_MAX;
 }
 
@@ -827,6 +842,7 @@ void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, c
                  " cannot carry an agreement; expected all-at-once");
   detail::require(!m_posted, "Exchange::post_agreeing: the previous post() has not been completed by wait()");
   if (!m_carry_planned) plan_carrying();
+  m_box = detail::AgreementMailbox::of(m_comm);
   m_hash = hash;
   m_header_state = 0;
   m_carried_differ = false;
@@ -842,6 +858,7 @@ void Exchange::post_agreeing(std::uint64_t hash, PackFn pack, UnpackFn unpack, c
   // The headers alone first, then every carried message with the rest (AllAtOnce starts every send
   // in post()): nothing below completes a receive, so every header is out before anything can fail.
   m_headers.post(m_comm, hash, m_header_to, m_header_from);
+  m_box_round = m_headers.round();
   start(std::move(pack), std::move(unpack), send_base, recv_base);
 }
 
@@ -865,6 +882,7 @@ void Exchange::prepare_agreeing() {
   };
   for (std::size_t i = 0; i < nr; ++i) {
     const int peer = m_plan.recvs[i].peer;
+    if (boxed_recv(i)) continue;
     if (carries_recv(i))
       reserve(m_recv_bufs[i], detail::agreement_message_max_bytes, "from", peer);
     else if (recv_segment(i) == nullptr && recv_type(i) == MPI_DATATYPE_NULL)
@@ -873,6 +891,7 @@ void Exchange::prepare_agreeing() {
   for (std::size_t i = 0; i < ns; ++i) {
     const std::size_t bytes = m_plan.sends[i].bytes;
     const int peer = m_plan.sends[i].peer;
+    if (boxed_send(i)) continue;
     if (carries_send(i))
       reserve(m_send_bufs[i], detail::agreement_header_bytes + bytes, "to", peer);
     else if (send_type(i) == MPI_DATATYPE_NULL && send_segment(i) == nullptr && !shm_offered(bytes))
@@ -913,6 +932,23 @@ void Exchange::plan_carrying() {
 }
 
 bool Exchange::note_arrival(std::size_t i, bool block) {
+  if (boxed_recv(i)) {
+    const Transfer& t = m_plan.recvs[i];
+    const detail::AgreementMailbox::Slot* slot = m_box->arrived(t.peer, m_box_round, block);
+    if (slot == nullptr) return false;
+    if (m_settled_now) {
+      m_got[i] = detail::agreement_header_bytes + slot->bytes;
+      --m_settled_left;
+    }
+    m_arrived[i] = 1;
+    // A peer with other arguments may send another length, the header alone, or another hash.
+    if (slot->bytes != t.bytes || slot->header.hash != m_hash || slot->header.refused != 0)
+      m_carried_differ = true;
+    // Consumed on arrival: its sender writes this slot again two rounds on, which it reaches only
+    // after this rank's next round has begun, so after this one's unpack (or its exception).
+    m_box->consume(t.peer, m_box_round);
+    return true;
+  }
   std::size_t got = 0;
   if (m_settled_now) {
     if (!m_precvs.test(i, block, &got)) return false;
@@ -1276,7 +1312,7 @@ void Exchange::post_settled() {
     m_send_bufs.resize(ns);
     for (std::size_t i = 0; i < nr; ++i) start_recv(i, m_recv_bufs[i], m_precvs);
     for (std::size_t i = 0; i < ns; ++i) {
-      if (send_segment(i) == nullptr && send_type(i) == MPI_DATATYPE_NULL) // packed here
+      if (send_segment(i) == nullptr && send_type(i) == MPI_DATATYPE_NULL && !boxed_send(i)) // packed here
         m_send_bufs[i].resize((carries_send(i) ? detail::agreement_header_bytes : 0) + m_plan.sends[i].bytes);
       start_send(i, m_send_bufs[i], m_psends);
     }

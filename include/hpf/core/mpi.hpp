@@ -109,6 +109,10 @@ public:
   /// counting from 0), or -1 when none is pending. The completed slot stays, as MPI_REQUEST_NULL.
   /// With `received`, a receive of MPI_BYTE also gives the bytes it brought.
   int wait_any(std::size_t* received = nullptr);
+  /// Never blocks: the index of a pending request that has completed (its slot becomes
+  /// MPI_REQUEST_NULL), -1 when none is pending, -2 when some are but none has completed. `received`
+  /// as in wait_any.
+  int test_any(std::size_t* received = nullptr);
   /// Indices of the requests that have completed since the last call, without blocking.
   [[nodiscard]] std::vector<int> test_some();
   /// True when request `i` has completed (MPI_REQUEST_NULL); does not call MPI.
@@ -147,9 +151,12 @@ public:
 
   /// A slot for MPI_Send_init / MPI_Recv_init to fill.
   MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
-  /// Starts every request (MPI_Startall); each must be inactive.
+  /// A slot that stays MPI_REQUEST_NULL: a message that MPI does not carry keeps its index (start and
+  /// start_all skip it; the completions ignore it).
+  void add_null() { m_reqs.emplace_back(MPI_REQUEST_NULL); }
+  /// Starts every request but the null ones (MPI_Startall); each must be inactive.
   void start_all();
-  /// Starts request i (MPI_Start).
+  /// Starts request i (MPI_Start); nothing for a null one.
   void start(std::size_t i);
   /// Blocks until every request started is complete (they stay, inactive).
   void wait_all();

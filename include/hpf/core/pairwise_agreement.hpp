@@ -27,6 +27,7 @@
 
 #include <hpf/core/mpi.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -58,6 +59,84 @@ static_assert(agreement_header_bytes % alignof(std::max_align_t) == 0);
 inline constexpr std::size_t agreement_carry_max_bytes = std::size_t{1} << 12U;
 inline constexpr std::size_t agreement_message_max_bytes = agreement_header_bytes + agreement_carry_max_bytes;
 
+/// The agreement's own transport between the ranks of one node (issue 10: at 10^3 doubles a
+/// REDISTRIBUTE is one MPI message latency long, about 1.2 us on 2 ranks, where a flag in shared
+/// memory takes 0.14 us; bench/redistribute/notice_latency.sh). Made with the private duplicate of
+/// a communicator (collective; never under SimGrid SMPI, nor on a rank with set_enabled(false)) and
+/// kept as its attribute: each rank maps a segment of its own that holds, per peer, two slots of a
+/// header and up to agreement_carry_max_bytes of payload, and every other rank of its node maps it
+/// too. A pair of ranks that could both map the other's segment is boxed: every header between the
+/// two, alone or in front of a carried message (Exchange::post_agreeing), goes into a slot instead
+/// of an MPI message, whatever its arguments, so a rank with other arguments is still seen.
+///
+/// Every header round on the communicator (a post_headers, refuse or post_agreeing on every rank)
+/// sends one header to every other rank, so the ranks number their rounds alike (begin_round). Round
+/// k writes slot k % 2, once the reader has consumed round k - 2 from it; the writer publishes the
+/// round number last (release), and the reader waits for it (acquire). Local; one thread at a time.
+class AgreementMailbox {
+public:
+  /// One message: the header, its payload's length (0: the header alone) and the payload.
+  struct Slot {
+    alignas(64) std::atomic<std::uint64_t> round;
+    AgreementHeader header;
+    std::uint64_t bytes;
+    alignas(64) std::byte payload[agreement_carry_max_bytes];
+  };
+
+  AgreementMailbox(const AgreementMailbox&) = delete;
+  AgreementMailbox& operator=(const AgreementMailbox&) = delete;
+  AgreementMailbox(AgreementMailbox&&) = delete;
+  AgreementMailbox& operator=(AgreementMailbox&&) = delete;
+  ~AgreementMailbox();
+
+  /// Collective over `comm`: makes the mailbox and sets it as an attribute of `comm` when some pair
+  /// is boxed (else none).
+  static void attach(const Comm& comm);
+  /// The mailbox of `comm`, or null. Local.
+  [[nodiscard]] static AgreementMailbox* of(const Comm& comm);
+  /// Frees the mailbox of `comm`, if any (its pair's writes go to their own mappings). Local.
+  static void detach(const Comm& comm);
+
+  /// Whether the headers between this rank and communicator rank `peer` go through the mailbox.
+  [[nodiscard]] bool boxed(int peer) const noexcept {
+    return peer >= 0 && static_cast<std::size_t>(peer) < m_boxed.size() &&
+           m_boxed[static_cast<std::size_t>(peer)] != 0;
+  }
+  /// The number of the round that starts now (1, 2, ...).
+  std::uint64_t begin_round() noexcept { return ++m_round; }
+  [[nodiscard]] std::uint64_t round() const noexcept { return m_round; }
+  /// Round k's slot to `peer`, with `header` written in it, for the payload; waits until the peer has
+  /// consumed round k - 2 from it (keeping MPI progressing meanwhile).
+  std::byte* open(int peer, std::uint64_t k, const AgreementHeader& header);
+  /// Publishes round k to `peer` with `bytes` of payload (0: the header alone).
+  void publish(int peer, std::uint64_t k, std::size_t bytes);
+  /// Round k's slot from `peer` once it has come (null before); with `block`, waits for it.
+  [[nodiscard]] const Slot* arrived(int peer, std::uint64_t k, bool block);
+  /// Tells `peer` that round k's slot from it is free again.
+  void consume(int peer, std::uint64_t k) noexcept;
+  /// One turn of a wait for a peer: `spins` counts the turns (start at 0).
+  void pause(unsigned& spins) const;
+
+  /// Whether this rank offers a mailbox segment to the private duplicates made from now on (default:
+  /// true unless the environment has HPF_AGREEMENT_MAILBOX=0). A pair is boxed only when both of its
+  /// ranks offer one, so ranks with different settings still agree (through MPI).
+  static void set_enabled(bool on) noexcept;
+  [[nodiscard]] static bool enabled() noexcept;
+
+private:
+  struct Box; // per peer: the reader's consumed count and the two slots
+  AgreementMailbox() = default;
+  [[nodiscard]] Box& box_in(void* base, int peer) const noexcept;
+  void* m_mine = nullptr;      // this rank's segment (its peers write into it)
+  std::vector<void*> m_theirs; // per peer: the mapping of its segment (null: not boxed)
+  std::vector<char> m_boxed;   // per peer
+  std::size_t m_bytes = 0;     // of every segment
+  std::uint64_t m_round = 0;
+  int m_me = 0;                    // this rank in the communicator
+  unsigned m_spins = 64;           // turns of pause() before it yields
+  MPI_Comm m_comm = MPI_COMM_NULL; // MPI progress while waiting
+};
+
 /// Header-only messages of one agreement: to and from chosen ranks of a communicator, on the tag
 /// tags::agreement.base. A received message of another length or with another hash is a difference.
 class AgreementHeaders {
@@ -69,6 +148,9 @@ public:
   /// Blocks until one more header has come and returns its sender, or -1 once every one has. `same`
   /// tells whether it is `hash` in a header-only message (the first difference is remembered).
   int next(bool& same);
+  /// The mailbox of the communicator of the last post() (null: none) and that post's round in it.
+  [[nodiscard]] AgreementMailbox* mailbox() const noexcept { return m_box; }
+  [[nodiscard]] std::uint64_t round() const noexcept { return m_round; }
   /// Completes them (blocks; every peer sends one): true when every received header is `hash`.
   [[nodiscard]] bool agreed();
   /// Takes them back (receives cancelled, sends released); the communicator must be retired. Never throws.
@@ -80,6 +162,9 @@ private:
   std::vector<AgreementHeader> m_theirs; // `slot` per receive, in the order posted (room for any message)
   std::vector<int> m_from;               // the sender of each receive
   bool m_same = true;                    // every header in so far is this rank's
+  AgreementMailbox* m_box = nullptr;
+  std::uint64_t m_round = 0;
+  std::vector<int> m_boxed_from; // the boxed peers whose header has not come yet
   Requests m_recvs;
   Requests m_sends;
 };

@@ -405,6 +405,15 @@ private:
   [[nodiscard]] bool carries_recv(std::size_t i) const noexcept {
     return m_carrying && i < m_recv_carries.size() && m_recv_carries[i] != 0;
   }
+  // A carried message between ranks whose headers go through the agreement's mailbox (the private
+  // communicator's, core/pairwise_agreement.hpp): it travels in the mailbox's slot with its header,
+  // and MPI carries nothing (its persistent request is a null one).
+  [[nodiscard]] bool boxed_send(std::size_t i) const noexcept {
+    return m_box != nullptr && carries_send(i) && m_box->boxed(m_plan.sends[i].peer);
+  }
+  [[nodiscard]] bool boxed_recv(std::size_t i) const noexcept {
+    return m_box != nullptr && carries_recv(i) && m_box->boxed(m_plan.recvs[i].peer);
+  }
   // Notes that receive i has arrived (flow modes); a receive that carries the header is checked here.
   bool note_arrival(std::size_t i, bool block);
 
@@ -494,6 +503,8 @@ private:
   int m_header_state = 0;
   bool m_carried_differ = false;
   detail::AgreementHeaders m_headers;
+  detail::AgreementMailbox* m_box = nullptr; // post_agreeing: its communicator's mailbox, if any
+  std::uint64_t m_box_round = 0;             // ... and this post's round in it
   // The settled path (settled()): whether it applies once settled (unknown until a post asks; reset
   // by set_in_place), whether this post() runs it, the persistent requests (one per receive and per
   // send, in plan order; empty until made), and this post's progress: receives not yet complete, the
