@@ -60,12 +60,30 @@ const Private& private_of(const Comm& comm) {
   return *made.release();
 }
 
-// HPF_AGREEMENT_MAILBOX=0 in the environment turns the mailbox off (for measurements, or where
-// /dev/shm is not to be used).
-std::atomic<bool> g_mailbox_enabled{[] {
+// HPF_AGREEMENT_MAILBOX in the environment: 0 turns the mailbox off (for measurements, or where
+// /dev/shm is not to be used), always turns it on whatever the node (tests).
+std::atomic<AgreementMailbox::Use> g_mailbox_use{[] {
   const char* v = std::getenv("HPF_AGREEMENT_MAILBOX");
-  return v == nullptr || std::string_view(v) != "0";
+  const std::string_view value = v != nullptr ? v : "";
+  return value == "0"        ? AgreementMailbox::Use::Off
+         : value == "always" ? AgreementMailbox::Use::Always
+                             : AgreementMailbox::Use::Auto;
 }()};
+
+/// Whether this node runs more ranks than this process may use cores: `mapped` ranks of the
+/// communicator share /dev/shm with it, and the launcher may know of more (Open MPI's and MPICH's
+/// count of the job's ranks on this node).
+bool oversubscribed(std::ptrdiff_t mapped) {
+  long local = static_cast<long>(mapped);
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(name)) local = std::max(local, std::strtol(v, nullptr, 10));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const long cores = ::sched_getaffinity(0, sizeof set, &set) == 0
+                         ? static_cast<long>(CPU_COUNT(&set))
+                         : static_cast<long>(std::max(1U, std::thread::hardware_concurrency()));
+  return local > cores;
+}
 
 /// A segment's first line: the cookie its maker chose, which every mapping checks.
 struct SegmentHead {
@@ -90,8 +108,8 @@ AgreementMailbox::Box& AgreementMailbox::box_in(void* base, int peer) const noex
   return first[static_cast<std::size_t>(peer)];
 }
 
-void AgreementMailbox::set_enabled(bool on) noexcept { g_mailbox_enabled.store(on); }
-bool AgreementMailbox::enabled() noexcept { return g_mailbox_enabled.load(); }
+void AgreementMailbox::set_use(Use use) noexcept { g_mailbox_use.store(use); }
+AgreementMailbox::Use AgreementMailbox::use() noexcept { return g_mailbox_use.load(); }
 
 void AgreementMailbox::attach(const Comm& comm) {
 #ifdef SMPI_H
@@ -121,7 +139,8 @@ void AgreementMailbox::attach(const Comm& comm) {
     void* p = ::mmap(nullptr, box->m_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     return p == MAP_FAILED ? nullptr : p;
   };
-  if (const int fd = enabled() ? ::shm_open(mine.name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1; fd >= 0) {
+  if (const int fd = use() != Use::Off ? ::shm_open(mine.name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1;
+      fd >= 0) {
     if (::ftruncate(fd, static_cast<off_t>(box->m_bytes)) == 0) box->m_mine = map(fd);
     ::close(fd);
     if (box->m_mine == nullptr) ::shm_unlink(mine.name);
@@ -159,14 +178,21 @@ void AgreementMailbox::attach(const Comm& comm) {
     box->m_theirs[static_cast<std::size_t>(q)] = p;
     can[static_cast<std::size_t>(q)] = 1;
   }
-  std::vector<char> all(un * un);
-  HPF_MPI_CHECK(MPI_Allgather(can.data(), n, MPI_CHAR, all.data(), n, MPI_CHAR, comm.get()));
+  // Whether this rank's node runs more ranks than this rank has cores: then a rank spinning on a slot
+  // keeps the peer it waits for off the core (on 4 ranks over 2 cores the sweep's 10^3 cells took
+  // 1.2-1.6x MPI_Alltoallw through the mailbox), and MPI's own waiting does better. Sent with the row.
+  can.push_back(
+      static_cast<char>(use() == Use::Auto && oversubscribed(1 + std::count(can.begin(), can.end(), 1))));
+  std::vector<char> all((un + 1) * un);
+  HPF_MPI_CHECK(MPI_Allgather(can.data(), n + 1, MPI_CHAR, all.data(), n + 1, MPI_CHAR, comm.get()));
   if (box->m_mine != nullptr) ::shm_unlink(mine.name); // every rank that could map it has
   box->m_boxed.assign(un, 0);
   bool any = false;
+  const auto row = [&](std::size_t rank) { return all.data() + rank * (un + 1); };
   for (std::size_t q = 0; q < un; ++q) {
     const auto m = static_cast<std::size_t>(me);
-    box->m_boxed[q] = static_cast<char>(all[m * un + q] != 0 && all[q * un + m] != 0);
+    box->m_boxed[q] =
+        static_cast<char>(row(m)[q] != 0 && row(q)[m] != 0 && row(m)[un] == 0 && row(q)[un] == 0);
     if (box->m_boxed[q] == 0 && box->m_theirs[q] != nullptr) {
       ::munmap(box->m_theirs[q], box->m_bytes);
       box->m_theirs[q] = nullptr;
@@ -175,18 +201,16 @@ void AgreementMailbox::attach(const Comm& comm) {
   }
   if (!any) return;
   box->m_comm = comm.get();
-  const auto local = static_cast<unsigned>(1 + std::count(box->m_boxed.begin(), box->m_boxed.end(), 1));
-  box->m_spins = local <= std::max(1U, std::thread::hardware_concurrency()) ? 4096 : 64;
   HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), mailbox_keyval(), box.get()));
   (void)box.release();
 #endif
 }
 
-// While the ranks of this node fit its cores, a peer runs while this rank waits for it: spin (a cache
-// line read each turn) for up to about 10 us, then also progress MPI and give the core away. When they
-// outnumber the cores, the peer may need this rank's core: that after a few turns already.
+// The ranks of a boxed pair fit their node's cores, so the peer runs while this rank waits for it:
+// spin (a cache line read each turn) for a few thousand turns, then also progress MPI and give the
+// core away (a peer descheduled by other load).
 void AgreementMailbox::pause(unsigned& spins) const {
-  if (++spins < m_spins) {
+  if (++spins < 4096) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -28,11 +29,11 @@ using hpf::test::world_size;
 
 /// Restores the mailbox setting when a test ends, however it ends.
 struct MailboxGuard {
-  bool saved = AgreementMailbox::enabled();
+  AgreementMailbox::Use saved = AgreementMailbox::use();
   MailboxGuard() = default;
   MailboxGuard(const MailboxGuard&) = delete;
   MailboxGuard& operator=(const MailboxGuard&) = delete;
-  ~MailboxGuard() { AgreementMailbox::set_enabled(saved); }
+  ~MailboxGuard() { AgreementMailbox::set_use(saved); }
 };
 
 /// A grid over a random subset of the world (the same on every rank: one seed). Its communicator is
@@ -57,15 +58,20 @@ hpf::Comm random_comm(std::mt19937& rng) {
 }
 
 TEST(AgreementMailbox, BoxesEveryPairOfOneNodeUnlessTurnedOff) {
+  using Use = AgreementMailbox::Use;
   const MailboxGuard guard;
   const int n = world_size();
   const int me = world_rank();
-  for (const bool on : {true, false}) {
-    AgreementMailbox::set_enabled(on);
+  for (const Use use : {Use::Always, Use::Off, Use::Auto}) {
+    AgreementMailbox::set_use(use);
     const auto grid = ProcessGrid::world({n});
     const PairwiseAgreement round(grid.comm(), 42);
     const AgreementMailbox* box = AgreementMailbox::of(round.comm());
-    if (!on || n == 1) { // one rank has no peer
+    // Auto boxes every pair or none: this one node's ranks fit its cores or not (the same for all).
+    int boxed = box != nullptr ? 1 : 0, all = boxed;
+    HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    EXPECT_EQ(all, boxed);
+    if (use == Use::Off || n == 1 || (use == Use::Auto && box == nullptr)) { // one rank has no peer
       EXPECT_EQ(box, nullptr);
       continue;
     }
@@ -73,6 +79,13 @@ TEST(AgreementMailbox, BoxesEveryPairOfOneNodeUnlessTurnedOff) {
     for (int q = 0; q < n; ++q) EXPECT_EQ(box->boxed(q), q != me) << "peer " << q;
     EXPECT_FALSE(box->boxed(-1));
     EXPECT_FALSE(box->boxed(n));
+  }
+  // More ranks than cores: Auto leaves the agreement to MPI.
+  if (n > static_cast<int>(std::thread::hardware_concurrency())) {
+    AgreementMailbox::set_use(Use::Auto);
+    const auto grid = ProcessGrid::world({n});
+    const PairwiseAgreement round(grid.comm(), 42);
+    EXPECT_EQ(AgreementMailbox::of(round.comm()), nullptr);
   }
 }
 
@@ -86,14 +99,14 @@ TEST(AgreementMailbox, HeadersAgreeDifferAndRefuseInLongLoops) {
   std::mt19937 rng(1207);
   std::vector<hpf::Comm> comms;
   for (int g = 0; g < 3; ++g) {
-    AgreementMailbox::set_enabled(g != 1);
+    AgreementMailbox::set_use(g != 1 ? AgreementMailbox::Use::Always : AgreementMailbox::Use::Off);
     comms.push_back(random_comm(rng));
   }
   int boxed_rounds = 0;
   for (int step = 0; step < 400; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
     if (rng() % 10 == 0) { // a communicator made and one dropped, with the mailbox on or off
-      AgreementMailbox::set_enabled(rng() % 2 == 0);
+      AgreementMailbox::set_use(rng() % 2 == 0 ? AgreementMailbox::Use::Always : AgreementMailbox::Use::Off);
       comms[rng() % comms.size()] = random_comm(rng);
     }
     const hpf::Comm& comm = comms[rng() % comms.size()];
@@ -142,7 +155,7 @@ TEST(AgreementMailbox, SmallRedistributionsMoveTheirDataThroughTheSlots) {
   const std::vector<index_t> blocks = {1, 3, 5, 64};
   for (int step = 0; step < 120; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    AgreementMailbox::set_enabled(step % 3 != 2);
+    AgreementMailbox::set_use(step % 3 != 2 ? AgreementMailbox::Use::Always : AgreementMailbox::Use::Off);
     const ProcessGrid grid = random_grid(rng);
     const index_t M = extents[rng() % extents.size()];
     const index_t r = blocks[rng() % blocks.size()];

@@ -62,10 +62,11 @@ inline constexpr std::size_t agreement_message_max_bytes = agreement_header_byte
 /// The agreement's own transport between the ranks of one node (issue 10: at 10^3 doubles a
 /// REDISTRIBUTE is one MPI message latency long, about 1.2 us on 2 ranks, where a flag in shared
 /// memory takes 0.14 us; bench/redistribute/notice_latency.sh). Made with the private duplicate of
-/// a communicator (collective; never under SimGrid SMPI, nor on a rank with set_enabled(false)) and
+/// a communicator (collective; never under SimGrid SMPI, nor on a rank with set_use(Use::Off)) and
 /// kept as its attribute: each rank maps a segment of its own that holds, per peer, two slots of a
 /// header and up to agreement_carry_max_bytes of payload, and every other rank of its node maps it
-/// too. A pair of ranks that could both map the other's segment is boxed: every header between the
+/// too. A pair of ranks that could both map the other's segment, on a node whose ranks fit its cores
+/// (else a rank waiting on a slot keeps its peer off the core), is boxed: every header between the
 /// two, alone or in front of a carried message (Exchange::post_agreeing), goes into a slot instead
 /// of an MPI message, whatever its arguments, so a rank with other arguments is still seen.
 ///
@@ -117,11 +118,14 @@ public:
   /// One turn of a wait for a peer: `spins` counts the turns (start at 0).
   void pause(unsigned& spins) const;
 
-  /// Whether this rank offers a mailbox segment to the private duplicates made from now on (default:
-  /// true unless the environment has HPF_AGREEMENT_MAILBOX=0). A pair is boxed only when both of its
-  /// ranks offer one, so ranks with different settings still agree (through MPI).
-  static void set_enabled(bool on) noexcept;
-  [[nodiscard]] static bool enabled() noexcept;
+  /// Whether this rank offers a mailbox segment to the private duplicates made from now on: Off (none),
+  /// Auto (the default: unless its node runs more ranks than it has cores) or Always (whatever the
+  /// node, for tests). The environment sets the default: HPF_AGREEMENT_MAILBOX=0 is Off, =always is
+  /// Always. A pair is boxed only when both of its ranks offer one, so ranks with different settings
+  /// still agree (through MPI).
+  enum class Use { Off, Auto, Always };
+  static void set_use(Use use) noexcept;
+  [[nodiscard]] static Use use() noexcept;
 
 private:
   struct Box; // per peer: the reader's consumed count and the two slots
@@ -133,7 +137,6 @@ private:
   std::size_t m_bytes = 0;     // of every segment
   std::uint64_t m_round = 0;
   int m_me = 0;                    // this rank in the communicator
-  unsigned m_spins = 64;           // turns of pause() before it yields
   MPI_Comm m_comm = MPI_COMM_NULL; // MPI progress while waiting
 };
 
