@@ -35,7 +35,7 @@ struct Private {
 /// deleted (Comm::attribute() told) with it.
 template <class T> int owning_keyval() {
   static const int keyval = [] {
-    const auto remove = [](MPI_Comm, int, void* attr, void*) {
+    const auto remove = [](MPI_Comm, int, void* attr, void*) -> int {
       comm_attributes_changed(); // Comm::attribute() forgets it
       delete static_cast<T*>(attr);
       return MPI_SUCCESS;
