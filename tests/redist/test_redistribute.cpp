@@ -606,13 +606,7 @@ TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
   auto pick = [&](int lo, int hi) {
     return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1));
   };
-  auto random_grid = [&] {
-    std::vector<int> all(static_cast<std::size_t>(n));
-    std::iota(all.begin(), all.end(), 0);
-    std::shuffle(all.begin(), all.end(), rng);
-    const int count = pick(1, n);
-    return ProcessGrid(MPI_COMM_WORLD, std::vector<int>(all.begin(), all.begin() + count), {count});
-  };
+  auto random_grid = [&] { return hpf::test::random_world_grid(rng); };
   std::vector<ProcessGrid> grids = {random_grid(), random_grid(), random_grid()};
   const std::vector<hpf::Distribution> dists = {Cyclic(1), Cyclic(3), hpf::Block(), Cyclic(7)};
   const std::vector<index_t> extents = {0, 37, 4001};

@@ -5,13 +5,28 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <numeric>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace hpf::test {
 
 inline int world_rank() { return comm_rank(MPI_COMM_WORLD); }
 inline int world_size() { return comm_size(MPI_COMM_WORLD); }
+
+/// A 1-D grid over a random subset of the world's ranks, in a random order (the same on every rank
+/// when `rng` is seeded alike). Its communicator is the world's: its collectives involve every rank.
+inline ProcessGrid random_world_grid(std::mt19937& rng) {
+  const int n = world_size();
+  std::vector<int> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  std::shuffle(all.begin(), all.end(), rng);
+  const int count = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
+  return ProcessGrid(MPI_COMM_WORLD, std::vector<int>(all.begin(), all.begin() + count), {count});
+}
 
 /// Expects the expression `stmt` to throw hpf::Error whose message contains every one of `needles`.
 /// Its value, if any, is discarded (so [[nodiscard]] calls need no cast). Pure tests use it too.
