@@ -1,5 +1,6 @@
 // PairwiseAgreement (core/pairwise_agreement.hpp): the hash of a collective's arguments sent to every
 // other rank beside the collective's own messages, on a private duplicate of the communicator.
+#include <hpf/core/error.hpp>
 #include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/core/tags.hpp>
 
@@ -7,8 +8,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -61,14 +64,36 @@ const Private& private_of(const Comm& comm) {
 }
 
 // HPF_AGREEMENT_MAILBOX in the environment: 0 turns the mailbox off (for measurements, or where
-// /dev/shm is not to be used), always turns it on whatever the node (tests).
-std::atomic<AgreementMailbox::Use> g_mailbox_use{[] {
+// /dev/shm is not to be used), always turns it on whatever the node (tests), auto (or unset) is the
+// default. Any other value is kept here and refused by the next attach, on every rank of its
+// communicator, rather than read as one of these.
+struct MailboxSetting {
+  AgreementMailbox::Use use = AgreementMailbox::Use::Auto;
+  std::string unknown; // the value, when it is none of the above
+};
+
+MailboxSetting setting_from_environment() {
   const char* v = std::getenv("HPF_AGREEMENT_MAILBOX");
   const std::string_view value = v != nullptr ? v : "";
-  return value == "0"        ? AgreementMailbox::Use::Off
-         : value == "always" ? AgreementMailbox::Use::Always
-                             : AgreementMailbox::Use::Auto;
-}()};
+  if (value.empty() || value == "auto") return {};
+  if (value == "0") return {AgreementMailbox::Use::Off, {}};
+  if (value == "always") return {AgreementMailbox::Use::Always, {}};
+  return {AgreementMailbox::Use::Off, std::string(value)};
+}
+
+const MailboxSetting g_environment = setting_from_environment();
+std::atomic<AgreementMailbox::Use> g_mailbox_use{g_environment.use};
+std::atomic<bool> g_use_set{false}; // set_use overrides the environment, a bad value included
+
+/// The environment's value when it is not one attach accepts and set_use has not overridden it.
+std::string_view unknown_setting() noexcept {
+  return g_use_set.load() ? std::string_view{} : std::string_view{g_environment.unknown};
+}
+
+[[noreturn]] void refuse_setting(std::string_view value, int rank) {
+  fail("HPF_AGREEMENT_MAILBOX: expected 0, auto or always (or unset), got \"", value,
+       "\" on communicator rank ", rank);
+}
 
 /// Whether this node runs more ranks than this process may use cores: `mapped` ranks of the
 /// communicator share /dev/shm with it, and the launcher may know of more (Open MPI's and MPICH's
@@ -108,7 +133,10 @@ AgreementMailbox::Box& AgreementMailbox::box_in(void* base, int peer) const noex
   return first[static_cast<std::size_t>(peer)];
 }
 
-void AgreementMailbox::set_use(Use use) noexcept { g_mailbox_use.store(use); }
+void AgreementMailbox::set_use(Use use) noexcept {
+  g_mailbox_use.store(use);
+  g_use_set.store(true);
+}
 AgreementMailbox::Use AgreementMailbox::use() noexcept { return g_mailbox_use.load(); }
 
 void AgreementMailbox::attach(const Comm& comm) {
@@ -116,7 +144,10 @@ void AgreementMailbox::attach(const Comm& comm) {
   (void)comm; // simulated ranks share one process and simulated time: headers go through MPI
 #else
   const int n = comm.size();
-  if (n < 2) return; // the same on every rank
+  if (n < 2) { // the same on every rank
+    if (!unknown_setting().empty()) refuse_setting(unknown_setting(), 0);
+    return;
+  }
   // A rank with the mailbox turned off offers no segment but takes part in both allgathers, so that
   // ranks with different settings (or environments) still make the same collective calls.
   const int me = comm.rank();
@@ -129,6 +160,7 @@ void AgreementMailbox::attach(const Comm& comm) {
   struct Name {
     char name[56];
     std::uint64_t cookie;
+    char unknown[24]; // a refused HPF_AGREEMENT_MAILBOX (its start), so that every rank can name it
   };
   Name mine{};
   static std::mt19937_64 rng(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
@@ -139,8 +171,10 @@ void AgreementMailbox::attach(const Comm& comm) {
     void* p = ::mmap(nullptr, box->m_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     return p == MAP_FAILED ? nullptr : p;
   };
-  if (const int fd = use() != Use::Off ? ::shm_open(mine.name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1;
-      fd >= 0) {
+  const std::string_view unknown = unknown_setting();
+  if (!unknown.empty()) unknown.copy(mine.unknown, sizeof mine.unknown - 1);
+  const bool offer = use() != Use::Off && unknown.empty();
+  if (const int fd = offer ? ::shm_open(mine.name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1; fd >= 0) {
     if (::ftruncate(fd, static_cast<off_t>(box->m_bytes)) == 0) box->m_mine = map(fd);
     ::close(fd);
     if (box->m_mine == nullptr) ::shm_unlink(mine.name);
@@ -158,6 +192,15 @@ void AgreementMailbox::attach(const Comm& comm) {
   std::vector<Name> names(un);
   HPF_MPI_CHECK(
       MPI_Allgather(&mine, sizeof(Name), MPI_BYTE, names.data(), sizeof(Name), MPI_BYTE, comm.get()));
+  for (int q = 0; q < n; ++q) {
+    const Name& theirs = names[static_cast<std::size_t>(q)];
+    if (theirs.unknown[0] == '\0') continue;
+    if (box->m_mine != nullptr) ::shm_unlink(mine.name); // no peer maps it now
+    refuse_setting(
+        q == me ? unknown
+                : std::string_view(theirs.unknown, ::strnlen(theirs.unknown, sizeof theirs.unknown - 1)),
+        q);
+  }
   // Every peer's segment this rank can map (one of this node's, as large as expected, with its cookie).
   box->m_theirs.assign(un, nullptr);
   std::vector<char> can(un, 0);

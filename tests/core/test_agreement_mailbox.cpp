@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <string>
@@ -35,17 +36,6 @@ struct MailboxGuard {
   MailboxGuard& operator=(const MailboxGuard&) = delete;
   ~MailboxGuard() { AgreementMailbox::set_use(saved); }
 };
-
-/// A grid over a random subset of the world (the same on every rank: one seed). Its communicator is
-/// the world's (a grid's collectives involve every rank of its parent).
-ProcessGrid random_grid(std::mt19937& rng) {
-  const int n = world_size();
-  std::vector<int> all(static_cast<std::size_t>(n));
-  std::iota(all.begin(), all.end(), 0);
-  std::shuffle(all.begin(), all.end(), rng);
-  const int count = 1 + static_cast<int>(rng() % static_cast<unsigned>(n));
-  return ProcessGrid(MPI_COMM_WORLD, std::vector<int>(all.begin(), all.begin() + count), {count});
-}
 
 /// A communicator of a random subset of the world (the same on every rank: one seed); null outside it.
 hpf::Comm random_comm(std::mt19937& rng) {
@@ -86,6 +76,30 @@ TEST(AgreementMailbox, BoxesEveryPairOfOneNodeUnlessTurnedOff) {
     const auto grid = ProcessGrid::world({n});
     const PairwiseAgreement round(grid.comm(), 42);
     EXPECT_EQ(AgreementMailbox::of(round.comm()), nullptr);
+  }
+}
+
+// Registered twice more with HPF_TEST_EXPECT_REFUSAL=1 (tests/core/CMakeLists.txt): with
+// HPF_AGREEMENT_MAILBOX=bogus on every rank, and on rank 0 alone. Every rank of the communicator gets
+// the same hpf::Error naming the variable, the value and the rank that has it, none waits in a
+// collective, and set_use then overrides the environment.
+TEST(AgreementMailbox, RefusesAnUnknownSettingOnEveryRank) {
+  if (std::getenv("HPF_TEST_EXPECT_REFUSAL") == nullptr) GTEST_SKIP() << "run by its own registrations";
+  const MailboxGuard guard;
+  const int n = world_size();
+  const auto grid = ProcessGrid::world({n});
+  HPF_EXPECT_ERROR(PairwiseAgreement(grid.comm(), 42), "HPF_AGREEMENT_MAILBOX: expected 0, auto or always",
+                   "got \"bogus\" on communicator rank 0");
+  // No rank is left in a collective: the world still works, and set_use overrides the environment.
+  AgreementMailbox::set_use(AgreementMailbox::Use::Always);
+  DistArray<double, 1> a("a", Layout<1>({101}, {Cyclic(3)}, grid));
+  hpf::forall(a, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
+  a.redistribute(Layout<1>({101}, {Cyclic(5)}, grid));
+  int bad = 0;
+  hpf::forall(a, [&](const hpf::Index<1>& g, double& x) { bad += x != double(g[0]) ? 1 : 0; });
+  EXPECT_EQ(bad, 0);
+  if (n > 1) {
+    EXPECT_NE(AgreementMailbox::of(PairwiseAgreement(grid.comm(), 43).comm()), nullptr);
   }
 }
 
@@ -156,7 +170,7 @@ TEST(AgreementMailbox, SmallRedistributionsMoveTheirDataThroughTheSlots) {
   for (int step = 0; step < 120; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
     AgreementMailbox::set_use(step % 3 != 2 ? AgreementMailbox::Use::Always : AgreementMailbox::Use::Off);
-    const ProcessGrid grid = random_grid(rng);
+    const ProcessGrid grid = hpf::test::random_world_grid(rng);
     const index_t M = extents[rng() % extents.size()];
     const index_t r = blocks[rng() % blocks.size()];
     const index_t s = blocks[rng() % blocks.size()];

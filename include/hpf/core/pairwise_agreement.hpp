@@ -120,9 +120,10 @@ public:
 
   /// Whether this rank offers a mailbox segment to the private duplicates made from now on: Off (none),
   /// Auto (the default: unless its node runs more ranks than it has cores) or Always (whatever the
-  /// node, for tests). The environment sets the default: HPF_AGREEMENT_MAILBOX=0 is Off, =always is
-  /// Always. A pair is boxed only when both of its ranks offer one, so ranks with different settings
-  /// still agree (through MPI).
+  /// node, for tests). The environment sets the default: HPF_AGREEMENT_MAILBOX=0 is Off, =auto (or
+  /// unset) is Auto, =always is Always. Any other value makes attach throw hpf::Error naming it, on
+  /// every rank of the communicator (until set_use overrides it). A pair is boxed only when both of
+  /// its ranks offer one, so ranks with different settings still agree (through MPI).
   enum class Use { Off, Auto, Always };
   static void set_use(Use use) noexcept;
   [[nodiscard]] static Use use() noexcept;
