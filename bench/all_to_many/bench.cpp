@@ -35,14 +35,10 @@
 
 namespace {
 
+using hpf::bench::max_over_ranks;
+
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double max_over_ranks(double t) {
-  double m = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return m;
 }
 
 /// Payload byte b of the message src -> dst: lets every receiver check what it got.

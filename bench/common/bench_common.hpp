@@ -6,6 +6,7 @@
 
 #include <hpf/core/error.hpp>
 #include <hpf/core/memory.hpp>
+#include <hpf/core/mpi.hpp>
 #include <hpf/core/stats.hpp>
 
 #include <algorithm>
@@ -28,6 +29,13 @@ using hpf::median;
 [[nodiscard]] inline double min_of(const std::vector<double>& samples) {
   detail::require(!samples.empty(), "min_of: no samples");
   return *std::min_element(samples.begin(), samples.end());
+}
+
+/// The largest of every rank's `t` (a time: the slowest rank's), on every rank of `comm`. Collective.
+[[nodiscard]] inline double max_over_ranks(double t, MPI_Comm comm = MPI_COMM_WORLD) {
+  double m = 0;
+  HPF_MPI_CHECK(MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return m;
 }
 
 /// Median wall time of `repeats` calls of f after one untimed call (one process, std::chrono).

@@ -18,11 +18,7 @@
 
 namespace {
 
-double max_over_ranks(double t) {
-  double m = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return m;
-}
+using hpf::bench::max_over_ranks;
 
 template <int N, class F> double timed(F&& f) {
   HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));

@@ -38,6 +38,8 @@
 
 namespace {
 
+using hpf::bench::max_over_ranks;
+
 constexpr std::size_t line = 64;
 
 // One rank's slot: the count its partner published (produced), the count this rank has read
@@ -101,12 +103,6 @@ private:
 void wait_for(const std::atomic<std::uint64_t>& count, std::uint64_t value, bool yield) {
   while (count.load(std::memory_order_acquire) < value)
     if (yield) sched_yield();
-}
-
-double max_over_ranks(double t) {
-  double m = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return m;
 }
 
 } // namespace

@@ -50,6 +50,8 @@
 
 namespace {
 
+using hpf::bench::max_over_ranks;
+
 using namespace hpf::steady;
 
 struct Args {
@@ -157,12 +159,6 @@ struct Row {
   double seconds = 0, model_rate = 0;
   long long periods = 0;
 };
-
-double max_over_ranks(double x, MPI_Comm comm) {
-  double all = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&x, &all, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return all;
-}
 
 Row run_steady(const Platform& g, const SteadyProblem& pb, const Args& a, long long K) {
   const PipelinePlan plan = plan_pipeline(g, pb, K, a.period_max);
