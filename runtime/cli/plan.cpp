@@ -50,7 +50,7 @@ template <class Cell> void print_table(std::ostream& os, int P, int Q, Cell&& ce
   for (int p = 0; p < P; ++p)
     for (int q = 0; q < Q; ++q) {
       std::string c = cell(p, q);
-      if (c.empty()) c = ".";
+      if (c.empty()) c.push_back('.'); // not c = ".": GCC 12's -Wrestrict misfires there at -O3 (PR 105329)
       width = std::max(width, c.size());
       cells[static_cast<std::size_t>(p) * static_cast<std::size_t>(Q) + static_cast<std::size_t>(q)] =
           std::move(c);
