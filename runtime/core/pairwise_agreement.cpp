@@ -5,6 +5,7 @@
 #include <hpf/core/tags.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -119,7 +120,7 @@ struct SegmentHead {
 
 struct AgreementMailbox::Box {
   alignas(64) std::atomic<std::uint64_t> consumed; // the last round the reader is done with
-  Slot slots[2];
+  std::array<Slot, 2> slots;                       // round k in slots[k % 2]
 };
 
 AgreementMailbox::~AgreementMailbox() {
@@ -279,7 +280,7 @@ std::byte* AgreementMailbox::open(int peer, std::uint64_t k, const AgreementHead
   for (unsigned spins = 0; b.consumed.load(std::memory_order_acquire) + 2 < k;) pause(spins);
   Slot& slot = b.slots[k % 2];
   slot.header = header;
-  return slot.payload;
+  return slot.payload.data();
 }
 
 void AgreementMailbox::publish(int peer, std::uint64_t k, std::size_t bytes) {
@@ -299,6 +300,12 @@ const AgreementMailbox::Slot* AgreementMailbox::arrived(int peer, std::uint64_t 
     }
     if (!block) return nullptr;
   }
+}
+
+const std::byte* AgreementMailbox::payload_from(int peer, std::uint64_t k) {
+  const Slot* slot = arrived(peer, k, false);
+  require(slot != nullptr, "AgreementMailbox: round ", k, " from rank ", peer, " has not come");
+  return slot->payload.data();
 }
 
 void AgreementMailbox::consume(int peer, std::uint64_t k) noexcept {

@@ -781,7 +781,7 @@ void Exchange::finish_recv(std::size_t i, const detail::ByteBuffer& buf, std::si
 }
 
 const std::byte* Exchange::recv_source(std::size_t i, const detail::ByteBuffer& buf, std::size_t got) {
-  if (boxed_recv(i)) return m_box->arrived(m_plan.recvs[i].peer, m_box_round, false)->payload; // it came
+  if (boxed_recv(i)) return m_box->payload_from(m_plan.recvs[i].peer, m_box_round);
   if (carries_recv(i)) // its length and header were checked on arrival (note_arrival)
     return buf.data() + detail::agreement_header_bytes;
   if (recv_type(i) != MPI_DATATYPE_NULL) return nullptr; // MPI wrote it in place

@@ -27,6 +27,7 @@
 
 #include <hpf/core/mpi.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -81,7 +82,7 @@ public:
     alignas(64) std::atomic<std::uint64_t> round;
     AgreementHeader header;
     std::uint64_t bytes;
-    alignas(64) std::byte payload[agreement_carry_max_bytes];
+    alignas(64) std::array<std::byte, agreement_carry_max_bytes> payload;
   };
 
   AgreementMailbox(const AgreementMailbox&) = delete;
@@ -113,6 +114,9 @@ public:
   void publish(int peer, std::uint64_t k, std::size_t bytes);
   /// Round k's slot from `peer` once it has come (null before); with `block`, waits for it.
   [[nodiscard]] const Slot* arrived(int peer, std::uint64_t k, bool block);
+  /// The payload of round k from `peer`, which has come (arrived returned its slot) and is not yet
+  /// consumed. Throws hpf::Error if it has not.
+  [[nodiscard]] const std::byte* payload_from(int peer, std::uint64_t k);
   /// Tells `peer` that round k's slot from it is free again.
   void consume(int peer, std::uint64_t k) noexcept;
   /// One turn of a wait for a peer: `spins` counts the turns (start at 0).
