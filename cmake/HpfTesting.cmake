@@ -5,6 +5,8 @@
 #   hpf_add_mpi_test(name SOURCES a.cpp ... RANKS 1 2 3 4 7 [TIMEOUT s])
 #       An MPI test: one executable with the MPI-aware main (tests/support/mpi_main.cpp), registered
 #       once per rank count as `name.npN`, run with `mpiexec --oversubscribe -n N`.
+#   hpf_add_mpi_test_variant(name variant RANKS 3 4 ENV A=1)
+#       The same MPI test again, as `name.variant.npN`, with A=1 in its environment.
 find_package(GTest REQUIRED)
 
 set(HPF_MPIEXEC_ENV
@@ -43,22 +45,39 @@ endfunction()
 
 function(hpf_add_mpi_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;ARGS" ${ARGN})
-  if(NOT ARG_RANKS)
-    message(FATAL_ERROR "hpf_add_mpi_test(${name}): RANKS is required")
-  endif()
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT 300)
-  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE hpf_mpi_gtest_main)
   hpf_warnings(${name})
   hpf_test_definitions(${name})
+  hpf_register_mpi_runs(TARGET ${name} PREFIX ${name} RANKS ${ARG_RANKS} TIMEOUT ${ARG_TIMEOUT}
+                        ENV ${HPF_MPIEXEC_ENV} ARGS ${ARG_ARGS})
+endfunction()
+
+# hpf_add_mpi_test_variant(name variant RANKS 3 4 [ENV A=1 ...] [TIMEOUT s])
+#     The MPI test `name` (made by hpf_add_mpi_test) registered again as `name.variant.npN`, with
+#     ENV added to its environment: the same program under another setting of the runtime.
+function(hpf_add_mpi_test_variant name variant)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ENV" ${ARGN})
+  hpf_register_mpi_runs(TARGET ${name} PREFIX ${name}.${variant} RANKS ${ARG_RANKS} TIMEOUT ${ARG_TIMEOUT}
+                        ENV ${HPF_MPIEXEC_ENV} ${ARG_ENV})
+endfunction()
+
+# One CTest test `PREFIX.npN` per rank count of RANKS (required): TARGET under mpiexec with ENV and
+# ARGS, TIMEOUT seconds (300 unless given).
+function(hpf_register_mpi_runs)
+  cmake_parse_arguments(ARG "" "TARGET;PREFIX;TIMEOUT" "RANKS;ENV;ARGS" ${ARGN})
+  if(NOT ARG_RANKS)
+    message(FATAL_ERROR "${ARG_PREFIX}: RANKS is required")
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
   foreach(np IN LISTS ARG_RANKS)
-    add_test(NAME ${name}.np${np}
+    add_test(NAME ${ARG_PREFIX}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe --bind-to none ${MPIEXEC_NUMPROC_FLAG} ${np}
-                     $<TARGET_FILE:${name}> ${ARG_ARGS})
-    set_tests_properties(${name}.np${np} PROPERTIES
-      ENVIRONMENT "${HPF_MPIEXEC_ENV}" TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np} LABELS mpi)
+                     $<TARGET_FILE:${ARG_TARGET}> ${ARG_ARGS})
+    set_tests_properties(${ARG_PREFIX}.np${np} PROPERTIES
+      ENVIRONMENT "${ARG_ENV}" TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np} LABELS mpi)
   endforeach()
 endfunction()
 
