@@ -312,7 +312,7 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
 // still moves every value, repeatedly (the stores are fenced before the target is handed back).
 TEST(Redistribute, NonTemporalStoresMoveEveryValue) {
   std::atomic<std::size_t>& min = hpf::detail::stream_store_min_bytes();
-  const std::size_t before = min.load();
+  const hpf::test::OnExit restore([&min, before = min.load()] { min = before; });
   min = 0;
   for (const Case1D& c : cases_1d()) {
     for (Strategy s : {Strategy::Auto, Strategy::AllAtOnce, Strategy::KoenigStepwise}) {
@@ -321,10 +321,9 @@ TEST(Redistribute, NonTemporalStoresMoveEveryValue) {
       const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
       const hpf::RedistributionPlan<1> plan(src, dst, opts(s));
       expect_plan_moves_values(plan, 3, 0.375);
-      if (HasFatalFailure()) break;
+      if (HasFatalFailure()) return;
     }
   }
-  min = before;
 }
 
 // Shared memory (RedistOptions::shared_memory_min_bytes = 0: every message): one executor per case and

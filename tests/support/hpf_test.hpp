@@ -10,12 +10,28 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hpf::test {
 
 inline int world_rank() { return comm_rank(MPI_COMM_WORLD); }
 inline int world_size() { return comm_size(MPI_COMM_WORLD); }
+
+/// Runs `f` when the scope ends, however it ends: a test that changes a process-wide setting
+/// restores it even when an assertion returns early.
+template <class F> class OnExit {
+public:
+  explicit OnExit(F f) : m_f(std::move(f)) {}
+  OnExit(const OnExit&) = delete;
+  OnExit& operator=(const OnExit&) = delete;
+  OnExit(OnExit&&) = delete;
+  OnExit& operator=(OnExit&&) = delete;
+  ~OnExit() { m_f(); }
+
+private:
+  F m_f;
+};
 
 /// A 1-D grid over a random subset of the world's ranks, in a random order (the same on every rank
 /// when `rng` is seeded alike). Its communicator is the world's: its collectives involve every rank.
