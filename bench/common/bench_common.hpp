@@ -38,6 +38,15 @@ using hpf::median;
   return m;
 }
 
+/// Seconds of one call of f() on the slowest rank of `comm`, every rank starting after a barrier.
+/// Collective.
+template <class F> [[nodiscard]] double slowest_time(F&& f, MPI_Comm comm = MPI_COMM_WORLD) {
+  HPF_MPI_CHECK(MPI_Barrier(comm));
+  const double t0 = MPI_Wtime();
+  std::forward<F>(f)();
+  return max_over_ranks(MPI_Wtime() - t0, comm);
+}
+
 /// Median wall time of `repeats` calls of f after one untimed call (one process, std::chrono).
 template <class F> [[nodiscard]] double median_seconds(int repeats, F&& f) {
   std::vector<double> t;

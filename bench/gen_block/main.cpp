@@ -25,19 +25,9 @@ namespace {
 
 using hpf::index_t;
 
-template <class F> double timed(F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  f();
-  double t = MPI_Wtime() - t0;
-  double slowest = 0;
-  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
-}
-
 template <class F> double median_of(int repeats, F&& f) {
   std::vector<double> t;
-  for (int k = 0; k < repeats; ++k) t.push_back(timed(f));
+  for (int k = 0; k < repeats; ++k) t.push_back(hpf::bench::slowest_time(f));
   return hpf::median(t);
 }
 

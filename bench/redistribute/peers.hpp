@@ -29,14 +29,7 @@
 namespace hpf::bench::redist {
 
 /// Seconds of one call of fn on the slowest rank, after a barrier.
-template <class Fn> double time_once(Fn&& fn) {
-  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const double t0 = MPI_Wtime();
-  fn();
-  double t = MPI_Wtime() - t0;
-  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return t;
-}
+template <class Fn> double time_once(Fn&& fn) { return slowest_time(std::forward<Fn>(fn)); }
 
 /// One timed call of `run` (time_once) right after an untimed one, each preceded by `prepare` when it is
 /// set (untimed, idempotent: puts the state where `run` starts). The timed call finds the method's own

@@ -76,15 +76,7 @@ using hpf::bench::redist::descriptor;
 using hpf::bench::redist::scalapack_local_size;
 
 /// The slowest rank's time of f(), started together.
-template <class F> double timed(F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  f();
-  double t = MPI_Wtime() - t0;
-  double slowest = 0;
-  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
-}
+template <class F> double timed(F&& f) { return hpf::bench::slowest_time(std::forward<F>(f)); }
 
 /// Hand-written transpose of the local column block a (n x nb, column-major) into c (same shape):
 /// pack the P row blocks, one MPI_Alltoall, transpose each received nb x nb block into place.

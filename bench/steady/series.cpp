@@ -20,6 +20,7 @@
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
+#include "series_mat.hpp"
 
 #include <algorithm>
 #include <array>
@@ -31,35 +32,11 @@
 #include <string>
 #include <vector>
 
-namespace {
-
-using Mat = std::array<std::uint64_t, 4>;
-
-Mat mul(const Mat& x, const Mat& y) {
-  return Mat{x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3], x[2] * y[0] + x[3] * y[2],
-             x[2] * y[1] + x[3] * y[3]};
-}
-
-Mat element(hpf::index_t g, std::int64_t t) {
-  const auto a = static_cast<std::uint64_t>(g), s = static_cast<std::uint64_t>(t);
-  return Mat{1 + 3 * a + 7 * s, 2 + a * s, 5 * s + 11 * a + 1, 3 + a};
-}
-
-// MPI_Reduce's user operator: inout = in (+) inout, in rank order (MPI's convention for
-// non-commutative operators: the lower rank's value is the left operand).
-void mpi_mul(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<Mat*>(in);
-  auto* b = static_cast<Mat*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = mul(a[i], b[i]);
-}
-
-double slowest(double t) {
-  double all = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&t, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return all;
-}
-
-} // namespace
+using hpf::bench::max_over_ranks;
+using hpf::bench::series::element;
+using hpf::bench::series::Mat;
+using hpf::bench::series::mpi_mul;
+using hpf::bench::series::mul;
 
 int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
@@ -138,7 +115,7 @@ int main(int argc, char** argv) {
           HPF_MPI_CHECK(
               MPI_Reduce(&part, &reference[static_cast<std::size_t>(k)], 1, mat_type, op, 0, MPI_COMM_WORLD));
         }
-        t["mpi-reduce"].push_back(slowest(MPI_Wtime() - t0));
+        t["mpi-reduce"].push_back(max_over_ranks(MPI_Wtime() - t0));
       }
       { // the same contributions kept, then one MPI_Reduce of count K
         std::vector<Mat> parts(static_cast<std::size_t>(K)), got(static_cast<std::size_t>(K));
@@ -152,7 +129,7 @@ int main(int argc, char** argv) {
         }
         HPF_MPI_CHECK(
             MPI_Reduce(parts.data(), got.data(), static_cast<int>(K), mat_type, op, 0, MPI_COMM_WORLD));
-        t["mpi-reduce-batch"].push_back(slowest(MPI_Wtime() - t0));
+        t["mpi-reduce-batch"].push_back(max_over_ranks(MPI_Wtime() - t0));
         if (rank == 0) batch_ok = batch_ok && got == reference;
       }
       for (const auto& [name, strategy] : variants) {
@@ -170,7 +147,7 @@ int main(int argc, char** argv) {
           red.submit(A);
         }
         red.wait_all();
-        t[name].push_back(slowest(MPI_Wtime() - t0));
+        t[name].push_back(max_over_ranks(MPI_Wtime() - t0));
         chosen[name] = hpf::to_string(red.choice().chosen);
         correction[name].push_back(red.choice().steady_correction);
         if (red.choice().chosen == hpf::SeriesStrategy::Collective) ++collective_picks[name];
@@ -191,7 +168,7 @@ int main(int argc, char** argv) {
         const double dt = MPI_Wtime() - t0;
         volatile std::uint64_t sink = to.back()[0];
         (void)sink;
-        t["memcpy"].push_back(slowest(dt));
+        t["memcpy"].push_back(max_over_ranks(dt));
       }
     }
     const double mpi = hpf::bench::median(t["mpi-reduce"]), mem = hpf::bench::median(t["memcpy"]);

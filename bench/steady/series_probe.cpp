@@ -18,6 +18,7 @@
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
+#include "series_mat.hpp"
 
 #include <array>
 #include <cstdint>
@@ -30,23 +31,11 @@
 
 namespace {
 
-using Mat = std::array<std::uint64_t, 4>;
-
-Mat mul(const Mat& x, const Mat& y) {
-  return Mat{x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3], x[2] * y[0] + x[3] * y[2],
-             x[2] * y[1] + x[3] * y[3]};
-}
-
-Mat element(hpf::index_t g, std::int64_t t) {
-  const auto a = static_cast<std::uint64_t>(g), s = static_cast<std::uint64_t>(t);
-  return Mat{1 + 3 * a + 7 * s, 2 + a * s, 5 * s + 11 * a + 1, 3 + a};
-}
-
-void mpi_mul(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<Mat*>(in);
-  auto* b = static_cast<Mat*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = mul(a[i], b[i]);
-}
+using hpf::bench::max_over_ranks;
+using hpf::bench::series::element;
+using hpf::bench::series::Mat;
+using hpf::bench::series::mpi_mul;
+using hpf::bench::series::mul;
 
 struct Part {
   Mat value;
@@ -65,12 +54,6 @@ void part_mul(void* in, void* inout, int* len, MPI_Datatype*) {
   auto* a = static_cast<Part*>(in);
   auto* b = static_cast<Part*>(inout);
   for (int i = 0; i < *len; ++i) b[i].value = mul(a[i].value, b[i].value);
-}
-
-double slowest(double t) {
-  double all = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&t, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return all;
 }
 
 double g_in_mpi = 0; // seconds inside MPI_Reduce on this rank (PMPI wrapper below)
@@ -178,9 +161,9 @@ int main(int argc, char** argv) {
     const double t1 = MPI_Wtime(), in_mpi = g_in_mpi;
     red.wait_all();
     const double t2 = MPI_Wtime();
-    t["series.outside"].push_back(slowest(t1 - t0 - in_mpi));
-    t["series.loop"].push_back(slowest(t1 - t0));
-    t["series.wait"].push_back(slowest(t2 - t1));
+    t["series.outside"].push_back(max_over_ranks(t1 - t0 - in_mpi));
+    t["series.loop"].push_back(max_over_ranks(t1 - t0));
+    t["series.wait"].push_back(max_over_ranks(t2 - t1));
     return t2 - t0;
   };
   auto timed = [&](const std::string& name, auto&& fn) {
@@ -190,8 +173,8 @@ int main(int argc, char** argv) {
     const double t0 = MPI_Wtime();
     fn();
     const double dt = MPI_Wtime() - t0;
-    t[name].push_back(slowest(dt));
-    t[name + ".outside"].push_back(slowest(dt - g_in_mpi));
+    t[name].push_back(max_over_ranks(dt));
+    t[name + ".outside"].push_back(max_over_ranks(dt - g_in_mpi));
   };
   for (int rep = 0; rep < repeats; ++rep) {
     timed("bare-mat", [&] { bare(op); });
@@ -230,7 +213,7 @@ int main(int argc, char** argv) {
       int x = 0, y = 0;
       HPF_MPI_CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, dup.get()));
     });
-    if (only.empty() || only == "series") t["series"].push_back(slowest(series()));
+    if (only.empty() || only == "series") t["series"].push_back(max_over_ranks(series()));
   }
   const double ref = t.count("bare-mat") ? hpf::bench::median(t["bare-mat"]) : 1.0;
   if (rank == 0)

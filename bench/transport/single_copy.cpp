@@ -23,21 +23,6 @@
 #include <string>
 #include <vector>
 
-namespace {
-
-/// The slowest rank's time of `run`, started after a barrier.
-template <class F> double timed(F&& run) {
-  HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const double t0 = MPI_Wtime();
-  run();
-  double mine = MPI_Wtime() - t0;
-  double slowest = 0;
-  HPF_MPI_CHECK(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return slowest;
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int status = 0;
@@ -89,8 +74,8 @@ int main(int argc, char** argv) {
       std::vector<double> t_mpi;
       std::vector<double> t_copy;
       for (int r = 0; r < repeats; ++r) { // interleaved, so that both see the same machine
-        t_mpi.push_back(timed(exchange));
-        t_copy.push_back(timed(copy));
+        t_mpi.push_back(hpf::bench::slowest_time(exchange));
+        t_copy.push_back(hpf::bench::slowest_time(copy));
       }
       const double mpi = hpf::bench::median(t_mpi);
       const double limit = hpf::bench::median(t_copy);

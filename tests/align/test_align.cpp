@@ -67,18 +67,7 @@ struct Gen {
   }
 
   Distribution dist(index_t n, int P, bool allow_collapsed) {
-    switch (uniform(0, allow_collapsed ? 4 : 3)) {
-    case 0:
-      return hpf::Cyclic(uniform(1, 4));
-    case 1:
-      return hpf::Block();
-    case 2:
-      return hpf::test::random_gen_block(n, P, rng);
-    case 3:
-      return hpf::test::random_indirect(n, P, rng);
-    default:
-      return hpf::Collapsed();
-    }
+    return hpf::test::random_distribution(n, P, rng, allow_collapsed);
   }
 
   /// A random 2-D base: dimension 1 may be collapsed; grids over a random subset of the ranks.

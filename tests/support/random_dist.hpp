@@ -28,4 +28,21 @@ template <class Rng> Distribution random_indirect(index_t n, int P, Rng& rng) {
   return Indirect(owners);
 }
 
+/// Any distribution of n indices over P processes: CYCLIC(1..4), BLOCK, GEN_BLOCK, INDIRECT, or, with
+/// allow_collapsed, `*`, each equally likely.
+template <class Rng> Distribution random_distribution(index_t n, int P, Rng& rng, bool allow_collapsed) {
+  switch (std::uniform_int_distribution<int>(0, allow_collapsed ? 4 : 3)(rng)) {
+  case 0:
+    return Cyclic(std::uniform_int_distribution<int>(1, 4)(rng));
+  case 1:
+    return Block();
+  case 2:
+    return random_gen_block(n, P, rng);
+  case 3:
+    return random_indirect(n, P, rng);
+  default:
+    return Collapsed();
+  }
+}
+
 } // namespace hpf::test
