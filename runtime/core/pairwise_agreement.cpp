@@ -65,9 +65,9 @@ const Private& private_of(const Comm& comm) {
 }
 
 // HPF_AGREEMENT_MAILBOX in the environment: 0 turns the mailbox off (for measurements, or where
-// /dev/shm is not to be used), always turns it on whatever the node (tests), auto (or unset) is the
-// default. Any other value is kept here and refused by the next attach, on every rank of its
-// communicator, rather than read as one of these.
+// /dev/shm is not to be used), auto (or unset) is the default and always is the same (see Use). Any other
+// value is kept here and refused by the next attach, on every rank of its communicator, rather than read as
+// one of these.
 struct MailboxSetting {
   AgreementMailbox::Use use = AgreementMailbox::Use::Auto;
   std::string unknown; // the value, when it is none of the above
@@ -96,19 +96,27 @@ std::string_view unknown_setting() noexcept {
        "\" on communicator rank ", rank);
 }
 
-/// Whether this node runs more ranks than this process may use cores: `mapped` ranks of the
-/// communicator share /dev/shm with it, and the launcher may know of more (Open MPI's and MPICH's
-/// count of the job's ranks on this node).
-bool oversubscribed(std::ptrdiff_t mapped) {
-  long local = static_cast<long>(mapped);
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (const char* v = std::getenv(name)) local = std::max(local, std::strtol(v, nullptr, 10));
+/// The cores this process may run on (all of the machine's when the mask cannot be read).
+cpu_set_t own_cores() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  const long cores = ::sched_getaffinity(0, sizeof set, &set) == 0
-                         ? static_cast<long>(CPU_COUNT(&set))
-                         : static_cast<long>(std::max(1U, std::thread::hardware_concurrency()));
-  return local > cores;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) {
+    CPU_ZERO(&set);
+    for (unsigned c = 0; c < std::max(1U, std::thread::hardware_concurrency()) && c < CPU_SETSIZE; ++c)
+      CPU_SET(c, &set);
+  }
+  return set;
+}
+
+/// Whether a node runs more ranks than they have cores: `ranks` ranks of the communicator share
+/// /dev/shm, and so the node, and may run on `cores` cores between them (the union of their affinity
+/// masks: ranks bound to one core each are not crowded); the launcher may know of more ranks on the
+/// node (Open MPI's and MPICH's count of the job's ranks there).
+bool oversubscribed(std::ptrdiff_t ranks, int cores) {
+  long local = static_cast<long>(ranks);
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(name)) local = std::max(local, std::strtol(v, nullptr, 10));
+  return local > static_cast<long>(cores);
 }
 
 /// A segment's first line: the cookie its maker chose, which every mapping checks.
@@ -162,8 +170,10 @@ void AgreementMailbox::attach(const Comm& comm) {
     char name[56];
     std::uint64_t cookie;
     char unknown[24]; // a refused HPF_AGREEMENT_MAILBOX (its start), so that every rank can name it
+    cpu_set_t cores;  // where this rank may run (crowded())
   };
   Name mine{};
+  mine.cores = own_cores();
   static std::mt19937_64 rng(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32U));
   mine.cookie = rng();
   std::snprintf(mine.name, sizeof mine.name, "/hpfrt-%d-%016llx", static_cast<int>(::getpid()),
@@ -222,21 +232,24 @@ void AgreementMailbox::attach(const Comm& comm) {
     box->m_theirs[static_cast<std::size_t>(q)] = p;
     can[static_cast<std::size_t>(q)] = 1;
   }
-  // Whether this rank's node runs more ranks than this rank has cores: then a rank spinning on a slot
-  // keeps the peer it waits for off the core (on 4 ranks over 2 cores the sweep's 10^3 cells took
-  // 1.2-1.6x MPI_Alltoallw through the mailbox), and MPI's own waiting does better. Sent with the row.
-  can.push_back(
-      static_cast<char>(use() == Use::Auto && oversubscribed(1 + std::count(can.begin(), can.end(), 1))));
-  std::vector<char> all((un + 1) * un);
-  HPF_MPI_CHECK(MPI_Allgather(can.data(), n + 1, MPI_CHAR, all.data(), n + 1, MPI_CHAR, comm.get()));
+  // A node with more ranks than this rank has cores: a rank spinning on a slot would keep the peer it
+  // waits for off the core (on 4 ranks over 2 cores the sweep's 10^3 cells took 1.2-1.6x
+  // MPI_Alltoallw so, where MPI's own waiting, which yields, had taken 0.9-1.2x), so its waits yield
+  // at every turn instead.
+  cpu_set_t cores = mine.cores;
+  for (int q = 0; q < n; ++q)
+    if (can[static_cast<std::size_t>(q)] != 0)
+      CPU_OR(&cores, &cores, &names[static_cast<std::size_t>(q)].cores);
+  box->m_crowded = oversubscribed(1 + std::count(can.begin(), can.end(), 1), CPU_COUNT(&cores));
+  std::vector<char> all(un * un);
+  HPF_MPI_CHECK(MPI_Allgather(can.data(), n, MPI_CHAR, all.data(), n, MPI_CHAR, comm.get()));
   if (box->m_mine != nullptr) ::shm_unlink(mine.name); // every rank that could map it has
   box->m_boxed.assign(un, 0);
   bool any = false;
-  const auto row = [&](std::size_t rank) { return all.data() + rank * (un + 1); };
+  const auto row = [&](std::size_t rank) { return all.data() + rank * un; };
   for (std::size_t q = 0; q < un; ++q) {
     const auto m = static_cast<std::size_t>(me);
-    box->m_boxed[q] =
-        static_cast<char>(row(m)[q] != 0 && row(q)[m] != 0 && row(m)[un] == 0 && row(q)[un] == 0);
+    box->m_boxed[q] = static_cast<char>(row(m)[q] != 0 && row(q)[m] != 0);
     if (box->m_boxed[q] == 0 && box->m_theirs[q] != nullptr) {
       ::munmap(box->m_theirs[q], box->m_bytes);
       box->m_theirs[q] = nullptr;
@@ -250,11 +263,13 @@ void AgreementMailbox::attach(const Comm& comm) {
 #endif
 }
 
-// The ranks of a boxed pair fit their node's cores, so the peer runs while this rank waits for it:
-// spin (a cache line read each turn) for a few thousand turns, then also progress MPI and give the
-// core away (a peer descheduled by other load).
+// Where the ranks fit their node's cores the peer runs while this rank waits for it: spin (a cache
+// line read each turn) for a few thousand turns, then also progress MPI and give the core away (a peer
+// descheduled by other load). On a crowded node, give it away from the first turn: spinning there
+// costs the peer its time slice (4096 spins took 17-29x MPI_Alltoallw on 4 ranks over 2 cores, yielding
+// 0.6-1.0x; a probe every turn instead of every 16th was slower at 10^3 doubles).
 void AgreementMailbox::pause(unsigned& spins) const {
-  if (++spins < 4096) {
+  if (++spins < 4096 && !m_crowded) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif

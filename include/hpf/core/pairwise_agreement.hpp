@@ -119,15 +119,20 @@ public:
   [[nodiscard]] const std::byte* payload_from(int peer, std::uint64_t k);
   /// Tells `peer` that round k's slot from it is free again.
   void consume(int peer, std::uint64_t k) noexcept;
-  /// One turn of a wait for a peer: `spins` counts the turns (start at 0).
+  /// One turn of a wait for a peer: `spins` counts the turns (start at 0). Spins a few thousand turns
+  /// before it gives the core away, or gives it away at once on a crowded node (below).
   void pause(unsigned& spins) const;
+  /// Whether this rank's node runs more ranks than this rank may use cores: then the peer it waits for
+  /// is likely off the core, and every turn of a wait yields to it. Local: only how this rank waits.
+  [[nodiscard]] bool crowded() const noexcept { return m_crowded; }
 
-  /// Whether this rank offers a mailbox segment to the private duplicates made from now on: Off (none),
-  /// Auto (the default: unless its node runs more ranks than it has cores) or Always (whatever the
-  /// node, for tests). The environment sets the default: HPF_AGREEMENT_MAILBOX=0 is Off, =auto (or
-  /// unset) is Auto, =always is Always. Any other value makes attach throw hpf::Error naming it, on
-  /// every rank of the communicator (until set_use overrides it). A pair is boxed only when both of
-  /// its ranks offer one, so ranks with different settings still agree (through MPI).
+  /// Whether this rank offers a mailbox segment to the private duplicates made from now on: Off (none)
+  /// or Auto (the default: to every rank of its node). Always is Auto under the name the tests and
+  /// scripts used when Auto left crowded nodes out (it no longer does). The environment sets the
+  /// default: HPF_AGREEMENT_MAILBOX=0 is Off, =auto (or unset) is Auto, =always is Always. Any other
+  /// value makes attach throw hpf::Error naming it, on every rank of the communicator (until set_use
+  /// overrides it). A pair is boxed only when both of its ranks offer one, so ranks with different
+  /// settings still agree (through MPI).
   enum class Use { Off, Auto, Always };
   static void set_use(Use use) noexcept;
   [[nodiscard]] static Use use() noexcept;
@@ -141,6 +146,7 @@ private:
   std::vector<char> m_boxed;   // per peer
   std::size_t m_bytes = 0;     // of every segment
   std::uint64_t m_round = 0;
+  bool m_crowded = false;          // see crowded()
   int m_me = 0;                    // this rank in the communicator
   MPI_Comm m_comm = MPI_COMM_NULL; // MPI progress while waiting
 };
