@@ -232,10 +232,9 @@ void AgreementMailbox::attach(const Comm& comm) {
     box->m_theirs[static_cast<std::size_t>(q)] = p;
     can[static_cast<std::size_t>(q)] = 1;
   }
-  // A node with more ranks than this rank has cores: a rank spinning on a slot would keep the peer it
-  // waits for off the core (on 4 ranks over 2 cores the sweep's 10^3 cells took 1.2-1.6x
-  // MPI_Alltoallw so, where MPI's own waiting, which yields, had taken 0.9-1.2x), so its waits yield
-  // at every turn instead.
+  // A node with more ranks than the cores its mapped ranks may use between them (this rank's and their
+  // affinity masks): a rank spinning on a slot would keep the peer it waits for off the core (pause),
+  // so its waits yield at every turn instead. Local: only how this rank waits, not who is boxed.
   cpu_set_t cores = mine.cores;
   for (int q = 0; q < n; ++q)
     if (can[static_cast<std::size_t>(q)] != 0)

@@ -122,8 +122,10 @@ public:
   /// One turn of a wait for a peer: `spins` counts the turns (start at 0). Spins a few thousand turns
   /// before it gives the core away, or gives it away at once on a crowded node (below).
   void pause(unsigned& spins) const;
-  /// Whether this rank's node runs more ranks than this rank may use cores: then the peer it waits for
-  /// is likely off the core, and every turn of a wait yields to it. Local: only how this rank waits.
+  /// Whether this rank's node runs more ranks than they may use cores between them (the union of the
+  /// affinity masks of this rank and the ranks whose segments it maps, or the launcher's count of the
+  /// node's ranks when that is larger): then the peer it waits for is likely off the core, and every
+  /// turn of a wait yields to it. Local: only how this rank waits.
   [[nodiscard]] bool crowded() const noexcept { return m_crowded; }
 
   /// Whether this rank offers a mailbox segment to the private duplicates made from now on: Off (none)
