@@ -65,13 +65,13 @@
 // peer; both ends decide that from the plan and the size alone, and pack such a message whatever its
 // datatype. Every other peer gets the header alone. On a communicator with an AgreementMailbox
 // (DistArray::redistribute's private one, between ranks of one node) both go into the mailbox's slot
-// for that peer instead of an MPI message: a carried message is packed there and unpacked from there. headers_agreed() completes the receives that bring
-// headers and nothing else, so that ranks with other arguments never wait for data. Every other
-// receive from a peer (data, and the first execution's offers) is posted only once that peer's header
-// has come with the same hash (then the peer passed the same arguments and sends the lengths this
-// rank expects): a rank with other arguments may send a longer message, and Open MPI 4.1.4 wrote past
-// the buffer of a truncated receive of a large message (seen in tests/exec/test_exchange.cpp before
-// the receives were held).
+// for that peer instead of an MPI message: a carried message is packed there and unpacked from there.
+// headers_agreed() completes the receives that bring headers and nothing else, so that ranks with other
+// arguments never wait for data. Every other receive from a peer (data, and the first execution's offers) is
+// posted only once that peer's header has come with the same hash (then the peer passed the same arguments
+// and sends the lengths this rank expects): a rank with other arguments may send a longer message, and Open
+// MPI 4.1.4 wrote past the buffer of a truncated receive of a large message (seen in
+// tests/exec/test_exchange.cpp before the receives were held).
 #pragma once
 
 #include <hpf/core/memory.hpp>
