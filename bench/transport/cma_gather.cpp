@@ -7,10 +7,13 @@
 // receiver read the pieces straight out of the sender's block, once.
 //
 // Each repeat, on both ranks of a pair at once (rank 2k with 2k + 1), each rank receives one message of
-// `bytes` from its peer, as:
+// `bytes` (rounded down to whole pieces) from its peer, as:
 //   memcpy   one memcpy of `bytes` (the limit: the same bytes moved once, contiguous);
 //   segment  pack into the peer's POSIX segment (4 KiB pages, as hpfrt's), a notice, unpack from
 //            one's own (hpfrt's path for a message between ranks of one node);
+//   ring     the same through a ring of --slots chunks of --chunk bytes (default 8 x 64 KiB) in the
+//            peer's segment: each rank packs its next chunk when a slot is free and unpacks the
+//            peer's when one is in, so both copies stay in cache (as Open MPI's fragments do);
 //   cma      process_vm_readv from the peer's block into one's own, IOV_MAX pieces a call, then a
 //            notice that the peer's block may change again;
 //   mpi      MPI_Sendrecv of an MPI_Type_vector on the strided side (what MPI_Alltoallw does).
@@ -21,7 +24,8 @@
 // median of --repeats repeats and its ratio to the memcpy's median:
 //   ranks,bytes,shape,piece,method,median_s,vs_memcpy
 //
-//   mpirun -np 2 bench_cma_gather [--bytes B] [--pieces 56,512,4096] [--repeats R] [--csv file]
+//   mpirun -np 2 bench_cma_gather [--bytes B] [--pieces 56,512,4096] [--chunk C] [--slots S]
+//       [--repeats R] [--csv file]
 #include "../common/bench_common.hpp"
 
 #include <hpf/core/mpi.hpp>
@@ -29,12 +33,14 @@
 #include <mpi.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -93,22 +99,31 @@ int main(int argc, char** argv) {
     HPF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
     std::size_t bytes = std::size_t{20} << 20; // a 10^7 cell's message on 2 ranks: 2.5 * 10^6 doubles
     std::vector<std::size_t> pieces{56, 512, 4096};
+    std::size_t chunk = std::size_t{64} << 10;
+    std::size_t slots = 8;
     int repeats = 21;
     std::string csv = "-";
-    hpf::bench::for_each_option(argc, argv, "[--bytes B] [--pieces a,b,...] [--repeats R] [--csv file]",
-                                [&](std::string_view k, std::string_view v) {
-                                  if (k == "--bytes")
-                                    bytes = hpf::bench::parse_number<std::size_t>(v, "--bytes");
-                                  else if (k == "--pieces")
-                                    pieces = hpf::bench::parse_list<std::size_t>(v, "--pieces");
-                                  else if (k == "--repeats")
-                                    repeats = hpf::bench::parse_number<int>(v, "--repeats");
-                                  else if (k == "--csv")
-                                    csv = v;
-                                  else
-                                    return false;
-                                  return true;
-                                });
+    hpf::bench::for_each_option(
+        argc, argv, "[--bytes B] [--pieces a,b,...] [--chunk C] [--slots S] [--repeats R] [--csv file]",
+        [&](std::string_view k, std::string_view v) {
+          if (k == "--bytes")
+            bytes = hpf::bench::parse_number<std::size_t>(v, "--bytes");
+          else if (k == "--pieces")
+            pieces = hpf::bench::parse_list<std::size_t>(v, "--pieces");
+          else if (k == "--chunk")
+            chunk = hpf::bench::parse_number<std::size_t>(v, "--chunk");
+          else if (k == "--slots")
+            slots = hpf::bench::parse_number<std::size_t>(v, "--slots");
+          else if (k == "--repeats")
+            repeats = hpf::bench::parse_number<int>(v, "--repeats");
+          else if (k == "--csv")
+            csv = v;
+          else
+            return false;
+          return true;
+        });
+    hpf::detail::require(slots >= 1 && chunk >= 1, "--slots, --chunk: expected >= 1, got ", slots, ", ",
+                         chunk);
     hpf::detail::require(repeats >= 9, "--repeats: medians need >= 9 repeats, got ", repeats);
     hpf::detail::require(ranks % 2 == 0, "bench_cma_gather: expected an even number of ranks, got ", ranks);
     const int peer = me ^ 1;
@@ -136,6 +151,15 @@ int main(int argc, char** argv) {
       HPF_MPI_CHECK(MPI_Sendrecv(my_name.data(), 64, MPI_CHAR, peer, 0, peer_name.data(), 64, MPI_CHAR, peer,
                                  0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
       const Segment outbound(peer_name.data(), msg, false);
+      // The ring: a count of chunks produced (written by the sender) and one of chunks consumed (by the
+      // receiver), a cache line each, then `slots` chunks of whole pieces.
+      const std::size_t per_chunk = std::max<std::size_t>(1, chunk / piece);
+      const std::size_t chunk_bytes = per_chunk * piece;
+      const std::size_t ring_bytes = 128 + slots * chunk_bytes;
+      const Segment inbound_ring(mine + "_ring", ring_bytes, true);
+      HPF_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); // both rings exist before either is mapped
+      const Segment outbound_ring(std::string(peer_name.data()) + "_ring", ring_bytes, false);
+      std::uint64_t ring_base = 0; // chunks moved through the ring so far, the same on both ends
 
       for (const bool gather : {true, false}) {
         char* src = gather ? strided_src.data() : contiguous_src.data();
@@ -160,6 +184,45 @@ int main(int argc, char** argv) {
           const char* r = inbound.data();
           for (std::size_t i = 0; i < count; ++i) std::memcpy(dst + i * dst_stride, r + i * piece, piece);
           notice(); // the peer may pack into my segment again
+        };
+        const auto ring = [&] {
+          const std::uint64_t n = (count + per_chunk - 1) / per_chunk;
+          auto* out_hdr = reinterpret_cast<std::uint64_t*>(outbound_ring.data());
+          auto* in_hdr = reinterpret_cast<std::uint64_t*>(inbound_ring.data());
+          std::atomic_ref<std::uint64_t> produced_out(out_hdr[0]);
+          std::atomic_ref<std::uint64_t> consumed_out(out_hdr[8]);
+          std::atomic_ref<std::uint64_t> produced_in(in_hdr[0]);
+          std::atomic_ref<std::uint64_t> consumed_in(in_hdr[8]);
+          std::uint64_t sent = 0;
+          std::uint64_t got = 0;
+          for (unsigned idle = 0; sent < n || got < n;) {
+            bool moved = false;
+            if (sent < n && ring_base + sent - consumed_out.load(std::memory_order_acquire) < slots) {
+              char* w = outbound_ring.data() + 128 + ((ring_base + sent) % slots) * chunk_bytes;
+              const std::size_t first = sent * per_chunk;
+              const std::size_t end = std::min<std::size_t>(count, first + per_chunk);
+              for (std::size_t i = first; i < end; ++i)
+                std::memcpy(w + (i - first) * piece, src + i * src_stride, piece);
+              produced_out.store(ring_base + ++sent, std::memory_order_release);
+              moved = true;
+            }
+            if (got < n && produced_in.load(std::memory_order_acquire) > ring_base + got) {
+              const char* r = inbound_ring.data() + 128 + ((ring_base + got) % slots) * chunk_bytes;
+              const std::size_t first = got * per_chunk;
+              const std::size_t end = std::min<std::size_t>(count, first + per_chunk);
+              for (std::size_t i = first; i < end; ++i)
+                std::memcpy(dst + i * dst_stride, r + (i - first) * piece, piece);
+              consumed_in.store(ring_base + ++got, std::memory_order_release);
+              moved = true;
+            }
+            if (moved)
+              idle = 0;
+            else if (++idle % 4096 == 0)
+              sched_yield(); // a peer off its core
+            else
+              __builtin_ia32_pause();
+          }
+          ring_base += n;
         };
         std::vector<iovec> local(IOV_MAX);
         std::vector<iovec> remote(IOV_MAX);
@@ -196,8 +259,11 @@ int main(int argc, char** argv) {
           std::function<void()> run;
           std::vector<double> times;
         };
-        std::vector<Method> methods{
-            {"memcpy", copy, {}}, {"segment", segment, {}}, {"cma", cma, {}}, {"mpi", mpi, {}}};
+        std::vector<Method> methods{{"memcpy", copy, {}},
+                                    {"segment", segment, {}},
+                                    {"ring", ring, {}},
+                                    {"cma", cma, {}},
+                                    {"mpi", mpi, {}}};
         for (Method& m : methods) { // each result checked once: the peer's bytes, where they belong
           std::memset(dst, 0, gather ? msg : 2 * msg);
           m.run();

@@ -16,9 +16,9 @@ def main(path, out):
     rows = [r for r in csv.DictReader(open(path)) if r["method"] != "memcpy"]
     shapes = ["gather", "scatter"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    styles = {"segment": "-o", "cma": "--s", "mpi": ":^"}
+    styles = {"segment": "-o", "ring": "-.d", "cma": "--s", "mpi": ":^"}
     for ax, shape in zip(axes, shapes):
-        for method in ["segment", "cma", "mpi"]:
+        for method in ["segment", "ring", "cma", "mpi"]:
             for rd in sorted({r["round"] for r in rows}):
                 mine = sorted((int(r["piece"]), float(r["vs_memcpy"])) for r in rows
                               if r["shape"] == shape and r["method"] == method and r["round"] == rd)
@@ -31,9 +31,9 @@ def main(path, out):
         side = "strided source, contiguous target" if shape == "gather" else "contiguous source, strided target"
         ax.set_title(f"{shape}: {side}", fontsize=9)
     axes[0].set_ylabel("median / memcpy of the same bytes")
-    axes[1].legend(fontsize=6, ncol=3)
-    fig.suptitle("2 ranks, one 20 MiB message each way: pack+unpack through a segment, CMA "
-                 "process_vm_readv, MPI_Sendrecv of a vector", fontsize=10)
+    axes[1].legend(fontsize=5, ncol=4)
+    fig.suptitle("2 ranks, one 20 MiB message each way: pack+unpack through a whole segment or a ring of "
+                 "8 x 64 KiB, CMA process_vm_readv, MPI_Sendrecv of a vector", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
