@@ -3,9 +3,10 @@
 # pack into the receiver's segment and unpack, process_vm_readv (CMA) straight from the sender's block,
 # a ring of 64 KiB chunks, and MPI_Sendrecv of an MPI_Type_vector, against one memcpy of the same
 # bytes, for the shapes of the sweep's lost 10^7 cells (docs/redistribute.md, "One copy through CMA,
-# and a ring of chunks"). --rounds jobs (default 3; the CSV on record has 5 of 15 repeats), each of --repeats repeats (default 21); writes
-# docs/results/transport_cma_gather.csv (a column `round` added), the load to
-# docs/results/transport_cma_gather_load.txt and the plot to docs/results/transport_cma_gather.png.
+# and a ring of chunks"). --rounds jobs (default 3; the CSV on record has 5 of 15 repeats), each of
+# --repeats repeats (default 21); writes docs/results/transport_cma_gather.csv (a column `round`
+# added), the load to docs/results/transport_cma_gather_load.txt and the plot to
+# docs/results/transport_cma_gather.png.
 # Usage: bench/transport/cma_gather.sh [--rounds R] [--repeats K]
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
