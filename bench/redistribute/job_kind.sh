@@ -9,8 +9,10 @@
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/common/bench_common.sh"
-rounds=8 repeats=9
-[ $# -eq 0 ] || rounds_options "$@"
+rounds_options "$@"
+# This script's defaults are 8 jobs of 9 repeats (rounds_options' are 3 and 21).
+[[ " $* " == *" --rounds "* ]] || rounds=8
+[[ " $* " == *" --repeats "* ]] || repeats=9
 bench_build bench_redistribute_sweep
 cd "$HPF_ROOT"
 round_outputs redistribute_job_kind

@@ -166,6 +166,13 @@ int main(int argc, char** argv) {
         char* dst = gather ? contiguous_dst.data() : strided_dst.data();
         const std::size_t src_stride = gather ? 2 * piece : piece;
         const std::size_t dst_stride = gather ? piece : 2 * piece;
+        // Each piece of the message starts with its rank and index, so that a piece moved to the wrong
+        // place fails the check below (the rest of the source is the rank's fill byte).
+        const auto stamp = [](int rank, std::size_t i) { return (std::uint64_t(rank) << 48U) | i; };
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::uint64_t s = stamp(me, i);
+          std::memcpy(src + i * src_stride, &s, sizeof s);
+        }
         const Where here{static_cast<std::uint64_t>(getpid()), reinterpret_cast<std::uintptr_t>(src)};
         Where there{};
         HPF_MPI_CHECK(MPI_Sendrecv(&here, sizeof here, MPI_BYTE, peer, 1, &there, sizeof there, MPI_BYTE,
@@ -268,10 +275,14 @@ int main(int argc, char** argv) {
           std::memset(dst, 0, gather ? msg : 2 * msg);
           m.run();
           if (m.name != std::string("memcpy"))
-            for (std::size_t i = 0; i < count; ++i)
-              hpf::detail::require(dst[i * dst_stride] == static_cast<char>(peer + 1) &&
-                                       dst[i * dst_stride + piece - 1] == static_cast<char>(peer + 1),
-                                   "bench_cma_gather: ", m.name, " left piece ", i, " wrong");
+            for (std::size_t i = 0; i < count; ++i) {
+              std::uint64_t s = 0;
+              std::memcpy(&s, dst + i * dst_stride, sizeof s);
+              hpf::detail::require(
+                  s == stamp(peer, i) &&
+                      (piece == sizeof s || dst[i * dst_stride + piece - 1] == static_cast<char>(peer + 1)),
+                  "bench_cma_gather: ", m.name, " left piece ", i, " wrong");
+            }
         }
         for (int r = 0; r < repeats; ++r)
           for (Method& m : methods) {
