@@ -6,6 +6,9 @@
 # case in the same job (redistribute_speed_tpetra_alone.csv), and `uptime` goes to
 # redistribute_speed_load.txt. Extra arguments go to bench_redistribute_speed (keep --M, --r, --s in
 # step with the standalone call below if you change them).
+# HPF_SPEED_NAME (default redistribute_speed) names the speed files it writes in docs/results/, and
+# HPF_PLANNING_NAME (default redistribute_planning) the planning CSV: a record of another host beside
+# the current one (HPF_SPEED_NAME=redistribute_speed_epyc).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
@@ -15,9 +18,11 @@ grep -q '^bench_redistribute_tpetra_alone:' <(cmake --build "$build" --target he
 cmake --build "$build" --target "${targets[@]}" -j "${HPF_JOBS}" > /dev/null
 cd "$HPF_ROOT"
 mkdir -p docs/results
-csv=docs/results/redistribute_speed.csv
-alone=docs/results/redistribute_speed_tpetra_alone.csv
-load=docs/results/redistribute_speed_load.txt
+name="docs/results/${HPF_SPEED_NAME:-redistribute_speed}"
+planning="docs/results/${HPF_PLANNING_NAME:-redistribute_planning}.csv"
+csv="$name.csv"
+alone="${name}_tpetra_alone.csv"
+load="${name}_load.txt"
 rm -f "$csv"
 echo "case,ranks,M,r,s,median_s" > "$alone"
 : > "$load"
@@ -31,10 +36,10 @@ for np in 2 4; do
   fi
 done
 echo "after: $(uptime)" >> "$load"
-"$build/bench/redistribute/bench_redistribute_plan_time" --repeats 5 --csv docs/results/redistribute_planning.csv
+"$build/bench/redistribute/bench_redistribute_plan_time" --repeats 5 --csv "$planning"
 gnuplot <<GP
 set terminal pngcairo size 900,420 noenhanced
-set output 'docs/results/redistribute_speed.png'
+set output '$name.png'
 set datafile separator ','
 set style data histograms
 set style histogram clustered
@@ -49,4 +54,4 @@ set grid ytics
 set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2
 plot '< grep ",2," $csv' using 7:xtic(4) title '2 ranks', '< grep ",4," $csv' using 7 title '4 ranks (oversubscribed)'
 GP
-echo "results: $csv, docs/results/redistribute_speed.png, docs/results/redistribute_planning.csv"
+echo "results: $csv, $name.png, $planning"
