@@ -25,6 +25,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 run() { mpirun --oversubscribe --bind-to none "$@"; }
 : > "$load"
+for k in 1 2; do echo "case,ranks,M,r,s,median_s" > "$tmp/tpetra$k.csv"; done
 for np in 2 4; do
   echo "before tpetra, ranks $np: $(uptime)" >> "$load"
   for M in 1e3 1e5 1e7; do
@@ -33,7 +34,6 @@ for np in 2 4; do
     for r in 1 3 7 64 0; do
       for s in 1 3 7 64 0; do
         for k in 1 2; do
-          [ -f "$tmp/tpetra$k.csv" ] || echo "case,ranks,M,r,s,median_s" > "$tmp/tpetra$k.csv"
           run -n "$np" "$bin/bench_redistribute_tpetra_alone" --M "$M" --r "$r" --s "$s" --repeats "$repeats" \
             --csv "$tmp/tpetra$k.csv" > /dev/null
         done

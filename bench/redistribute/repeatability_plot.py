@@ -16,6 +16,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def blk(b):
+    return "B" if int(b) == 0 else str(int(b))
+
+
 def main(tmp, runs, out_csv, out_png):
     runs = int(runs)
     key = lambda r: (r["ranks"], r["M"], r["r"], r["s"])  # noqa: E731
@@ -42,14 +46,13 @@ def main(tmp, runs, out_csv, out_png):
     a.set_xticks(range(1, len(groups) + 1), [f"{P} ranks\nM=1e{len(str(M)) - 1}" for P, M in groups])
     a.axhspan(0.9, 1.1, color="green", alpha=0.15, label="within 10 %")
     a.set_ylabel("second job / first job")
-    a.set_title("The standalone Tpetra program against itself (25 cells per box)", fontsize=9)
+    a.set_title(f"The standalone Tpetra program against itself ({len(data[0])} cells per box)", fontsize=9)
     a.legend(fontsize=8)
     for i, s in enumerate(sweeps, 1):
         ks = sorted(s, key=lambda k: (int(k[2]), int(k[3])))
         b.plot(range(len(ks)), [s[k] for k in ks], "o-", ms=3, lw=0.7, label=f"run {i}")
     b.axhline(1, color="black", lw=0.8)
-    b.set_xticks(range(len(ks)), [f"{k[2]}->{k[3]}".replace("0->", "B->").replace("->0", "->B") for k in ks],
-                 rotation=90, fontsize=6)
+    b.set_xticks(range(len(ks)), [f"{blk(k[2])}->{blk(k[3])}" for k in ks], rotation=90, fontsize=6)
     b.set_ylabel("A.redistribute / best peer")
     b.set_title("Sweep cells at 10^5 on 4 ranks (oversubscribed), one job per cell and run (B: BLOCK)", fontsize=9)
     b.legend(fontsize=8)
