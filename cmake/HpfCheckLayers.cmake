@@ -21,7 +21,7 @@ foreach(layer IN LISTS HPF_LAYERS)
 endforeach()
 
 # core/'s headers that use MPI (its RAII and the agreements built on it); the others are core_base.
-set(core_mpi_headers mpi.hpp pairwise_agreement.hpp)
+set(core_mpi_headers mpi.hpp)
 set(problems "")
 foreach(layer IN LISTS HPF_LAYERS)
   if(layer STREQUAL "core_base")

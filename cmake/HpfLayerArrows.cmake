@@ -2,9 +2,8 @@
 # runtime/. One table, read by HpfLayers.cmake (the OBJECT libraries link along it) and by
 # HpfCheckLayers.cmake (the #include lines of every layer are checked against it, test `layers`).
 #
-# core_base is core without its MPI RAII: every header of core/ but core/mpi.hpp and
-# core/pairwise_agreement.hpp (error, math, names,
-# stats, tags). It is what schedule/ may see: schedule/ is pure and compiles without mpi.h.
+# core_base is core without its MPI RAII: every header of core/ but core/mpi.hpp (error, math,
+# names, stats, tags). It is what schedule/ may see: schedule/ is pure and compiles without mpi.h.
 # array/ also reaches irregular/ and reduce/: it holds their DistArray faces (GatherPlan, ScatterPlan,
 # tree_reduce of a DistArray), which need both the array and the engine below it; and steady/ for the
 # series API (ReductionSeries, ScatterSeries). steady/ reaches adaptive/ for Lowekamp's clustering

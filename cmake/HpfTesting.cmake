@@ -13,7 +13,6 @@ set(HPF_MPIEXEC_ENV
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   # Oversubscribed ranks on two cores: yield instead of spinning while waiting.
   OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
-  OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
   # A fixed machine model (exec/model.hpp): tests are deterministic and do not spend seconds measuring
   # on oversubscribed ranks at every start. The tests of the measurement itself call it directly.
   HPF_MACHINE_MODEL=${PROJECT_SOURCE_DIR}/tests/support/machine_model.json)

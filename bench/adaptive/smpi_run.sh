@@ -39,7 +39,7 @@ for m in ${methods//,/ }; do
 done
 
 out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/adaptive"  # HPF_SMPI_BUILD: CTest's build tree
-smpi_build "$out" bench_adaptive_smpi runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime/core/pairwise_agreement.cpp \
+smpi_build "$out" bench_adaptive_smpi runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp \
   runtime/core/text.cpp runtime/core/memory.cpp runtime/schedule/schedule.cpp runtime/schedule/matching.cpp \
   runtime/schedule/strategy.cpp runtime/exec/exchange.cpp runtime/exec/model.cpp runtime/exec/plogp.cpp \
   runtime/adaptive/broadcast.cpp runtime/adaptive/broadcast_model.cpp runtime/adaptive/hierarchical.cpp \

@@ -47,7 +47,7 @@ if [[ " ${platforms[*]} " == *" hypercube "* ]] && [ $((ranks & (ranks - 1))) -n
 fi
 
 out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/all_to_many"  # HPF_SMPI_BUILD: CTest's build tree
-smpi_build "$out" bench_all_to_many_smpi runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime/core/pairwise_agreement.cpp \
+smpi_build "$out" bench_all_to_many_smpi runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp \
   runtime/core/text.cpp runtime/core/memory.cpp runtime/schedule/schedule.cpp runtime/schedule/matching.cpp \
   runtime/schedule/strategy.cpp runtime/schedule/all_to_many.cpp runtime/schedule/routing.cpp \
   runtime/exec/exchange.cpp runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/irregular/com.cpp \

@@ -1,12 +1,8 @@
-// Where the time of a small REDISTRIBUTE goes (issue 10: the sweep's cells of 10^3 elements are the
-// ones A.redistribute() loses to MPI_Alltoallw). One job times, interleaved, every part of
-// A.redistribute(b) on its own, beside the whole call and the peer:
-//   - redistribute:  A.redistribute() as a user calls it, alternating between the two layouts (on at
-//                    most 16 ranks its agreement travels with the data, core/pairwise_agreement.hpp);
-//   - redistribute-allreduce: the same with the agreement as a round of its own before the data (the
-//                    check used beyond 16 ranks, and by every call before issue 10's change);
+// Where the time of a small REDISTRIBUTE goes (the cells of 10^3 elements are latency-bound). One job
+// times, interleaved, every part of A.redistribute(b) on its own, beside the whole call and the peer:
+//   - redistribute:  A.redistribute() as a user calls it, alternating between the two layouts;
+//   - redistribute-unchecked: the same with the argument check off (hpf::set_argument_checks);
 //   - executor:      the cached executor on preallocated arrays (the data movement alone);
-//   - agreement-pairwise:  the pairwise agreement alone (a hash to and from every other rank);
 //   - agreement-allreduce: check_same_redistribution, the collective check that every rank passed the
 //                    same layouts (one MPI_Allreduce of a 16-byte hash);
 //   - allreduce:     a bare MPI_Allreduce of 16 bytes (the floor of that check);
@@ -20,7 +16,6 @@
 //   mpirun -n 2 bench_redistribute_overhead [--M 1000] [--r 3] [--s 5] [--repeats 2001] [--csv out.csv]
 #include "peers.hpp"
 
-#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/hpf.hpp>
 
 #include <cstdint>
@@ -94,25 +89,16 @@ int main(int argc, char** argv) {
                      at_b = !at_b;
                    },
                    {}});
-  parts.push_back({"redistribute-allreduce",
+  parts.push_back({"redistribute-unchecked",
                    [&] {
-                     const int limit = hpf::detail::pairwise_agreement_limit();
-                     hpf::detail::set_pairwise_agreement_limit(0); // the same on every rank
+                     hpf::set_argument_checks(false); // the same on every rank
                      A.redistribute(at_b ? a : b);
                      at_b = !at_b;
-                     hpf::detail::set_pairwise_agreement_limit(limit);
+                     hpf::set_argument_checks(true);
                    },
                    {}});
   parts.push_back({"executor", [&] { lease->execute(X, Y); }, {}});
   const auto option_words = hpf::agreement_words(hpf::RedistOptions{});
-  const std::uint64_t hash = hpf::redistribution_hash(a, b, option_words);
-  parts.push_back({"agreement-pairwise",
-                   [&] {
-                     hpf::detail::PairwiseAgreement round(a.grid().comm(), hash);
-                     round.post_headers();
-                     if (!round.agreed()) hpf::detail::fail("overhead: the ranks disagree");
-                   },
-                   {}});
   parts.push_back(
       {"agreement-allreduce", [&] { hpf::check_same_redistribution(a, b, option_words, "overhead"); }, {}});
   parts.push_back(

@@ -56,7 +56,7 @@ done
 
 out="${HPF_SMPI_BUILD:-$HPF_ROOT/build-smpi}/redistribute"  # HPF_SMPI_BUILD: CTest's build tree
 mkdir -p "$out"
-srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime/core/pairwise_agreement.cpp runtime/core/text.cpp runtime/core/memory.cpp runtime/layout/distribution.cpp runtime/layout/process_grid.cpp
+srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/agree.cpp runtime/core/text.cpp runtime/core/memory.cpp runtime/layout/distribution.cpp runtime/layout/process_grid.cpp
       runtime/schedule/schedule.cpp runtime/schedule/matching.cpp runtime/schedule/strategy.cpp
       runtime/schedule/all_to_many.cpp runtime/schedule/routing.cpp runtime/exec/exchange.cpp
       runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/redist/pattern.cpp runtime/redist/plan.cpp

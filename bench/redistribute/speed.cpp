@@ -1,5 +1,5 @@
 // bench_redistribute_speed: a repeated REDISTRIBUTE through the public API against the memory-bandwidth
-// limit and against ScaLAPACK's pdgemr2d called the way its documentation calls it (issue 10).
+// limit and against ScaLAPACK's pdgemr2d called the way its documentation calls it.
 //
 // One 1-D case per run: M doubles, CYCLIC(r) -> CYCLIC(s) on every rank of MPI_COMM_WORLD (r or s = 0
 // means BLOCK). Methods, in round-robin repeats, each timed call right after an untimed call of the same
@@ -12,8 +12,6 @@
 //   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
 //   - executor-packed: the same with every message packed (no MPI datatypes; see RedistOptions::
 //                     in_place_min_piece_bytes);
-//   - executor-mpi:   the same with every message through MPI (no shared-memory segments; see
-//                     RedistOptions::shared_memory_min_bytes);
 //   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
 //   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair over the runs (MPI packs);
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
@@ -193,15 +191,6 @@ int main(int argc, char** argv) {
     auto& pp = pairs.own("executor-packed");
     methods.push_back(
         {"executor-packed", [&] { ex_packed.execute(pp.X, pp.Y); }, target_ok("executor-packed"), {}, {}});
-    // The same executor with every message through MPI (RedistOptions::shared_memory_min_bytes =
-    // SIZE_MAX): what packing straight into shared memory gains or loses here.
-    hpf::RedistOptions mpi_opt = opt;
-    mpi_opt.shared_memory_min_bytes = SIZE_MAX;
-    const hpf::RedistributionPlan<1> mpi_plan(a, b, mpi_opt);
-    hpf::RedistributionExecutor<1> ex_mpi(mpi_plan);
-    auto& pm = pairs.own("executor-mpi");
-    methods.push_back(
-        {"executor-mpi", [&] { ex_mpi.execute(pm.X, pm.Y); }, target_ok("executor-mpi"), {}, {}});
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;

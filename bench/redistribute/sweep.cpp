@@ -166,8 +166,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   auto& e = arrays.own("executor");
   methods.push_back({"executor", [&] { ex.execute(e.X, e.Y); }, {}, false, {}});
   // The same executor with every message packed (no MPI datatypes): what moving the messages of long
-  // pieces in place (RedistOptions::in_place_min_piece_bytes) gains or loses in this cell. Messages of
-  // at least shared_memory_min_bytes are packed by both executors (exec/exchange.hpp).
+  // pieces in place (RedistOptions::in_place_min_piece_bytes) gains or loses in this cell.
   hpf::RedistOptions packed_opt = hpf::detail::with_model(a, {}, sizeof(double));
   packed_opt.in_place_min_piece_bytes = SIZE_MAX;
   const hpf::RedistributionPlan<N> packed_plan(a, b, packed_opt);

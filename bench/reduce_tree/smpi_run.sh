@@ -13,7 +13,7 @@ bytes="${1:-1048576}"
 here="$HPF_ROOT/bench/reduce_tree"
 out="$HPF_ROOT/build-smpi"
 mkdir -p "$out"
-srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/memory.cpp runtime/core/text.cpp runtime/core/agree.cpp runtime/core/pairwise_agreement.cpp runtime/schedule/schedule.cpp runtime/exec/exchange.cpp
+srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/memory.cpp runtime/core/text.cpp runtime/core/agree.cpp runtime/schedule/schedule.cpp runtime/exec/exchange.cpp
       runtime/exec/model.cpp runtime/exec/plogp.cpp runtime/reduce/tree.cpp runtime/reduce/tree_reducer.cpp
       bench/reduce_tree/bench.cpp)
 objs=()

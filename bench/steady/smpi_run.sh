@@ -16,7 +16,7 @@ here="$HPF_ROOT/bench/steady"
 plats="$HPF_ROOT/examples/steady/platforms"
 out="$HPF_ROOT/build-smpi/steady"
 mkdir -p "$out"
-srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/memory.cpp runtime/core/text.cpp runtime/core/agree.cpp runtime/core/pairwise_agreement.cpp runtime/schedule/schedule.cpp runtime/schedule/matching.cpp
+srcs=(runtime/core/error.cpp runtime/core/mpi.cpp runtime/core/memory.cpp runtime/core/text.cpp runtime/core/agree.cpp runtime/schedule/schedule.cpp runtime/schedule/matching.cpp
       runtime/exec/exchange.cpp
       runtime/steady/platform.cpp runtime/steady/lp.cpp
       runtime/steady/steady.cpp runtime/steady/trees.cpp runtime/steady/pipeline.cpp

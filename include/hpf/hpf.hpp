@@ -21,7 +21,6 @@
 
 #include <hpf/exec/exchange.hpp>
 #include <hpf/exec/model.hpp>
-#include <hpf/exec/shared_memory.hpp>
 
 #include <hpf/adaptive/broadcast.hpp>
 #include <hpf/adaptive/broadcast_model.hpp>

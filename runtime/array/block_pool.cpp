@@ -64,7 +64,10 @@ void trim(Pool& p, std::size_t max_blocks, std::size_t max_bytes, Dropped& dropp
 } // namespace
 
 void block_pool_give(BlockKey key, std::size_t bytes, PooledView block) {
-  const std::size_t limit = buffer_pool_limit();
+  // One bound for both pools (core/memory.hpp): what the message pool holds leaves less room here.
+  const std::size_t total = buffer_pool_limit();
+  const std::size_t messages = buffer_pool_stats().bytes;
+  const std::size_t limit = messages < total ? total - messages : 0;
   if (bytes > limit || !Kokkos::is_initialized()) return; // `block` is freed on return
   // Pooled views must go before Kokkos does: empty the pool in Kokkos::finalize.
   static std::once_flag hook;
@@ -84,6 +87,7 @@ void block_pool_give(BlockKey key, std::size_t bytes, PooledView block) {
     break;
   }
   trim(p, max_pooled_blocks, limit, dropped);
+  note_block_pool_bytes(p.bytes);
 } // the lock is released before `dropped` is destroyed (declared first)
 
 PooledView block_pool_take(const BlockKey& key) {
@@ -94,7 +98,9 @@ PooledView block_pool_take(const BlockKey& key) {
     if (e.block.has_value() && (found == nullptr || e.age < found->age) && e.key == key) found = &e;
   if (found == nullptr) return {};
   ++p.reuses;
-  return p.vacate(*found);
+  PooledView out = p.vacate(*found);
+  note_block_pool_bytes(p.bytes);
+  return out;
 }
 
 void release_block_pool() noexcept {
@@ -102,6 +108,7 @@ void release_block_pool() noexcept {
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
   trim(p, 0, 0, dropped);
+  note_block_pool_bytes(0);
 }
 
 BlockPoolStats block_pool_stats() noexcept {

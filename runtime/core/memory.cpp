@@ -53,7 +53,10 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 
 namespace {
 
-constexpr std::size_t default_pool_mib = 256;
+constexpr std::size_t default_pool_bytes = std::size_t{64} << 20;
+
+/// What the block pool (array/block_pool.cpp) holds: charged to the same bound.
+std::atomic<std::size_t> g_block_pool_bytes{0};
 
 /// Capacity of a pooled block: whole 64 KiB units below a huge page, whole huge pages from there on
 /// (never overflows: bytes came from a live allocation or a request operator new would refuse).
@@ -79,14 +82,14 @@ void delete_block(void* p, std::size_t capacity) noexcept {
 }
 
 std::size_t limit_from_environment() noexcept {
-  const char* v = std::getenv("HPF_BUFFER_POOL_MIB");
-  if (v == nullptr || *v == '\0') return default_pool_mib << 20;
+  const char* v = std::getenv("HPF_POOL_BYTES");
+  if (v == nullptr || *v == '\0') return default_pool_bytes;
   char* end = nullptr;
   errno = 0;
-  const unsigned long long mib = std::strtoull(v, &end, 10);
+  const unsigned long long bytes = std::strtoull(v, &end, 10);
   // An unreadable value keeps the default: a tuning knob must not stop a program.
-  if (errno != 0 || end == v || *end != '\0' || mib > (SIZE_MAX >> 20)) return default_pool_mib << 20;
-  return static_cast<std::size_t>(mib) << 20;
+  if (errno != 0 || end == v || *end != '\0' || bytes > SIZE_MAX) return default_pool_bytes;
+  return static_cast<std::size_t>(bytes);
 }
 
 /// Released large blocks by capacity. Never destroyed: executors held by static caches may free
@@ -109,7 +112,8 @@ public:
   bool give(void* p, std::size_t capacity) noexcept {
     const std::lock_guard<std::mutex> lock(m_mutex);
     const std::size_t limit = m_limit.load(std::memory_order_relaxed);
-    if (capacity > limit || m_bytes > limit - capacity) return false;
+    const std::size_t held = m_bytes + g_block_pool_bytes.load(std::memory_order_relaxed);
+    if (capacity > limit || held > limit - capacity) return false;
     try {
       m_blocks[capacity].push_back(p);
     } catch (...) { // no memory for the bookkeeping: free the block instead
@@ -196,6 +200,9 @@ void free_large(void* p, std::size_t bytes) noexcept {
 }
 
 BufferPoolStats buffer_pool_stats() noexcept { return pool().stats(); }
+void note_block_pool_bytes(std::size_t bytes) noexcept {
+  g_block_pool_bytes.store(bytes, std::memory_order_relaxed);
+}
 std::size_t buffer_pool_limit() noexcept { return pool().limit(); }
 void set_buffer_pool_limit(std::size_t bytes) noexcept { pool().set_limit(bytes); }
 void release_buffer_pool() noexcept { pool().release(); }

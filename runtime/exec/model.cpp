@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace hpf {
@@ -278,6 +280,13 @@ bool detail::shares_one_node(const Comm& comm) {
   }();
   if (const void* attr = comm.attribute(keyval)) return *static_cast<const bool*>(attr);
   bool one = false;
+  // HPF_ONE_NODE=0 takes the path of a job spread over nodes (docs/cluster.md): the same on every rank.
+  const char* forced = std::getenv("HPF_ONE_NODE");
+  if (forced != nullptr && std::string_view(forced) == "0") {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): MPI takes the value as void*; only read
+    HPF_MPI_CHECK(MPI_Comm_set_attr(comm.get(), keyval, const_cast<bool*>(&no)));
+    return false;
+  }
 #ifndef SMPI_H
   MPI_Comm node = MPI_COMM_NULL;
   HPF_MPI_CHECK(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));

@@ -41,8 +41,6 @@ RedistOptions opts(Strategy s) {
   o.alpha = 1e-6;
   o.beta = 1e-9;
   o.in_place_min_piece_bytes = g_in_place_min;
-  // The in-place tests turn shared memory off: a message that may be shared is packed on both ends.
-  if (g_in_place_min != RedistOptions{}.in_place_min_piece_bytes) o.shared_memory_min_bytes = SIZE_MAX;
   return o;
 }
 
@@ -76,7 +74,7 @@ template <int N> index_t wrong(DistArray<double, N>& A, double salt) {
 }
 
 /// Runs `ex` from A into B `times` times, each with new values in A, and checks B after each (a
-/// repeated execution reuses its buffers and shared-memory segments).
+/// repeated execution reuses its buffers and persistent requests).
 void expect_repeated_executions(hpf::RedistributionExecutor<1>& ex, DistArray<double, 1>& A,
                                 DistArray<double, 1>& B, int times, double step) {
   for (int k = 0; k < times; ++k) {
@@ -294,7 +292,6 @@ TEST(Redistribute, InPlaceMessagesEveryStrategyAndMixedEnds) {
   for (const std::size_t min : {std::size_t{0}, SIZE_MAX}) {
     RedistOptions o = opts(Strategy::KoenigStepwise);
     o.in_place_min_piece_bytes = min;
-    o.shared_memory_min_bytes = SIZE_MAX;
     const hpf::RedistributionPlan<1> plan(a, b, o);
     DistArray<double, 1> A("A", a);
     DistArray<double, 1> B("B", b);
@@ -326,11 +323,10 @@ TEST(Redistribute, NonTemporalStoresMoveEveryValue) {
   }
 }
 
-// Shared memory (RedistOptions::shared_memory_min_bytes = 0: every message): one executor per case and
-// strategy runs six times with a different salt each time, so every execution goes through the
-// segments and a stale one would show. Mixed: even ranks ask for every message in place, odd ranks for
-// none; a message that may be shared is packed on both ends anyway, so every message is shared.
-TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
+// One executor per case and strategy runs six times with a different salt each time, so a message left
+// from an earlier execution would show. Mixed: even ranks ask for every message in place, odd ranks
+// for none (each end of a message decides for itself).
+TEST(Redistribute, EveryStrategyRepeatedly) {
   for (const bool mixed : {false, true}) {
     SCOPED_TRACE(mixed ? "in place on even ranks" : "every message packed");
     for (const Case1D& c : cases_1d()) {
@@ -339,7 +335,6 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
         const Layout<1> src({c.M}, {c.src_dist}, line(c.src_first, c.src_count));
         const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
         RedistOptions o = opts(s);
-        o.shared_memory_min_bytes = 0;
         o.in_place_min_piece_bytes = mixed && world_rank() % 2 == 0 ? 0 : SIZE_MAX;
         if (s == Strategy::Class &&
             !hpf::class_schedule_applies({src.map(0).P, src.map(0).r, dst.map(0).P, dst.map(0).r, c.M}))
@@ -350,12 +345,9 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
         DistArray<double, 1> B("B", dst);
         expect_repeated_executions(ex, A, B, 6, 0.125);
         if (HasFatalFailure()) return;
-        const bool applies = plan.exec_mode() == hpf::ExecMode::StepSynchronous ||
-                             plan.exec_mode() == hpf::ExecMode::AllAtOnce;
-        EXPECT_EQ(ex.shared_sends(), applies ? plan.num_sends() : 0U);
-        EXPECT_EQ(ex.shared_recvs(), applies ? plan.num_recvs() : 0U);
-        EXPECT_EQ(ex.in_place_sends(), 0U);
-        EXPECT_EQ(ex.in_place_recvs(), 0U);
+        const bool in_place = mixed && world_rank() % 2 == 0 && plan.exec_mode() != hpf::ExecMode::Alltoallv;
+        EXPECT_EQ(ex.in_place_sends(), in_place ? plan.num_sends() : 0U);
+        EXPECT_EQ(ex.in_place_recvs(), in_place ? plan.num_recvs() : 0U);
       }
     }
   }
@@ -364,18 +356,17 @@ TEST(Redistribute, SharedMemoryEveryStrategyRepeatedly) {
 // All at once, a 1-D plan whose pattern repeats with a short period packs every message (and the
 // kept part) in one pass over the source block and unpacks in one pass over the target
 // (RedistributionPlan::fuses_sends / fuses_recvs, Exchange::set_batch): the values are right through
-// shared-memory segments, MPI buffers and in-place messages mixed, over repeated executions; plans
+// MPI buffers and in-place messages mixed, over repeated executions; plans
 // with long slices or one message, and 2-D plans, go message by message.
 TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
   const int n = world_size();
   const index_t M = 64 * 4 * 7 * 11; // 19712: many slices of CYCLIC(1) -> CYCLIC(64) at every rank count
   const Layout<1> a({M}, {Cyclic(1)}, line(0, n));
   const Layout<1> b({M}, {Cyclic(64)}, line(0, n));
-  for (const std::size_t shm : {std::size_t{0}, SIZE_MAX}) {
+  {
     for (const std::size_t in_place : {SIZE_MAX, std::size_t{0}}) {
-      SCOPED_TRACE("shared memory " + std::to_string(shm) + ", in place " + std::to_string(in_place));
+      SCOPED_TRACE("in place " + std::to_string(in_place));
       RedistOptions o = opts(Strategy::AllAtOnce);
-      o.shared_memory_min_bytes = shm;
       o.in_place_min_piece_bytes = world_rank() % 2 == 0 ? in_place : SIZE_MAX; // mixed ends
       for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
         const hpf::RedistributionPlan<1> plan(from, to, o);
@@ -408,7 +399,7 @@ TEST(Redistribute, AllAtOnceMovesShortPeriodsInOnePass) {
 // short pieces of several messages moves them a chunk of block offsets at a time (fuses_sends /
 // fuses_recvs by offsets): CYCLIC(7) <-> BLOCK, and CYCLIC(3) -> CYCLIC(40000) whose slice repeats
 // twice and a half, and GEN_BLOCK -> CYCLIC(5), each side's block past fuse_min_block_bytes. Values right
-// through segments, MPI buffers and in-place messages mixed, over repeated executions, on a grid of every
+// through MPI buffers and in-place messages mixed, over repeated executions, on a grid of every
 // rank and on one that leaves rank 0 out of the target; pieces of 512 bytes (BLOCK -> CYCLIC(64)) and small
 // blocks go message by message.
 TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
@@ -437,13 +428,12 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   for (const auto& c : cases) {
     const Layout<1> from({c.M}, {c.from}, line(0, n));
     const Layout<1> to({c.M}, {c.to}, line(c.dst_first, c.dst_count));
-    for (const std::size_t shm : {std::size_t{0}, SIZE_MAX}) {
+    for (const std::size_t in_place : {std::size_t{0}, SIZE_MAX}) {
       RedistOptions o = opts(Strategy::AllAtOnce);
-      o.shared_memory_min_bytes = shm;
-      o.in_place_min_piece_bytes = world_rank() % 2 == 0 ? 0 : SIZE_MAX; // mixed ends
+      o.in_place_min_piece_bytes = world_rank() % 2 == 0 ? in_place : SIZE_MAX; // mixed ends
       SCOPED_TRACE(c.from.to_string() + " -> " + c.to.to_string() + " on " + std::to_string(c.dst_count) +
                    " from rank " + std::to_string(c.dst_first) + ", M " + std::to_string(c.M) +
-                   ", shared memory " + std::to_string(shm));
+                   ", in place " + std::to_string(in_place));
       const hpf::RedistributionPlan<1> plan(from, to, o);
       if (c.dst_count == n) {
         EXPECT_EQ(plan.fuses_sends(), c.sends);
@@ -470,89 +460,17 @@ TEST(Redistribute, AllAtOnceMovesShortPiecesOfLargeBlocksInOnePass) {
   hpf::detail::one_pass_max_piece_bytes() = 256;
 }
 
-// Restores pairwise_agreement_limit() when a test that changes it ends, also by a failed ASSERT (every
-// rank sets the same value: the limit decides which collective checks the agreement).
-struct PairwiseLimitGuard {
-  int saved = hpf::detail::pairwise_agreement_limit();
-  PairwiseLimitGuard() = default;
-  PairwiseLimitGuard(const PairwiseLimitGuard&) = delete;
-  PairwiseLimitGuard& operator=(const PairwiseLimitGuard&) = delete;
-  ~PairwiseLimitGuard() { hpf::detail::set_pairwise_agreement_limit(saved); }
-};
-
-// CYCLIC(3) and CYCLIC(5) over every rank, with every message between two ranks of at least 8 KiB
-// (above the default shared-memory threshold).
+// CYCLIC(3) and CYCLIC(5) over every rank, with every message between two ranks of at least 8 KiB.
 std::pair<Layout<1>, Layout<1>> large_message_layouts() {
   const int n = world_size();
   const index_t M = 2048 * n * n + 5;
   return {Layout<1>({M}, {Cyclic(3)}, line(0, n)), Layout<1>({M}, {Cyclic(5)}, line(0, n))};
 }
 
-// The first A.redistribute between two layouts (a new plan, a new executor, all at once on one node)
-// packs its messages of at least 4 KiB into the receivers' segments already: its sends wait for the
-// receivers' offers (Exchange::send_may_start) instead of going through MPI that once, which made a
-// first call 1.6-2.0x a repeated one (docs/redistribute.md, "The first REDISTRIBUTE"). Every message
-// of the pattern is past the threshold; the values are checked.
-TEST(Redistribute, FirstCallPacksIntoSharedMemory) {
-  const auto [a, b] = large_message_layouts();
-  hpf::clear_plan_cache();
-  DistArray<double, 1> A("A", a);
-  fill(A, 0.5);
-  for (const auto& to : {b, a}) {
-    // This rank's messages to other ranks of at least the threshold (the pattern, not the options,
-    // decides them).
-    const hpf::RedistributionPlan<1> plan(A.layout(), to, opts(Strategy::AllAtOnce));
-    const hpf::ExchangePlan messages = plan.exchange_plan(sizeof(double));
-    const auto offered = static_cast<std::size_t>(
-        std::count_if(messages.sends.begin(), messages.sends.end(), [](const hpf::Transfer& t) {
-          return t.bytes >= RedistOptions{}.shared_memory_min_bytes;
-        }));
-    EXPECT_EQ(offered, plan.num_sends());
-    // Its sends fuse (one pass, the locally kept part with them): the kept part moves in wait() here,
-    // where the sends wait for their receivers' offers, and the values below check it.
-    if (world_size() > 1) {
-      EXPECT_TRUE(plan.fuses_sends());
-    }
-    const std::size_t before = hpf::shared_memory_stats().segment_packs;
-    A.redistribute(to);
-    EXPECT_EQ(hpf::shared_memory_stats().segment_packs - before, offered);
-    EXPECT_EQ(wrong(A, 0.5), 0);
-  }
-}
-
-// A pooled executor that runs on both communicators (A.redistribute's private one, which carries the
-// agreement, and the grid's, beyond pairwise_agreement_limit() ranks) keeps an exchange on each: its
-// executions on the grid's communicator after the first two pack every large message into the
-// receiver's segment, however many executions on the other communicator came in between. An exchange
-// rebuilt on each switch would send its first execution through MPI every time.
-TEST(Redistribute, ExecutorKeepsAnExchangePerCommunicator) {
-  const auto [a, b] = large_message_layouts();
-  hpf::clear_plan_cache();
-  DistArray<double, 1> A("A", a);
-  fill(A, 0.5);
-  const PairwiseLimitGuard guard;
-  const int limit = guard.saved;
-  for (int k = 0; k < 6; ++k) {
-    SCOPED_TRACE("round " + std::to_string(k));
-    const bool on_grid = k % 2 == 1; // the same on every rank
-    hpf::detail::set_pairwise_agreement_limit(on_grid ? 0 : limit);
-    for (const auto& to : {b, a}) {
-      const hpf::RedistributionPlan<1> plan(A.layout(), to, opts(Strategy::AllAtOnce));
-      const hpf::ExchangePlan messages = plan.exchange_plan(sizeof(double));
-      const std::size_t before = hpf::shared_memory_stats().segment_packs;
-      A.redistribute(to, opts(Strategy::AllAtOnce));
-      if (on_grid && k >= 3) { // the grid's exchange past its first execution
-        EXPECT_EQ(hpf::shared_memory_stats().segment_packs - before, messages.sends.size());
-      }
-      EXPECT_EQ(wrong(A, 0.5), 0);
-    }
-  }
-}
-
 // Moving an executor: refused while a post() is pending (its exchange holds MPI's addresses, and its
 // one-pass callbacks point at the executor that posted), on every rank alike; an idle executor moves
-// with its exchanges, and the one moved from stays a working executor of the same plan. Both
-// message sizes: shared-memory segments (the large layouts) and small messages that pack in one pass.
+// with its exchange, and the one moved from stays a working executor of the same plan. Both
+// message sizes: large messages and small messages that pack in one pass.
 TEST(Redistribute, ExecutorMovesOnlyWhenIdle) {
   const int n = world_size();
   const auto [large_a, large_b] = large_message_layouts();
@@ -582,25 +500,22 @@ TEST(Redistribute, ExecutorMovesOnlyWhenIdle) {
     EXPECT_TRUE(ex.pending());
     ex.wait();
     EXPECT_EQ(wrong(B, 0.5), 0);
-    for (int k = 0; k < 3; ++k) run(ex); // past the second execution: every choice stands
+    for (int k = 0; k < 3; ++k) run(ex);
     hpf::RedistributionExecutor<1> moved(std::move(ex));
     for (int k = 0; k < 3; ++k) run(moved);
-    run(ex); // the one moved from builds its exchanges again
+    run(ex); // the one moved from builds its exchange again
     other = std::move(moved);
     run(other);
     run(moved);
   }
 }
 
-// The standard's long loop, with shared memory for every packed message: 300 redistributions between
-// few layouts (so cached plans and their pooled executors come back, past their second execution) on
-// three grids over random subsets of the ranks, one of them replaced now and then. Every random
-// choice is drawn from one stream with the same seed on every rank. Each step refills the array with
-// a new salt, so data left in a segment by an earlier execution would show. One step in three checks
-// the agreement by an allreduce (as beyond pairwise_agreement_limit() ranks), so that the pooled
-// executors switch between the grid's communicator and the private one (two kept exchanges).
-TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
-  const int n = world_size();
+// The standard's long loop: 300 redistributions between few layouts (so cached plans and their pooled
+// executors come back) on three grids over random subsets of the ranks, one of them replaced now and
+// then. Every random choice is drawn from one stream with the same seed on every rank. Each step
+// refills the array with a new salt, so data left from an earlier execution would show. One step in
+// three runs with the argument check off (hpf::set_argument_checks, the same on every rank).
+TEST(Redistribute, LongLoopOverRandomSubsets) {
   std::mt19937 rng(2026);
   auto pick = [&](int lo, int hi) {
     return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1));
@@ -609,20 +524,16 @@ TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
   std::vector<ProcessGrid> grids = {random_grid(), random_grid(), random_grid()};
   const std::vector<hpf::Distribution> dists = {Cyclic(1), Cyclic(3), hpf::Block(), Cyclic(7)};
   const std::vector<index_t> extents = {0, 37, 4001};
-  std::size_t shared = 0;
-  const PairwiseLimitGuard guard;
-  const int limit = guard.saved;
   for (int step = 0; step < 300; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    hpf::detail::set_pairwise_agreement_limit(pick(0, 2) == 0 ? 0 : limit);
+    hpf::set_argument_checks(pick(0, 2) != 0);
     if (pick(0, 9) == 0) grids[static_cast<std::size_t>(pick(0, 2))] = random_grid();
     const index_t M = extents[static_cast<std::size_t>(pick(0, 2))];
     const Layout<1> from({M}, {dists[static_cast<std::size_t>(pick(0, 3))]},
                          grids[static_cast<std::size_t>(pick(0, 2))]);
     const Layout<1> to({M}, {dists[static_cast<std::size_t>(pick(0, 3))]},
                        grids[static_cast<std::size_t>(pick(0, 2))]);
-    RedistOptions o = opts(pick(0, 1) == 0 ? Strategy::AllAtOnce : Strategy::KoenigStepwise);
-    o.shared_memory_min_bytes = 0;
+    const RedistOptions o = opts(pick(0, 1) == 0 ? Strategy::AllAtOnce : Strategy::KoenigStepwise);
     DistArray<double, 1> A("A", from);
     const double salt = 0.5 * step;
     fill(A, salt);
@@ -630,15 +541,8 @@ TEST(Redistribute, SharedMemoryLongLoopOverRandomSubsets) {
     ASSERT_EQ(wrong(A, salt), 0);
     A.redistribute(from, o);
     ASSERT_EQ(wrong(A, salt), 0);
-    if (!(from == to))
-      shared +=
-          hpf::cached_executor(from, to, hpf::detail::with_model(from, o, sizeof(double)))->shared_sends();
   }
-  unsigned long long total = shared; // some ranks may never send in a shared execution
-  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-  if (n > 1) {
-    EXPECT_GT(total, 0U);
-  }
+  hpf::set_argument_checks(true);
 }
 
 TEST(Redistribute, InPlaceThroughThePlanCache) {

@@ -4,7 +4,6 @@
 #include "hpf_test.hpp"
 #include "test_scale.hpp"
 
-#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/hpf.hpp>
 #include <hpf/layout/agree.hpp>
 
@@ -151,21 +150,16 @@ TEST(Issue15, RedistributeIntoAndCopyRefuseDifferentArguments) {
   }
 }
 
-// Issue 10: on small communicators the agreement of A.redistribute travels with its messages
-// (core/pairwise_agreement.hpp). Ranks that disagree all throw, whether the exchange had already
-// posted its messages (all at once) or waited for the agreement (a step mode, MPI_Alltoallv), and no
-// message of a refused call reaches a later one: every refused call is followed by a correct one whose
-// data is checked. The same with the allreduce check (pairwise agreement limit 0), with the
-// shared-memory offers of a first execution (Exchange::set_shared_memory) beside the data, and with
-// options that differ on one rank (the shared-memory threshold, the tag, the cost model).
-TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
+// The agreement of A.redistribute (one allreduce before any message): ranks that disagree all throw,
+// in every mode, and no message of a refused call reaches a later one: every refused call is followed
+// by a correct one whose data is checked. Also with options that differ on one rank (the placement,
+// the tag, the cost model).
+TEST(Issue15, RedistributeAgreementRefusesAndRecovers) {
   const int n = world_size();
   const int me = world_rank();
   const auto grid = ProcessGrid::world({n});
   const index_t M = 1000;
-  const int limit = hpf::detail::pairwise_agreement_limit();
-  for (const int lim : {limit, 0}) {
-    hpf::detail::set_pairwise_agreement_limit(lim);
+  {
     for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise,
                                    hpf::Strategy::Alltoallv, hpf::Strategy::Auto}) {
       hpf::RedistOptions opt;
@@ -174,14 +168,11 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
       hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
       for (int round = 0; round < 6; ++round) {
         const index_t good = 3 + round;
-        // Even rounds: every message trades a shared-memory offer in its first execution (an offer
-        // of one plan may meet a data message of the other).
-        opt.shared_memory_min_bytes = round % 2 == 0 ? 0 : hpf::RedistOptions{}.shared_memory_min_bytes;
         if (n >= 2) {
           // Every rank moves data in both plans, in different amounts: unmatched and truncated messages.
           const Layout<1> bad({M}, {hpf::Cyclic(me == round % n ? good + 1 : good)}, grid);
           EXPECT_EQ(ranks_that_threw([&] { A.redistribute(bad, opt); }, kDiffers), n)
-              << "strategy " << hpf::to_string(st) << " limit " << lim << " round " << round;
+              << "strategy " << hpf::to_string(st) << " round " << round;
           // One rank asks for a different strategy only.
           hpf::RedistOptions other = opt;
           if (me == 0)
@@ -190,19 +181,19 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
           EXPECT_EQ(ranks_that_threw(
                         [&] { A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), other); }, kDiffers),
                     n);
-          // One rank passes another shared-memory threshold, tag or cost model (each would pair an
-          // offer with data, or messages on different tags, or different schedules).
+          // One rank passes another placement, tag or cost model (each would give messages on
+          // different tags, or different schedules).
           for (int which = 0; which < 3; ++which) {
             hpf::RedistOptions odd = opt;
             if (me == (round + which) % n) {
-              if (which == 0) odd.shared_memory_min_bytes = opt.shared_memory_min_bytes == 0 ? SIZE_MAX : 0;
+              if (which == 0) odd.one_node = !opt.one_node.value_or(true);
               if (which == 1) odd.tag = opt.tag + 1;
               if (which == 2) odd.alpha = 1e-3;
             }
             EXPECT_EQ(ranks_that_threw(
                           [&] { A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), odd); }, kDiffers),
                       n)
-                << "option " << which << " strategy " << hpf::to_string(st) << " limit " << lim;
+                << "option " << which << " strategy " << hpf::to_string(st);
           }
         }
         A.redistribute(Layout<1>({M}, {hpf::Cyclic(good)}, grid), opt);
@@ -215,23 +206,19 @@ TEST(Issue15, RedistributeAgreementTravelsWithTheDataAndRecovers) {
       }
     }
   }
-  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 // Issue 10: a rank whose own part of A.redistribute fails before it sends anything (here an option
-// invalid on that rank only: the tag) refuses the round (PairwiseAgreement::refuse) instead of leaving
-// the others waiting for its messages, or on large communicators (limit 0 here) reports it in the
-// allreduce check. Every rank throws that rank's error (before any word of the check is compared),
-// whether the others' exchange carries the agreement (all at once) or agrees first (a step mode),
+// invalid on that rank only: the tag) reports it in the agreement's allreduce instead of leaving the
+// others waiting for its messages. Every rank throws that rank's error (before any word of the check is
+// compared), whether the others' exchange carries the agreement (all at once) or agrees first (a step mode),
 // and the next call works.
 TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
   const int n = world_size();
   const int me = world_rank();
   const auto grid = ProcessGrid::world({n});
   const index_t M = 1000;
-  const int limit = hpf::detail::pairwise_agreement_limit();
-  for (const int lim : {limit, 0}) {
-    hpf::detail::set_pairwise_agreement_limit(lim);
+  {
     for (const hpf::Strategy st : {hpf::Strategy::AllAtOnce, hpf::Strategy::KoenigStepwise}) {
       hpf::RedistOptions opt;
       opt.strategy = st;
@@ -242,7 +229,7 @@ TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
         hpf::RedistOptions odd = opt;
         if (me == round % n) odd.tag = -1;
         EXPECT_EQ(ranks_that_threw([&] { A.redistribute(good, odd); }, "tag"), n)
-            << "strategy " << hpf::to_string(st) << " limit " << lim << " round " << round;
+            << "strategy " << hpf::to_string(st) << " round " << round;
         EXPECT_EQ(A.layout().dist(0).block(), 2 + round); // unchanged: CYCLIC(2), then the last good one
         A.redistribute(good, opt);
         const auto all = A.gather(0);
@@ -252,13 +239,12 @@ TEST(Issue15, RedistributeReportsOneRanksOwnFailureEverywhere) {
       }
     }
   }
-  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
 // A rank whose target block cannot be allocated (here the only rank of the target's grid, with a
 // shadow of 2^40 elements: 8 TiB) while every rank passed the same arguments: every rank throws its
-// error, through the refusal of the pairwise agreement and through the allreduce check of large
-// communicators (where the failure used to come after the check, leaving the others in the exchange),
+// error through the agreement's allreduce (the failure used to come after the check, leaving the others
+// in the exchange),
 // the array is unchanged, and the next call works.
 #ifndef HPF_TEST_ASAN // ASan aborts on an allocation past its limit instead of failing it
 TEST(Issue15, RedistributeReportsOneRanksFailedAllocationEverywhere) {
@@ -266,18 +252,15 @@ TEST(Issue15, RedistributeReportsOneRanksFailedAllocationEverywhere) {
   const int me = world_rank();
   const auto grid = ProcessGrid::world({n});
   const index_t M = 4000; // messages of 32000 / n bytes each way: past the eager limit at 2 ranks
-  const int limit = hpf::detail::pairwise_agreement_limit();
-  for (const int lim : {limit, 0}) {
-    hpf::detail::set_pairwise_agreement_limit(lim);
+  {
     for (int round = 0; round < 2; ++round) {
-      const int f = (round + lim) % n;
+      const int f = round % n;
       const ProcessGrid only_f(MPI_COMM_WORLD, std::vector<int>{f}, {1});
       const Layout<1> huge =
           Layout<1>({M}, {hpf::Block()}, only_f).with_shadow(hpf::Index<1>{index_t{1} << 40});
       DistArray<double, 1> A("A", Layout<1>({M}, {hpf::Cyclic(3)}, grid));
       hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
-      EXPECT_EQ(ranks_that_threw([&] { A.redistribute(huge); }, "cannot allocate"), n)
-          << "limit " << lim << " round " << round;
+      EXPECT_EQ(ranks_that_threw([&] { A.redistribute(huge); }, "cannot allocate"), n) << "round " << round;
       EXPECT_EQ(A.layout().dist(0).block(), 3);
       A.redistribute(Layout<1>({M}, {hpf::Block()}, only_f));
       if (me == f) {
@@ -287,7 +270,6 @@ TEST(Issue15, RedistributeReportsOneRanksFailedAllocationEverywhere) {
       }
     }
   }
-  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 #endif
 
@@ -328,9 +310,7 @@ TEST(Issue15, FirstRedistributeOnAFreshCommunicatorRefusesDifferentArguments) {
   const int n = world_size();
   const int me = world_rank();
   if (n < 2) GTEST_SKIP() << "needs two ranks";
-  const int limit = hpf::detail::pairwise_agreement_limit();
-  for (const int lim : {limit, 0}) {
-    hpf::detail::set_pairwise_agreement_limit(lim);
+  {
     for (int which = 0; which < 2; ++which) {
       MPI_Comm fresh = MPI_COMM_NULL;
       ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, me, &fresh), MPI_SUCCESS);
@@ -346,8 +326,7 @@ TEST(Issue15, FirstRedistributeOnAFreshCommunicatorRefusesDifferentArguments) {
         hpf::RedistOptions opt;
         if (which == 0 && odd) opt.strategy = hpf::Strategy::AllAtOnce;
         const Layout<1>& target = which == 1 && odd ? a : b;
-        EXPECT_EQ(ranks_that_threw([&] { A.redistribute(target, opt); }, kDiffers), n)
-            << "limit " << lim << " case " << which;
+        EXPECT_EQ(ranks_that_threw([&] { A.redistribute(target, opt); }, kDiffers), n) << "case " << which;
         EXPECT_TRUE(hpf::has_machine_model(grid.comm().get()));
         EXPECT_EQ(A.layout().dist(0).block(), 2);
         A.redistribute(b);
@@ -359,12 +338,11 @@ TEST(Issue15, FirstRedistributeOnAFreshCommunicatorRefusesDifferentArguments) {
       MPI_Comm_free(&fresh);
     }
   }
-  hpf::detail::set_pairwise_agreement_limit(limit);
 }
 
-// Issue 10: the agreement in front of small messages (Exchange::post_agreeing) holds back every other
-// receive until the headers agree, so that a rank with other arguments never has a large message
-// truncated (Open MPI 4.1.4 wrote past such a receive's buffer). Messages of about 100 KB each way.
+// The agreement comes before any message, so that a rank with other arguments never has a large
+// message truncated (Open MPI 4.1.4 wrote past such a receive's buffer). Messages of about 100 KB each
+// way, packed and in place.
 TEST(Issue15, RedistributeRefusesDifferentLayoutsWithLargeMessages) {
   const int n = world_size();
   const int me = world_rank();
@@ -376,7 +354,7 @@ TEST(Issue15, RedistributeRefusesDifferentLayoutsWithLargeMessages) {
     const index_t good = 3 + round;
     hpf::RedistOptions opt;
     opt.strategy = hpf::Strategy::AllAtOnce;
-    opt.shared_memory_min_bytes = round % 2 == 0 ? SIZE_MAX : hpf::RedistOptions{}.shared_memory_min_bytes;
+    opt.in_place_min_piece_bytes = round % 2 == 0 ? SIZE_MAX : hpf::RedistOptions{}.in_place_min_piece_bytes;
     if (n >= 2) {
       // One rank moves blocks of another size (its messages are longer or shorter than expected).
       const Layout<1> bad({M}, {me == round % n ? hpf::Cyclic(good * 40) : hpf::Cyclic(good)}, grid);
@@ -492,10 +470,10 @@ TEST(Issue15, AssignAndTransposeRefuseDifferentArguments) {
   hpf::Section<2> dst_half = all;
   if (me == n - 1) dst_half[0] = {1, 5, 2};
   EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, dst_half, A, half); }, kDiffers), n);
-  // A section invalid on one rank only: its check threw there alone before.
+  // A section invalid on one rank only: that rank's planning error, thrown on every rank.
   hpf::Section<2> bad = all;
   if (me == 0) bad[1] = {0, 5, 1};
-  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, all, A, bad); }, kDiffers), n);
+  EXPECT_EQ(ranks_that_threw([&] { hpf::assign(B, all, A, bad); }, "its last element 5"), n);
   // Another permutation on one rank.
   DistArray<double, 2> Q("Q", Layout<2>({6, 6}, {hpf::Block(), hpf::Collapsed()}, grid));
   DistArray<double, 2> P("P", Layout<2>({6, 6}, {hpf::Block(), hpf::Collapsed()}, grid));

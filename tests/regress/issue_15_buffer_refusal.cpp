@@ -1,11 +1,11 @@
-// Issue 15 (nothing hangs when one rank fails): a rank whose message buffer cannot be allocated in
-// Exchange::prepare_agreeing, before any header goes out, refuses REDISTRIBUTE's pairwise round. In a
-// process of its own: the failure is made with an address-space limit (RLIMIT_AS), which heap that
-// earlier tests left free (or an earlier failed allocation) would let the buffer slip under.
+// Issue 15 (nothing hangs when one rank fails): a rank whose message buffer cannot be allocated
+// (RedistributionExecutor::prepare, before any message goes out) makes every rank throw its error through
+// REDISTRIBUTE's agreement. In a process of its own: the failure is made with an address-space limit
+// (RLIMIT_AS), which heap that earlier tests left free (or an earlier failed allocation) would let the buffer
+// slip under.
 #include "hpf_test.hpp"
 #include "test_scale.hpp"
 
-#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/hpf.hpp>
 
 #include <cstdint>
@@ -26,18 +26,17 @@ using hpf::ProcessGrid;
 using hpf::test::world_rank;
 using hpf::test::world_size;
 
-// A rank whose message buffer cannot be allocated in Exchange::prepare_agreeing, before any header goes
-// out (here the only rank of the target's grid, under an address-space limit set just above what it
-// maps), refuses the pairwise round: every rank throws its error instead of waiting for its messages,
+// A rank whose message buffer cannot be allocated before any message goes out (here the only rank of
+// the target's grid, under an address-space limit set just above what it maps) reports it in the
+// agreement's allreduce: every rank throws its error instead of waiting for its messages,
 // the array is unchanged, and the same call works once the limit is lifted. The target block comes
-// from the block pool (array/block_pool.hpp) and the message is packed (no shared memory, not in
-// place), so the buffer is the first thing that fails.
+// from the block pool (array/block_pool.hpp) and the message is packed (not in place), so the buffer
+// is the first thing that fails.
 #ifndef HPF_TEST_ASAN // ASan reserves terabytes of address space up front
 TEST(Issue15, RedistributeRefusesWhenOneRanksMessageBufferCannotBeAllocated) {
   const int n = world_size();
   const int me = world_rank();
-  if (n < 2 || !hpf::detail::pairwise_agreement(MPI_COMM_WORLD))
-    GTEST_SKIP() << "needs two ranks and the pairwise agreement";
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
   const auto grid = ProcessGrid::world({n});
   // Large blocks are mapped afresh, not carved from heap that earlier tests freed (glibc raises its
   // mmap threshold as big blocks are freed; reused heap would not grow the address space).
@@ -50,7 +49,6 @@ TEST(Issue15, RedistributeRefusesWhenOneRanksMessageBufferCannotBeAllocated) {
     const Layout<1> on_f({M}, {hpf::Block()}, only_f);
     hpf::RedistOptions warm;
     warm.strategy = hpf::Strategy::AllAtOnce;
-    warm.shared_memory_min_bytes = SIZE_MAX;
     warm.in_place_min_piece_bytes = SIZE_MAX;
     hpf::RedistOptions fresh = warm; // another plan: an executor whose buffers are not made yet
     fresh.tag = hpf::tags::redist.base + 100 + f;
@@ -78,7 +76,7 @@ TEST(Issue15, RedistributeRefusesWhenOneRanksMessageBufferCannotBeAllocated) {
       }
       if (me == f) setrlimit(RLIMIT_AS, &old);
     }
-    EXPECT_NE(error.find("cannot allocate the buffer of a message from rank"), std::string::npos)
+    EXPECT_NE(error.find("cannot allocate message buffers"), std::string::npos)
         << "rank " << f << ": " << error;
     EXPECT_EQ(A.layout(), spread);
     A.redistribute(on_f, fresh);

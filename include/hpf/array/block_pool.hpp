@@ -7,8 +7,8 @@
 // released block (a Kokkos view nobody else holds) and gives it to the next uninitialised allocation
 // of the same element type, label and extents. It is bounded like the message-buffer pool
 // (core/memory.hpp): at most max_pooled_blocks blocks and buffer_pool_limit() bytes
-// (HPF_BUFFER_POOL_MIB; 0 disables both pools), oldest dropped first. It empties itself when Kokkos
-// finalises, and on release_block_pool().
+// (HPF_POOL_BYTES, one bound for both pools; 0 disables them), oldest dropped first. It empties itself when
+// Kokkos finalises, and on release_block_pool().
 #pragma once
 
 #include <array>

@@ -20,7 +20,6 @@
 #include <hpf/core/error.hpp>
 #include <hpf/core/memory.hpp>
 #include <hpf/core/mpi.hpp>
-#include <hpf/core/pairwise_agreement.hpp>
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>
 #include <hpf/layout/agree.hpp>
@@ -138,22 +137,32 @@ public:
   /// be read (not written) before wait_shadow(), e.g. to compute the interior. One shadow update of
   /// an array at a time; updates of several arrays in flight are waited in the same order on every rank.
   void post_shadow(Boundary boundary = Boundary::Plain) {
-    // Every rank must pass the same layout and boundary (issue 15). "Already in flight" is agreed too:
-    // all ranks posted together, so the check below throws on every rank or on none.
+    // This rank's plan, executor and message buffers first: a failure there (out of memory) rides in
+    // the agreement below, so every rank throws it instead of waiting for this rank's messages.
+    const bool periodic = boundary == Boundary::Periodic;
+    auto& run = m_halo[periodic ? 1 : 0]; // one executor per boundary: alternating reuses both
+    std::string problem;
+    if (!m_halo_posted) {
+      try {
+        const auto plan = m_layout.template cached<HaloPlan<N>>(
+            periodic ? "shadow:periodic" : "shadow:plain", [&] { return shadow_plan(m_layout, periodic); });
+        if (!run || run->plan_ptr() != plan)
+          run = std::make_shared<HaloRun>(m_layout, plan, tags::shadow.base);
+        run->reserve();
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    // Every rank must pass the same layout and boundary. "Already in flight" is agreed too: all ranks
+    // posted together, so the check below throws on every rank or on none.
     AgreementWords agree;
     agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
     agree.add(static_cast<std::int64_t>(boundary), [] { return std::string("boundary"); });
     agree.add(m_halo_posted ? 1 : 0, [] { return std::string("an update in flight"); });
     add_layout_words(agree, m_layout, "layout.");
-    agree.check(m_layout.grid().comm().get(), "DistArray::update_shadow");
+    agree.check(m_layout.grid().comm().get(), "DistArray::update_shadow", problem);
     detail::require(!m_halo_posted, "DistArray '", m_label,
                     "'::post_shadow: an update is already in flight; expected wait_shadow() first");
-    const bool periodic = boundary == Boundary::Periodic;
-    const auto plan = m_layout.template cached<HaloPlan<N>>(periodic ? "shadow:periodic" : "shadow:plain",
-                                                            [&] { return shadow_plan(m_layout, periodic); });
-    // One executor per boundary, so that alternating boundaries reuses both.
-    auto& run = m_halo[periodic ? 1 : 0];
-    if (!run || run->plan_ptr() != plan) run = std::make_shared<HaloRun>(m_layout, plan, tags::shadow.base);
     run->post(m_view, m_view);
     m_halo_posted = true;
     m_halo_state = periodic ? 2 : 1;
@@ -270,22 +279,39 @@ public:
   /// with the array unchanged, for other extents, a grid on another parent communicator, or layouts
   /// or options (agreement_words: all but in_place_min_piece_bytes) that differ between ranks.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
-    // Every rank must pass the same layouts (issue 15: CYCLIC(3) on one rank and CYCLIC(5) on another
-    // failed in MPI_Waitall on one rank only), checked before the early returns, which are per rank.
-    // On small communicators the check travels with the data (core/pairwise_agreement.hpp): it costs
-    // no round of its own.
     const auto words = agreement_words(options);
     // The cost model first, on every rank whatever its arguments: its measurement is collective the
-    // first time on a communicator that has none (detail::with_model), and a rank that then returns
-    // early or fails would leave the others in it.
+    // first time on a communicator that has none (detail::with_model), and a rank that then returned
+    // early or failed would leave the others in it.
     options = detail::with_model(m_layout, options, sizeof(T));
-    const MPI_Comm comm = m_layout.grid().comm().get();
-    if (!detail::pairwise_agreement(comm)) {
-      redistribute_agreed(layout, options, words, nullptr);
+    // This rank's part before any message (the plan, its executor, the target block) may fail where
+    // the others' does not: its failure rides in the agreement's one allreduce, and every rank throws
+    // it with the array unchanged (check_same_on_all_ranks; docs/redistribute.md, "Errors").
+    std::string problem;
+    std::optional<decltype(executor_between(m_layout, layout, options))> ex;
+    std::optional<DistArray> next;
+    const bool same = layout == m_layout;
+    bool relabel_only = false;
+    if (!same) {
+      try {
+        ex.emplace(executor_between(m_layout, layout, options));
+        relabel_only = !has_shadow() && !layout.has_shadow() && ex->plan().storage_identical();
+        if (!relabel_only) (*ex)->template prepare<T>(); // message buffers
+        // The target: a block of the new layout, not initialised (every owned element is written),
+        // maybe one that an earlier REDISTRIBUTE released (array/block_pool.hpp).
+        if (!relabel_only) next.emplace(DistArray(m_label, layout, detail::Uninitialized{}));
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    check_same_redistribution(m_layout, layout, words, "DistArray::redistribute", problem);
+    if (same) return; // HPF REDISTRIBUTE to the same layout moves nothing
+    if (relabel_only) {
+      relabel(layout); // every rank keeps its block as it is: only the layout changes
       return;
     }
-    detail::PairwiseAgreement round(m_layout.grid().comm(), redistribution_hash(m_layout, layout, words));
-    redistribute_agreed(layout, options, words, &round);
+    run_into(**ex, *this, *next); // on failure *this is untouched
+    adopt(layout, {next->m_coords, next->m_owned, {}}, std::move(next->m_view));
   }
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
@@ -299,6 +325,7 @@ public:
     std::optional<decltype(executor_between(src.m_layout, dst.m_layout, options))> ex;
     try {
       ex.emplace(executor_between(src.m_layout, dst.m_layout, options));
+      (*ex)->template prepare<T>(); // message buffers: a failure here is every rank's error
     } catch (const std::exception& e) {
       problem = e.what();
     }
@@ -392,6 +419,8 @@ public:
         });
     }
     void wait() { m_ex.wait(); }
+    /// Allocates the message buffers now (Exchange::reserve).
+    void reserve() { m_ex.reserve(); }
 
   private:
     static Exchange make_exchange(const Layout<N>& layout, const HaloPlan<N>& plan, int tag) {
@@ -572,114 +601,17 @@ private:
     adopt(layout, local_shape(layout), std::move(same));
   }
 
-  /// redistribute() once the ranks agree, or (with `round`) while their agreement is in flight: it is
-  /// confirmed before anything is returned or waited for, and on a difference every rank takes its
-  /// messages back and throws the allreduce check's error (which names the differing word in debug
-  /// builds); the array is then unchanged. A rank whose own part fails before it sends anything
-  /// refuses the round (PairwiseAgreement::refuse) and every rank throws that rank's error.
-  void redistribute_agreed(const Layout<N>& layout, const RedistOptions& options,
-                           std::span<const OptionWord> words, detail::PairwiseAgreement* round) {
-    constexpr std::string_view what = "DistArray::redistribute";
-    std::string problem; // this rank's own failure before its first message
-    const auto differ = [&] {
-      round->discard();
-      clear_plan_cache(); // no cached executor keeps the discarded communicator
-      detail::agree_on_error(m_layout.grid().comm().get(), problem);
-      check_same_redistribution(m_layout, layout, words, what);
-      detail::fail(what, ": the ranks passed different arguments to a collective; every rank must pass "
-                         "the same");
-    };
-    // The agreement, before anything is returned or waited for: the headers alone (this rank's
-    // exchange carries none), or without a round (large communicators) the allreduce check, with this
-    // rank's failure, if any, folded in.
-    const auto confirm = [&] {
-      if (round == nullptr) {
-        check_same_redistribution(m_layout, layout, words, what, problem);
-        return;
-      }
-      round->post_headers();
-      if (!round->agreed()) differ();
-    };
-    // This rank's work before its first message (the plan and executor, the target block) may fail
-    // where the others' does not (an option invalid here only, an allocation): then it refuses the
-    // round, or reports its failure in the check, instead of leaving the others waiting for its
-    // messages. Either way every rank throws this rank's error.
-    // refuse(e), inside the handler of this rank's failure `e`, does that (and never returns).
-    const auto refuse = [&](const std::exception& e) {
-      problem = e.what();
-      if (round == nullptr) {
-        confirm();
-      } else {
-        round->refuse();
-        differ();
-      }
-      throw; // not reached: both throw
-    };
-    const auto local = [&](auto&& step) {
-      try {
-        return step();
-      } catch (const std::exception& e) {
-        refuse(e);
-        throw; // not reached
-      }
-    };
-    if (layout == m_layout) { // already there: HPF REDISTRIBUTE to the same layout moves nothing
-      confirm();
-      return;
-    }
-    auto ex = local([&] { return executor_between(m_layout, layout, options); });
-    if (!has_shadow() && !layout.has_shadow() && ex.plan().storage_identical()) {
-      confirm();
-      relabel(layout); // every rank keeps its block as it is: only the layout changes
-      return;
-    }
-    if (round != nullptr && !has_shadow() && !layout.has_shadow() && ex->carries_agreement()) {
-      // The messages go out on the agreement's private communicator, all at once with the headers in
-      // front of the small ones (Exchange::post_agreeing), else beside them. The target is a block of
-      // the new layout, not initialised (every owned element of it is written): maybe one that an
-      // earlier REDISTRIBUTE released (array/block_pool.hpp); this one's goes to the pool in turn.
-      const LocalShape shape = local_shape(layout);
-      view_type target = local([&] { return make_block(m_label, false, shape.storage, false); });
-      ex->use_comm(round->comm(), round->generation());
-      const auto agreed = [&] {
-        round->settle(ex->headers_agreed());
-        return round->agreed();
-      };
-      try {
-        ex->post_agreeing(round->hash(), static_cast<const T*>(local_data()), target.data());
-      } catch (const std::exception& e) {
-        // Before its headers (a buffer, a shared-memory segment): this rank sent nothing and refuses.
-        if (!ex->pending()) refuse(e);
-        // A message of a call with other arguments may already have arrived and failed a receive
-        // (truncated, or another shared-memory threshold's offer): the difference is the error.
-        if (!agreed()) {
-          ex->abandon();
-          differ();
-        }
-        throw;
-      }
-      if (!agreed()) {
-        ex->abandon();
-        differ();
-      }
-      ex->wait();
-      adopt(layout, shape, std::move(target));
-      return;
-    }
-    DistArray next =
-        local([&] { return DistArray(m_label, layout, detail::Uninitialized{}); }); // as `target`
-    confirm(); // a step mode or MPI_Alltoallv may block in post(): agree first
-    ex->use_comm(Comm(), 0);
-    run_into(*ex, *this, next); // on failure *this is untouched
-    adopt(layout, {next.m_coords, next.m_owned, {}}, std::move(next.m_view));
-  }
-
   /// An executor of the cached plan between the two layouts without their shadow widths (only owned
   /// elements move), from the plan's pool, for `options` as detail::with_model filled them. Local.
   static auto executor_between(const Layout<N>& from, const Layout<N>& to, const RedistOptions& options) {
-    if (!from.has_shadow() && !to.has_shadow()) // the common case: no layout copies per call
-      return cached_executor(from, to, options);
-    return cached_executor(from.with_shadow(Index<N>{}), to.with_shadow(Index<N>{}), options);
+    auto ex = !from.has_shadow() && !to.has_shadow() // the common case: no layout copies per call
+                  ? cached_executor(from, to, options)
+                  : cached_executor(from.with_shadow(Index<N>{}), to.with_shadow(Index<N>{}), options);
+    // The cached plan may come from equal layouts on another grid object over the same ranks (another
+    // communicator), and which entry a rank's cache holds may differ between ranks: the messages go on
+    // the caller's communicator, which every rank passes the same.
+    ex->bind(from.grid().comm());
+    return ex;
   }
 
   /// Collective: runs `ex` from src's owned elements into dst's; with a shadow on either side they go

@@ -89,13 +89,30 @@ template <int N> void add_section_words(AgreementWords& out, const Section<N>& s
   }
 }
 
+/// The cached plan of B(sb) = A(sa) with its executor's message buffers allocated, or null with this
+/// rank's failure in `problem` (an invalid argument, or memory): the caller's agreement then makes it
+/// every rank's error before any message. Local.
+template <class T, int N> std::shared_ptr<const SectionPlan<T, N>>
+prepared_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
+                      const std::optional<Permutation<N>>& perm, const SectionOptions& opt,
+                      std::string& problem) {
+  try {
+    auto plan = cached_section_plan<T, N>(dst, sb, src, sa, perm, opt);
+    plan->prepare();
+    return plan;
+  } catch (const std::exception& e) {
+    problem = e.what();
+    return nullptr;
+  }
+}
+
 /// Collective over the parent communicator of dst's grid: throws the same hpf::Error on every rank
 /// unless every rank passed the same layouts, sections, permutation and options to assign/transpose
 /// (issue 15). Runs before planning, whose argument checks then throw on every rank or on none.
-template <class T, int N> void check_same_assignment(const Layout<N>& dst, const Section<N>& sb,
-                                                     const Layout<N>& src, const Section<N>& sa,
-                                                     const std::optional<Permutation<N>>& perm,
-                                                     const SectionOptions& opt, const char* what) {
+template <class T, int N>
+void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src,
+                           const Section<N>& sa, const std::optional<Permutation<N>>& perm,
+                           const SectionOptions& opt, const char* what, std::string_view local_problem = {}) {
   AgreementWords w;
   w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
   add_layout_words(w, dst, "target.");
@@ -110,9 +127,7 @@ template <class T, int N> void check_same_assignment(const Layout<N>& dst, const
   w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
   w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
   w.add(opt.tag, [] { return std::string("options.tag"); });
-  w.add(static_cast<std::int64_t>(opt.shared_memory_min_bytes),
-        [] { return std::string("options.shared_memory_min_bytes"); });
-  w.check(dst.grid().comm().get(), what);
+  w.check(dst.grid().comm().get(), what, local_problem);
 }
 
 /// The options of hpf::assign and hpf::transpose, which take none: SectionOptions' defaults, run all at
@@ -144,8 +159,12 @@ inline void clear_section_plan_cache() {
 template <class T, int N>
 void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, const Section<N>& sa) {
   const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, "hpf::assign");
-  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt)->execute(B, A);
+  std::string problem;
+  const auto plan =
+      detail::prepared_section_plan<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, problem);
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, "hpf::assign",
+                                      problem);
+  plan->execute(B, A);
 }
 
 /// Collective, as above, with a dimension permutation: B's dimension d takes A's dimension perm[d]
@@ -154,8 +173,10 @@ void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, 
 template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
                                       const Section<N>& sa, const Permutation<N>& perm) {
   const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, "hpf::assign");
-  cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt)->execute(B, A);
+  std::string problem;
+  const auto plan = detail::prepared_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, problem);
+  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, "hpf::assign", problem);
+  plan->execute(B, A);
 }
 
 /// Collective over the parent communicator of both grids: a new array laid out by `layout` with
@@ -166,7 +187,14 @@ transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N
   const Section<N> sc = whole_section<N>(layout.extents());
   const Section<N> sa = whole_section<N>(A.layout().extents());
   const SectionOptions opt = detail::array_section_options(layout.grid().comm());
-  detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, opt, "hpf::transpose");
+  std::string problem;
+  std::optional<DistArray<T, N>> C; // allocated before the agreement: a failure is every rank's error
+  try {
+    C.emplace(A.label() + "^T", layout);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  detail::check_same_assignment<T, N>(layout, sc, A.layout(), sa, perm, opt, "hpf::transpose", problem);
   detail::check_permutation<N>(perm, "transpose");
   for (int d = 0; d < N; ++d)
     if (layout.extent(d) != A.layout().extent(perm[static_cast<std::size_t>(d)])) // text only on failure
@@ -175,9 +203,18 @@ transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N
                    "] = ", A.layout().extent(perm[static_cast<std::size_t>(d)]), " (target extents ",
                    Layout<N>::to_string(layout.extents()), ", A's ",
                    Layout<N>::to_string(A.layout().extents()), ")");
-  DistArray<T, N> C(A.label() + "^T", layout);
-  cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm, opt)->execute(C, A); // arguments agreed above
-  return C;
+  // The plan and its buffers: the arguments were agreed above, so a failure here is an allocation;
+  // agree_on_error makes it every rank's error before any message.
+  std::shared_ptr<const SectionPlan<T, N>> plan;
+  try {
+    plan = cached_section_plan<T, N>(layout, sc, A.layout(), sa, perm, opt);
+    plan->prepare();
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  detail::agree_on_error(layout.grid().comm(), problem);
+  plan->execute(*C, A);
+  return std::move(*C);
 }
 
 /// Collective: B = TRANSPOSE(A) of a 2-D array, laid out by `layout` (extents (n1, n0) for A's (n0, n1)).

@@ -9,19 +9,13 @@
 //
 // Message buffers are also recycled. free_large keeps a released block of 256 KiB or more in a
 // process-wide pool, and allocate_large hands it out again for a request of the same rounded size
-// (whole 64 KiB units below 2 MiB, whole huge pages above), so
-// an executor built for a new plan (the first REDISTRIBUTE between two layouts, after the plan cache
-// was cleared, or a new array of the same shape) reuses pages an earlier executor already faulted in:
-// on 2 ranks, a fresh 4 MB send and receive buffer cost about 0.6 ms of faulting and zeroing, a
-// quarter of the whole exchange (issue 9). The pool is bounded: it retains at most
-// buffer_pool_limit() bytes (default 256 MiB; environment variable HPF_BUFFER_POOL_MIB, 0 disables
-// it) and frees whatever would exceed the bound; release_buffer_pool() empties it. Blocks between
-// 256 KiB and 2 MiB are pooled too: glibc maps such blocks afresh on every malloc once the large
-// blocks it has seen stay in the pool (its mmap threshold only rises when a large block is freed), so
-// leaving them to malloc made BLOCK -> CYCLIC(1) on 4 ranks fault its 2 MB messages on every first
-// call (first/repeated 1.7 against 1.0). A failed
-// allocation empties the pool and tries once more before it throws. Under AddressSanitizer the pooled
-// blocks are poisoned, so a use after free still reports.
+// (whole 64 KiB units below 2 MiB, whole huge pages above), so that an executor built for a new plan
+// reuses pages an earlier one already faulted in. The blocks REDISTRIBUTE releases
+// (array/block_pool.hpp) are charged to the same bound: together the two retain at most
+// buffer_pool_limit() bytes per process (default 64 MiB; environment variable HPF_POOL_BYTES, 0
+// disables both), and free whatever would exceed it; release_buffer_pool() empties the message
+// pool. A failed allocation empties the pool and tries once more before it throws. Under
+// AddressSanitizer the pooled blocks are poisoned, so a use after free still reports.
 #pragma once
 
 #include <cstddef>
@@ -54,10 +48,13 @@ struct BufferPoolStats {
   std::size_t reuses = 0; ///< allocations served from the pool since the process started
 };
 [[nodiscard]] BufferPoolStats buffer_pool_stats() noexcept;
-/// The most bytes the pool retains (HPF_BUFFER_POOL_MIB, read once; default 256 MiB).
+/// The most bytes the pools retain together (HPF_POOL_BYTES, read once; default 64 MiB).
 [[nodiscard]] std::size_t buffer_pool_limit() noexcept;
 /// Sets the bound (0 disables pooling) and frees what the pool holds beyond it.
 void set_buffer_pool_limit(std::size_t bytes) noexcept;
+/// Tells the message pool how many bytes the block pool holds (array/block_pool.cpp), so that the two
+/// share one bound.
+void note_block_pool_bytes(std::size_t bytes) noexcept;
 /// Frees every block the pool holds.
 void release_buffer_pool() noexcept;
 

@@ -326,9 +326,17 @@ private:
 /// words in messages (one name per word). A non-empty `local_problem` is this rank's own failure before
 /// the collective (an allocation, a plan): it travels in the same allreduce, and when any rank has
 /// one, every rank throws the problem of the lowest such rank (as agree_on_error, which then runs),
-/// before the arguments are compared.
+/// before the arguments are compared. With argument checks off (argument_checks()), nothing is
+/// compared and no MPI call is made: a `local_problem` is thrown on this rank only.
 void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
                              std::span<const std::string_view> names = {},
                              std::string_view local_problem = {});
+
+/// Whether check_same_on_all_ranks compares arguments: true unless the environment variable
+/// HPF_CHECK_ARGUMENTS is 0 (read once) or set_argument_checks(false) was called. Every rank must see
+/// the same value, or ranks would disagree on whether the check's allreduce takes place.
+[[nodiscard]] bool argument_checks() noexcept;
+/// Turns the argument checks on or off for this process (every rank the same). Local.
+void set_argument_checks(bool on) noexcept;
 
 } // namespace hpf

@@ -23,7 +23,6 @@ inline constexpr Range bcast{5000, 100};   ///< adaptive/: broadcasts (a two-lev
 inline constexpr Range steady{6000, 100};  ///< steady/: pipelines
 inline constexpr Range shadow{6100, 100};  ///< array/: DistArray shadow updates (update_shadow, post_shadow)
 inline constexpr Range shift{6200, 100};   ///< array/: cshift / eoshift
-inline constexpr Range agreement{6300, 1}; ///< core/: PairwiseAgreement headers (on a private duplicate)
 inline constexpr Range section{6500, 100}; ///< section/: SectionPlan (array sections, transposes)
 inline constexpr Range user{7000, 25000};  ///< free for programs that share a communicator with hpfrt
 

@@ -86,7 +86,8 @@ namespace detail {
 /// Whether every rank of `comm` runs on one node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED gives
 /// them all one communicator). Collective over comm the first time, then cached on it as an attribute
 /// (copied by MPI_Comm_dup), like the model: the same answer on every rank. Always false under
-/// SimGrid SMPI, whose simulated ranks share one process whatever the platform.
+/// SimGrid SMPI, whose simulated ranks share one process whatever the platform, and when the
+/// environment variable HPF_ONE_NODE is 0 (the path of a job spread over nodes, for tests).
 [[nodiscard]] bool shares_one_node(const Comm& comm);
 } // namespace detail
 

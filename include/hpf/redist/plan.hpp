@@ -74,15 +74,8 @@ struct RedistOptions {
   /// place: MPI sends it from the source block and receives it into the target block through a
   /// derived datatype (redist/runs_datatype.hpp), with no pack, unpack or message buffer. Messages of
   /// shorter pieces are packed by the plan's copy loops. 0: every message in place; SIZE_MAX: none.
-  /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs,
-  /// and so does a message that may go through shared memory (at least shared_memory_min_bytes, below):
-  /// packing into its receiver's segment measured faster than MPI's datatype engine on one node.
+  /// Each end decides for itself (a packed end matches an in-place one). Alltoallv mode always packs.
   std::size_t in_place_min_piece_bytes = 256;
-  /// A packed message of at least this many bytes between two ranks of one node goes through a
-  /// shared-memory segment from the first execution of an executor on (Exchange::set_shared_memory):
-  /// packed straight into memory its receiver maps, and unpacked from there. SIZE_MAX: never. Must be
-  /// the same on every rank (DistArray::redistribute checks it). StepSynchronous and AllAtOnce only.
-  std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   /// Message tag, in hpf::tags::redist; executions in flight at the same time on one grid that are
   /// not waited in the same order on every rank need distinct tags.
   int tag = tags::redist.base + 1;
@@ -101,7 +94,7 @@ struct RedistOptions {
 /// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
 /// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
 /// itself, and element_bytes, which the array sets. Local.
-[[nodiscard]] inline std::array<OptionWord, 8> agreement_words(const RedistOptions& o) {
+[[nodiscard]] inline std::array<OptionWord, 7> agreement_words(const RedistOptions& o) {
   const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
   const auto bits = [](const std::optional<double>& v) {
     return std::bit_cast<std::int64_t>(v.value_or(0.0));
@@ -112,7 +105,6 @@ struct RedistOptions {
            {"options.beta given", given(o.beta)},
            {"options.beta", bits(o.beta)},
            {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
-           {"options.shared_memory_min_bytes", static_cast<std::int64_t>(o.shared_memory_min_bytes)},
            {"options.tag", o.tag}}};
 }
 
@@ -926,22 +918,20 @@ public:
                     " ranks) are built on different parent communicators; expected one parent");
   }
 
-  /// Moves an idle executor: its exchanges, buffers and datatypes go to the new one, and `other`
-  /// stays an idle executor of the same plan (its next post() builds its exchanges again). Throws
+  /// Moves an idle executor: its exchange, buffers and datatypes go to the new one, and `other`
+  /// stays an idle executor of the same plan (its next post() builds its exchange again). Throws
   /// hpf::Error, and moves nothing, when either executor has a post() pending: MPI holds addresses
   /// inside a pending exchange, and its callbacks point at the executor that posted it.
-  // A move that refuses a pending executor throws by design.
-  // NOLINTNEXTLINE(bugprone-exception-escape,performance-noexcept-move-constructor)
+  // NOLINTNEXTLINE(bugprone-exception-escape,performance-noexcept-move-constructor): refuses by design
   RedistributionExecutor(RedistributionExecutor&& other) : m_plan(other.m_plan), m_tag(other.m_tag) {
     *this = std::move(other);
   }
-  // A move that refuses a pending executor throws by design.
-  // NOLINTNEXTLINE(bugprone-exception-escape,performance-noexcept-move-constructor)
+  // NOLINTNEXTLINE(bugprone-exception-escape,performance-noexcept-move-constructor): refuses by design
   RedistributionExecutor& operator=(RedistributionExecutor&& other) {
     if (this == &other) return *this;
     require_idle("moved to");
     other.require_idle("moved from");
-    m_exchanges = {}; // before the datatypes they refer to
+    m_exchange.reset(); // before the datatypes it refers to
     m_plan = other.m_plan;
     m_tag = other.m_tag;
     m_kept_done = other.m_kept_done;
@@ -949,13 +939,10 @@ public:
     m_src_now = other.m_src_now;
     m_dst_now = other.m_dst_now;
     m_elem_bytes = std::exchange(other.m_elem_bytes, 0);
-    m_comm_override = std::exchange(other.m_comm_override, Comm());
-    m_comm_generation = std::exchange(other.m_comm_generation, 0);
-    m_built_generation = std::exchange(other.m_built_generation, 0);
+    m_comm = other.m_comm;
     m_send_types = std::move(other.m_send_types);
     m_recv_types = std::move(other.m_recv_types);
-    m_exchanges = std::exchange(other.m_exchanges, {});
-    m_slot = std::exchange(other.m_slot, 0);
+    m_exchange = std::exchange(other.m_exchange, std::nullopt);
     other.m_send_types.clear();
     other.m_recv_types.clear();
     return *this;
@@ -991,28 +978,25 @@ public:
 
   /// Split phase (collective like execute): starts the exchange (every send for the all-at-once
   /// modes, the first step for the step modes) and copies the locally kept part (all at once, with
-  /// the sends' pack when they fuse, which comes in wait() when they wait for their receivers'
-  /// offers, and with the receives in wait() when the plan's kept_with_recvs()); the caller may compute on
+  /// the sends' pack when they fuse, and with the receives in wait() when the plan's
+  /// kept_with_recvs()); the caller may compute on
   /// other data before wait() completes it. `src` must stay alive and unchanged and `dst` untouched until
   /// wait() returns. Throws hpf::Error if a post() is still pending.
-  template <class T> void post(const T* src, T* dst) { start(src, dst, nullptr); }
+  template <class T> void post(const T* src, T* dst) { start(src, dst); }
 
-  /// True when post_agreeing() applies: the plan posts all at once (Exchange::post_agreeing).
-  [[nodiscard]] bool carries_agreement() const noexcept { return m_plan->exec_mode() == ExecMode::AllAtOnce; }
-  /// post() that carries DistArray::redistribute's agreement in its messages (Exchange::post_agreeing,
-  /// on the communicator of use_comm()); then headers_agreed() before wait(). Throws hpf::Error unless
-  /// carries_agreement().
-  template <class T> void post_agreeing(std::uint64_t hash, const T* src, T* dst) {
-    if (!carries_agreement()) // not require(): its message would be built on every call
-      detail::fail("RedistributionExecutor::post_agreeing: mode ", to_string(m_plan->exec_mode()),
-                   " cannot carry an agreement; expected all-at-once");
-    start(src, dst, &hash);
+  /// The next post() runs on `comm`, a communicator congruent with the plan's grid communicator
+  /// (DistArray::redistribute passes its own grid's: a cached plan may hold an equal grid's
+  /// communicator). The exchange is built again when the communicator changes. Local.
+  void bind(const Comm& comm) {
+    detail::require(!pending(), "RedistributionExecutor::bind: a post() is pending");
+    if (comm.get() == m_comm.get()) return;
+    m_exchange.reset(); // held the old communicator, which stays alive until here: no handle reuse
+    m_comm = comm;
   }
-  /// After post_agreeing(): Exchange::headers_agreed (blocks for the headers only).
-  [[nodiscard]] bool headers_agreed() {
-    detail::require(pending(), "RedistributionExecutor::headers_agreed: nothing was posted");
-    return current()->headers_agreed();
-  }
+
+  /// Builds this executor's exchange for elements of type T and allocates its message buffers, as the
+  /// next post() would: a failure (hpf::Error, out of memory) comes before any message. Local.
+  template <class T> void prepare() { (void)prepared<T>(); }
 
   /// Completes post(). Throws hpf::Error when nothing was posted.
   void wait() {
@@ -1021,30 +1005,8 @@ public:
     copy_kept(); // left to a pack_many, an unpack_many or an after-sends call that did not come
   }
 
-  /// Runs the next post() on `comm`, a congruent duplicate of the plan's grid communicator
-  /// (DistArray::redistribute's private one, core/pairwise_agreement.hpp); `generation` identifies it,
-  /// since MPI may reuse a freed handle (0: back to the grid's communicator). The executor keeps one
-  /// exchange on each of the two (buffers, segments, the first execution's setup), so that switching
-  /// between them costs nothing; a new generation replaces the private one. Local.
-  void use_comm(const Comm& comm, std::uint64_t generation) {
-    detail::require(!pending(), "RedistributionExecutor::use_comm: a post() is pending");
-    m_comm_override = generation != 0 ? comm : Comm();
-    m_comm_generation = generation;
-  }
-  /// True when post() never blocks on a peer and abandon() can take it back (Exchange::abandonable:
-  /// the all-at-once modes).
-  [[nodiscard]] bool abandonable() const noexcept {
-    return m_plan->exec_mode() == ExecMode::AllAtOnce || m_plan->exec_mode() == ExecMode::Pipelined;
-  }
-  /// Takes back a pending post() whose peers disagreed (Exchange::abandon); its communicator must be
-  /// freed next. Local; never blocks on a peer.
-  void abandon() {
-    if (Exchange* ex = current()) ex->abandon();
-  }
-
   /// Messages this executor moves in place (MPI datatypes, no packing) since its last element size:
-  /// those whose pieces are long enough (RedistOptions::in_place_min_piece_bytes), except messages that
-  /// may go through shared memory (RedistOptions::shared_memory_min_bytes), which are packed.
+  /// those whose pieces are long enough (RedistOptions::in_place_min_piece_bytes).
   [[nodiscard]] std::size_t in_place_sends() const noexcept {
     const Exchange* ex = current();
     return ex != nullptr ? ex->in_place_sends() : 0;
@@ -1053,45 +1015,19 @@ public:
     const Exchange* ex = current();
     return ex != nullptr ? ex->in_place_recvs() : 0;
   }
-  /// Messages that move through shared memory (RedistOptions::shared_memory_min_bytes) now.
-  [[nodiscard]] std::size_t shared_sends() const noexcept {
-    const Exchange* ex = current();
-    return ex != nullptr ? ex->shared_sends() : 0;
-  }
-  [[nodiscard]] std::size_t shared_recvs() const noexcept {
-    const Exchange* ex = current();
-    return ex != nullptr ? ex->shared_recvs() : 0;
-  }
 
 private:
   void require_idle(const char* side) const {
     if (pending())
       detail::fail("RedistributionExecutor: the executor ", side,
-                   " has a post() pending; expected wait() (or abandon()) to complete it before the move");
+                   " has a post() pending; expected wait() to complete it before the move");
   }
 
-  // post() and post_agreeing() (with the hash).
-  template <class T> void start(const T* src, T* dst, const std::uint64_t* hash) {
+  template <class T> void start(const T* src, T* dst) {
     static_assert(std::is_trivially_copyable_v<T>, "RedistributionPlan: T must be trivially copyable");
     detail::require(!pending(),
                     "RedistributionExecutor::post: the previous post() has not been completed by wait()");
-    if (m_elem_bytes != sizeof(T)) { // both exchanges hold the raw datatypes that build_datatypes replaces
-      m_exchanges = {};
-      m_elem_bytes = sizeof(T);
-      build_datatypes();
-    }
-    m_slot = m_comm_generation != 0 ? 1 : 0;
-    std::optional<Exchange>& slot = m_exchanges.at(m_slot);
-    if (m_slot == 1 && m_built_generation != m_comm_generation) slot.reset(); // a new private communicator
-    if (!slot) {
-      slot.emplace(m_slot == 1 ? m_comm_override : m_plan->source().grid().comm(),
-                   m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
-      if (m_slot == 1) m_built_generation = m_comm_generation;
-      if (!m_send_types.empty() || !m_recv_types.empty())
-        slot->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
-      slot->set_shared_memory(m_plan->options().shared_memory_min_bytes);
-    }
-    Exchange& exchange = *slot;
+    Exchange& exchange = prepared<T>();
     const RedistributionPlan<N>* plan = m_plan;
     PackFn pack = [plan, src](std::size_t i, std::byte* buf) {
       plan->pack(i, src, reinterpret_cast<T*>(buf));
@@ -1112,9 +1048,7 @@ private:
       UnpackManyFn unpack_many;
       if (m_plan->fuses_sends())
         pack_many = [this](std::span<const std::size_t> sends, std::span<std::byte* const> bufs) {
-          // The kept part with the sends, in the same pass over the source block (post() leaves it
-          // to this call, also when it comes in wait(): sends that wait for their receivers' offers,
-          // Exchange::send_may_start).
+          // The kept part with the sends, in the same pass over the source block.
           m_plan->pack_many(sends, bufs, static_cast<const T*>(m_src_now),
                             m_kept_done ? nullptr : static_cast<T*>(m_dst_now));
           m_kept_done = true;
@@ -1130,9 +1064,7 @@ private:
       exchange.set_batch(std::move(pack_many), std::move(unpack_many));
     }
     // The kept part on its own, once the first sends have started (Exchange::set_after_sends), so
-    // that it overlaps their transfer also when they wait in wait() for their receivers' offers (a
-    // first execution on shared memory). Copied in post() before them, it delayed those sends, and
-    // with them the receivers' unpack.
+    // that it overlaps their transfer instead of delaying them.
     const bool after_sends = Exchange::calls_after_sends(m_plan->exec_mode());
     if (after_sends) {
       std::function<void()> after;
@@ -1142,16 +1074,29 @@ private:
     m_copy_kept = [](const RedistributionPlan<N>& p, const void* s, void* d) {
       p.copy_local(static_cast<const T*>(s), static_cast<T*>(d));
     };
-    if (hash != nullptr)
-      exchange.post_agreeing(*hash, std::move(pack), std::move(unpack), src, dst);
-    else
-      exchange.post(std::move(pack), std::move(unpack), src, dst);
+    exchange.post(std::move(pack), std::move(unpack), src, dst);
     // The locally kept part goes with the sends or the receives, in their one pass, or on its own once
     // the first sends have started (above; Alltoallv: here, after its collective); wait() copies it if
-    // none of them did. With the sends also when they wait for their receivers' offers (a first
-    // execution on shared memory): a copy here and the pack in wait() would read the source block
-    // twice, which put a first call at 1.2-1.5x a repeated one for CYCLIC(3) -> CYCLIC(5) on 2 ranks.
+    // none of them did.
     if (!after_sends) copy_kept();
+  }
+
+  // The exchange for elements of type T, built (and its buffers allocated) on first use.
+  template <class T> Exchange& prepared() {
+    if (m_elem_bytes != sizeof(T)) { // the exchange holds the raw datatypes that build_datatypes replaces
+      m_exchange.reset();
+      m_elem_bytes = sizeof(T);
+      build_datatypes();
+    }
+    if (!m_exchange) {
+      if (m_comm.is_null()) m_comm = m_plan->source().grid().comm();
+      Exchange ex(m_comm, m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
+      if (!m_send_types.empty() || !m_recv_types.empty())
+        ex.set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
+      ex.reserve();
+      m_exchange.emplace(std::move(ex));
+    }
+    return *m_exchange;
   }
 
   // This post()'s locally kept part, unless it was copied already.
@@ -1162,7 +1107,7 @@ private:
   }
 
   /// Builds the datatypes of the messages whose pieces are long enough to move in place, for the
-  /// exchanges to move them with (null for the others; an exchange packs those that may be shared anyway).
+  /// exchange to move them with (null for the others).
   void build_datatypes() {
     m_send_types.clear();
     m_recv_types.clear();
@@ -1174,14 +1119,8 @@ private:
   }
 
   // The exchange of the last post() (null before the first).
-  [[nodiscard]] Exchange* current() noexcept {
-    std::optional<Exchange>& slot = m_exchanges.at(m_slot);
-    return slot ? &*slot : nullptr;
-  }
-  [[nodiscard]] const Exchange* current() const noexcept {
-    const std::optional<Exchange>& slot = m_exchanges.at(m_slot);
-    return slot ? &*slot : nullptr;
-  }
+  [[nodiscard]] Exchange* current() noexcept { return m_exchange ? &*m_exchange : nullptr; }
+  [[nodiscard]] const Exchange* current() const noexcept { return m_exchange ? &*m_exchange : nullptr; }
 
   const RedistributionPlan<N>* m_plan;
   int m_tag;
@@ -1192,15 +1131,11 @@ private:
   const void* m_src_now = nullptr; // this post()'s blocks, for the batch callbacks
   void* m_dst_now = nullptr;
   std::size_t m_elem_bytes = 0;
-  Comm m_comm_override;                 // used when m_comm_generation != 0 (use_comm)
-  std::uint64_t m_comm_generation = 0;  // what the next post() runs on
-  std::uint64_t m_built_generation = 0; // what the private exchange (slot 1) was built on
   // Declared before the exchanges, so that they outlive them.
   std::vector<Datatype> m_send_types;
   std::vector<Datatype> m_recv_types;
-  // Slot 0 runs on the plan's grid communicator, slot 1 on use_comm's; m_slot is the last post()'s.
-  std::array<std::optional<Exchange>, 2> m_exchanges;
-  std::size_t m_slot = 0;
+  Comm m_comm; // what the exchange runs on: bind()'s, else the plan's grid communicator
+  std::optional<Exchange> m_exchange; // on m_comm, made by the first post()
 };
 
 template <int N> template <class T> void RedistributionPlan<N>::execute(const T* src, T* dst) const {

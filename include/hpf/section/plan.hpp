@@ -60,13 +60,8 @@ struct SectionOptions {
   /// many bytes long on average or more moves in place: MPI reads it from A's block or writes it into
   /// B's through a derived datatype (exec/datatype.hpp), with no pack, unpack or message buffer. Shorter
   /// pieces (strided sections, transposes) are packed by the plan's tiled loops, which measure faster.
-  /// Each end decides for itself: ranks may differ. A message that may go through shared memory (at
-  /// least shared_memory_min_bytes, below) is packed on both ends whatever its pieces.
+  /// Each end decides for itself: ranks may differ.
   std::size_t in_place_min_piece_bytes = 256;
-  /// A packed message of at least this many bytes between two ranks of one node goes through a
-  /// shared-memory segment from the first execute() on (Exchange::set_shared_memory). SIZE_MAX:
-  /// never. Must be the same on every rank, like the tag.
-  std::size_t shared_memory_min_bytes = std::size_t{1} << 12U;
   friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
 };
 
@@ -254,13 +249,6 @@ public:
   [[nodiscard]] std::size_t in_place_recvs() const noexcept {
     return m_exec && m_exec->exchange ? m_exec->exchange->in_place_recvs() : 0;
   }
-  /// Sends / receives that move through shared memory now (SectionOptions::shared_memory_min_bytes).
-  [[nodiscard]] std::size_t shared_sends() const noexcept {
-    return m_exec && m_exec->exchange ? m_exec->exchange->shared_sends() : 0;
-  }
-  [[nodiscard]] std::size_t shared_recvs() const noexcept {
-    return m_exec && m_exec->exchange ? m_exec->exchange->shared_recvs() : 0;
-  }
 
   /// Collective over the parent communicator of both grids (every rank of it calls; ranks in neither
   /// grid move nothing): B(sb) = A(sa) for two arrays laid out as planned (e.g. hpf::DistArray<T, N>).
@@ -302,6 +290,13 @@ public:
       return;
     }
     execute(dst, src);
+  }
+
+  /// Builds the executor and allocates its message buffers, as the first execute() would, so that a
+  /// failure (out of memory) comes before any message. Local.
+  void prepare() const {
+    if (!m_exec) build_executor();
+    m_exec->exchange->reserve();
   }
 
   /// Collective, as above, on local blocks: `src` holds the calling rank's block of source() (its
@@ -510,7 +505,6 @@ private:
     for (const Msg& m : m_sends) exec->send_types.push_back(message_datatype(m, true));
     for (const Msg& m : m_recvs) exec->recv_types.push_back(message_datatype(m, false));
     exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
-    exec->exchange->set_shared_memory(m_opt.shared_memory_min_bytes);
     m_exec = std::move(exec);
   }
 
