@@ -1,5 +1,5 @@
 // The BLACS and ScaLAPACK entry points the redistribution benchmarks call, declared once.
-// Both bench_redistribute and bench_redistribute_speed include this.
+// The REDISTRIBUTE benchmarks include it through peers.hpp.
 #pragma once
 
 extern "C" {

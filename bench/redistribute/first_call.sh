@@ -4,6 +4,7 @@
 # single cells moved by 0.95-1.3x between runs of 9 on this shared machine).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$(dirname "$0")/../common/bench_common.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
 cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
 cmake --build "$build" --target bench_redistribute_first_call -j "${HPF_JOBS}" > /dev/null
@@ -11,10 +12,14 @@ cd "$HPF_ROOT"
 out="${HPF_FIRST_CALL_OUT:-docs/results/redistribute_first_call}" # the CSV and PNG, without extension
 csv="$out.csv"
 rm -f "$csv"
+load_start
 for np in 2 4; do
+  load_note "before ranks $np"
   mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_first_call" \
     --repeats 25 --csv "$csv" "$@"
 done
+load_note after
+csv_stamp "$csv"
 gnuplot <<GP
 set terminal pngcairo size 900,420 noenhanced
 set output '$out.png'

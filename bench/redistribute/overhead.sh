@@ -2,10 +2,11 @@
 # Regenerates docs/results/redistribute_overhead.{csv,png}: where the time of a small REDISTRIBUTE
 # (10^3 doubles, CYCLIC(3) -> CYCLIC(5)) goes, each part timed alone in one job beside the whole call
 # and MPI_Alltoallw, on 2 and 4 ranks (medians of 2001; see overhead.cpp). `uptime` before each job
-# goes to redistribute_overhead_load.txt. Extra arguments go to bench_redistribute_overhead.
+# goes to the CSV's '#' header lines. Extra arguments go to bench_redistribute_overhead.
 # HPF_OVERHEAD_NAME (default redistribute_overhead) names the files it writes in docs/results/.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$(dirname "$0")/../common/bench_common.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
 cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
 cmake --build "$build" --target bench_redistribute_overhead -j "${HPF_JOBS}" > /dev/null
@@ -13,15 +14,15 @@ cd "$HPF_ROOT"
 mkdir -p docs/results
 name="docs/results/${HPF_OVERHEAD_NAME:-redistribute_overhead}"
 csv="$name.csv"
-load="${name}_load.txt"
 rm -f "$csv"
-: > "$load"
+load_start
 for np in 2 4; do
-  echo "before ranks $np: $(uptime)" >> "$load"
+  load_note "before ranks $np"
   mpirun --oversubscribe --bind-to none -n "$np" "$build/bench/redistribute/bench_redistribute_overhead" \
     --M 1000 --r 3 --s 5 --csv "$csv" "$@"
 done
-echo "after: $(uptime)" >> "$load"
+load_note after
+csv_stamp "$csv"
 gnuplot <<GP
 set terminal pngcairo size 900,420 noenhanced
 set output '$name.png'

@@ -1,33 +1,52 @@
-// bench_redistribute_plan_time: how long planning one dimension takes (issue 10: P = Q = 1024 with
+// bench_redistribute_plan_time: how long planning one dimension takes (the goals: P = Q = 1024 with
 // r = 3, s = 5 under 50 ms; any r, s at P, Q <= 1024 under 1 s). Planning is what every rank does
 // for a new (source, target) pair: the communication grid (block_cyclic_pattern) and Auto's schedule
 // (auto_choice: every candidate built once, the cheapest kept). Pure: no MPI. Median of --repeats; also NS
 // and TC of the schedule against their lower bounds (max degree, max volume), and whether the König
 // candidates used the fast colouring.
 //
-//   bench_redistribute_plan_time [--repeats 5] [--csv out.csv]
+//   bench_redistribute_plan_time [--repeats 5] [--cases n] [--csv out.csv]
+// --cases n runs only the first n cases (the CTest smoke run takes the first, the quickest).
 #include "../common/bench_common.hpp"
 
 #include <hpf/redist/pattern.hpp>
 #include <hpf/schedule/strategy.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
+#include <string_view>
 #include <vector>
 
 int main(int argc, char** argv) {
   try {
-    const auto args = hpf::bench::parse_repeats_and_csv(argc, argv, {5, ""});
+    hpf::bench::RepeatsAndCsv args{5, ""};
+    std::size_t max_cases = SIZE_MAX;
+    hpf::bench::for_each_option(argc, argv, "[--repeats R] [--cases n] [--csv file]",
+                                [&](std::string_view k, std::string_view v) {
+                                  if (k == "--repeats")
+                                    args.repeats = hpf::bench::parse_number<int>(v, "--repeats");
+                                  else if (k == "--cases")
+                                    max_cases = hpf::bench::parse_number<std::size_t>(v, "--cases");
+                                  else if (k == "--csv")
+                                    args.csv = v;
+                                  else
+                                    return false;
+                                  return true;
+                                });
+    hpf::detail::require(args.repeats >= 1, "--repeats: must be >= 1, got ", args.repeats);
+    hpf::detail::require(max_cases >= 1, "--cases: must be >= 1, got ", max_cases);
     struct Case {
       int P;
       hpf::index_t r;
       int Q;
       hpf::index_t s;
     };
-    const std::vector<Case> cases{{1024, 3, 1024, 5}, {1024, 7, 1024, 64},  {1024, 1, 1024, 1},
-                                  {1000, 1, 999, 1},  {1024, 7, 1023, 64},  {1024, 64, 1023, 3},
-                                  {1023, 1, 1024, 7}, {512, 1000, 1024, 1}, {1024, 3, 768, 5}};
+    std::vector<Case> cases{{1024, 3, 1024, 5}, {1024, 7, 1024, 64},  {1024, 1, 1024, 1},
+                            {1000, 1, 999, 1},  {1024, 7, 1023, 64},  {1024, 64, 1023, 3},
+                            {1023, 1, 1024, 7}, {512, 1000, 1024, 1}, {1024, 3, 768, 5}};
+    if (cases.size() > max_cases) cases.resize(max_cases);
     hpf::bench::CsvWriter csv;
     if (!args.csv.empty())
       csv = hpf::bench::CsvWriter(

@@ -4,14 +4,15 @@
 # {1, 3, 7, 64, BLOCK} x M in {10^3, 10^5, 10^7} on 2 and 4 ranks, plus COSTA's 2-D case (8000 x 8000
 # doubles, 36 x 36 -> 128 x 128, grid 2 x 1 -> 1 x 2) on 2 ranks; medians of 99 below 10^7 elements,
 # of 9 at 10^7 and in 2-D. One job per cell, and the minimal standalone Tpetra program runs the cell
-# again right after it (redistribute_sweep_tpetra_alone.csv); `uptime` before and after each rank
-# count goes to redistribute_sweep_load.txt (the machine is shared).
+# again right after it (redistribute_sweep_tpetra_alone.csv); the machine, the MPI settings and `uptime`
+# before and after each rank count go to the CSV's '#' header lines (the machine is shared).
 # Extra arguments go to bench_redistribute_sweep.
 # HPF_SWEEP_SIZES (default "1e3 1e5 1e7") reruns only some sizes, and then skips the 2-D case;
 # HPF_SWEEP_NAME (default redistribute_sweep) names the files it writes in docs/results/ (a partial
 # rerun beside the whole sweep: HPF_SWEEP_SIZES=1e3 HPF_SWEEP_NAME=redistribute_sweep_small).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$(dirname "$0")/../common/bench_common.sh"
 build="${HPF_BUILD:-$HPF_ROOT/build-release}"
 cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
 cmake --build "$build" --target bench_redistribute_sweep bench_redistribute_tpetra_alone -j "${HPF_JOBS}" > /dev/null
@@ -21,17 +22,16 @@ sizes="${HPF_SWEEP_SIZES:-1e3 1e5 1e7}"
 name="${HPF_SWEEP_NAME:-redistribute_sweep}"
 csv="docs/results/$name.csv"
 alone="docs/results/${name}_tpetra_alone.csv"
-load="docs/results/${name}_load.txt"
 bin="$build/bench/redistribute"
 run() { mpirun --oversubscribe --bind-to none "$@"; }
 rm -f "$csv"
 echo "case,ranks,M,r,s,median_s" > "$alone"
-: > "$load"
+load_start
 # One job per cell, the standalone Tpetra program right after it: a whole sweep takes minutes and the
 # machine's load drifts meanwhile, which a cross-check run minutes later would compare too (0.68-1.76x
 # medians per size when the standalone program ran after all of a rank count's cells).
 for np in 2 4; do
-  echo "before ranks $np: $(uptime)" >> "$load"
+  load_note "before ranks $np"
   for M in $sizes; do
     # Medians of 99 below 10^7 elements, where a call takes micro- to milliseconds (with 9, the count
     # of cells lost at 10^3 moved by several cells from one run to the next: 23, 27, 28); 9 at 10^7,
@@ -48,10 +48,11 @@ for np in 2 4; do
   done
 done
 if [ -z "${HPF_SWEEP_SIZES:-}" ]; then
-  echo "before 2-d: $(uptime)" >> "$load"
+  load_note "before 2-d"
   run -n 2 "$bin/bench_redistribute_sweep" --M 0 --n2d 8000 --r2d 36 --s2d 128 --tpetra2d 1 --repeats 9 --csv "$csv" "$@"
   run -n 2 "$bin/bench_redistribute_tpetra_alone" --M 0 --n2d 8000 --r2d 36 --s2d 128 --repeats 9 --csv "$alone"
 fi
-echo "after: $(uptime)" >> "$load"
+load_note after
+csv_stamp "$csv"
 /usr/bin/python3 bench/redistribute/sweep_plot.py "$csv" "$alone" "docs/results/$name.png"
-echo "results: $csv, $alone, $load, docs/results/$name.png"
+echo "results: $csv, $alone, docs/results/$name.png"

@@ -25,7 +25,7 @@ def blk(b):
 
 
 def main(sweep_csv, alone_csv, out_png):
-    rows = list(csv.DictReader(open(sweep_csv)))
+    rows = list(csv.DictReader(line for line in open(sweep_csv) if not line.startswith("#")))
     alone = {(a["case"], a["ranks"], a["M"], a["r"], a["s"]): float(a["median_s"]) for a in csv.DictReader(open(alone_csv))}
     key = lambda r: (r["case"], r["ranks"], r["M"], r["r"], r["s"])  # noqa: E731
     by = {(key(r), r["method"]): r for r in rows}

@@ -17,13 +17,8 @@
 //   patch         B(:, 0:n-h-1) = A(:, h:n-1), h = n/3 + 1, (*, BLOCK) -> (*, BLOCK): a blocked
 //                 section copy that crosses block boundaries. Peers: ga-copy-patch (NGA_Copy_patch('n'))
 //                 and the naive MPI_Alltoallv below. One more hpfrt row, hpf-section-packed: all at once
-//                 with in_place_min_piece_bytes = SIZE_MAX, so that its messages are packed into the
-//                 receivers' shared-memory segments instead of moving in place through MPI. With
-//                 --probe single-copy, three more rows (kind alone, see PatchProbe): each rank copies
-//                 its pieces once, straight from the owners' blocks (cma-read-probe: process_vm_readv)
-//                 or from their MPI-3 shared windows (window-read-probe; window-flags-probe signals
-//                 through counters in the windows instead of messages), to measure what a
-//                 single-copy executor could reach.
+//                 with in_place_min_piece_bytes = SIZE_MAX, so that every message is packed instead of
+//                 moving in place through an MPI datatype.
 //   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
 //                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
 //                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
@@ -45,18 +40,11 @@
 #include <macdecls.h>
 #endif
 
-#include <sched.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -173,187 +161,6 @@ void pdtran(int n, const double* a, double* c, const std::array<int, 9>& d) {
   const double beta = 0.0;
   pdtran_(&n, &n, &alpha, a, &one, &one, d.data(), &beta, c, &one, &one, d.data());
 }
-
-/// The single-copy probes of the patch case (rows cma-read-probe, window-read-probe and
-/// window-flags-probe; none is hpfrt's code or a peer): what an executor that copies each element once
-/// could reach. Each receiver copies its pieces of B(:, 0:n-h-1) straight out of the owners' blocks of A
-/// after a "ready" from each owner, and answers "done" so that the owner may write A again:
-///   Cma          process_vm_readv (Linux cross-memory attach) from the owners' DistArray blocks;
-///   Window       memcpy from the owners' MPI-3 shared-memory windows (MPI_Win_allocate_shared, as
-///                Global Arrays over ARMCI-MPI keeps its arrays), holding a copy of A made before the
-///                timings;
-///   WindowFlags  the same copy, "ready" and "done" being counters in the windows (no MPI call).
-/// Cma and Window signal with zero-byte messages. Process ids, addresses and windows are set up once,
-/// outside the timings. Columns are n doubles, contiguous; every rank holds w = n / P of them (P
-/// divides n, and all ranks share one node for the window ways).
-class PatchProbe {
-public:
-  enum class Way { Cma, Window, WindowFlags };
-
-  PatchProbe(Way way, index_t n, index_t h, int P, int me, const double* a, double* b)
-      : m_way(way), m_me(me) {
-    const index_t w = n / P;
-    const auto block_bytes = static_cast<std::size_t>(n * w) * sizeof(double);
-    if (way != Way::Cma) {
-      MPI_Comm node = MPI_COMM_NULL;
-      HPF_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-      m_node = hpf::Comm::adopt(node);
-      hpf::detail::require(m_node.size() == P, "--probe: the ", P,
-                           " ranks must share one node for window-read-probe, ", m_node.size(), " do");
-      void* mine = nullptr;
-      HPF_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(header_bytes(P) + block_bytes), 1,
-                                            MPI_INFO_NULL, node, &mine, &m_win));
-      std::memset(mine, 0, header_bytes(P));
-      std::memcpy(static_cast<char*>(mine) + header_bytes(P), a, block_bytes);
-      HPF_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, m_win));
-      HPF_MPI_CHECK(MPI_Win_sync(m_win));
-      HPF_MPI_CHECK(MPI_Barrier(node));
-    }
-    // Where each owner's block of A lies: its pid and address (Cma), or its window segment (Window).
-    std::vector<long long> pid(static_cast<std::size_t>(P));
-    std::vector<const char*> base(static_cast<std::size_t>(P));
-    if (way == Way::Cma) {
-      const std::array<long long, 2> mine{getpid(),
-                                          static_cast<long long>(reinterpret_cast<std::uintptr_t>(a))};
-      std::vector<long long> all(2 * static_cast<std::size_t>(P));
-      HPF_MPI_CHECK(
-          MPI_Allgather(mine.data(), 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, MPI_COMM_WORLD));
-      for (std::size_t q = 0; q < pid.size(); ++q) {
-        pid[q] = all[2 * q];
-        // NOLINTNEXTLINE(performance-no-int-to-ptr): an address in rank q's memory, never dereferenced here
-        base[q] = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(all[2 * q + 1]));
-      }
-    } else {
-      for (int q = 0; q < P; ++q) {
-        MPI_Aint size = 0;
-        int unit = 0;
-        void* p = nullptr;
-        HPF_MPI_CHECK(MPI_Win_shared_query(m_win, q, &size, &unit, &p));
-        m_headers.push_back(static_cast<std::uint64_t*>(p));
-        base[static_cast<std::size_t>(q)] = static_cast<const char*>(p) + header_bytes(P);
-      }
-    }
-    // My columns j in [me w, (me+1) w) with j < n - h read A column j + h, owned by (j + h) / w.
-    for (index_t j = me * w; j < std::min((me + 1) * w, n - h);) {
-      const index_t src = j + h;
-      const int q = static_cast<int>(src / w);
-      const index_t run = std::min({(q + 1) * w - src, (me + 1) * w - j, n - h - j});
-      const auto bytes = static_cast<std::size_t>(run * n) * sizeof(double);
-      const char* from =
-          base[static_cast<std::size_t>(q)] + static_cast<std::size_t>((src - q * w) * n) * sizeof(double);
-      m_reads.push_back(
-          {q, static_cast<pid_t>(pid[static_cast<std::size_t>(q)]), b + (j - me * w) * n, from, bytes});
-      j += run;
-    }
-    // Who reads from me: every rank r whose columns map into mine.
-    for (int r = 0; r < P; ++r)
-      for (index_t j = r * w; j < std::min((r + 1) * w, n - h); ++j)
-        if ((j + h) / w == me) {
-          m_readers.push_back(r);
-          break;
-        }
-    if (way == Way::Cma) check_cma_reads();
-  }
-  PatchProbe(const PatchProbe&) = delete;
-  PatchProbe& operator=(const PatchProbe&) = delete;
-  ~PatchProbe() {
-    if (m_win != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(m_win);
-      MPI_Win_free(&m_win);
-    }
-  }
-
-  void run() {
-    if (m_way == Way::WindowFlags) return run_with_flags();
-    std::vector<MPI_Request> req(m_readers.size());
-    for (std::size_t k = 0; k < m_readers.size(); ++k)
-      HPF_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, m_readers[k], kReady, MPI_COMM_WORLD, &req[k]));
-    for (const Read& r : m_reads) {
-      HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, r.owner, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      if (m_way == Way::Cma) {
-        const iovec local{r.to, r.bytes};
-        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): process_vm_readv only reads it
-        const iovec remote{const_cast<char*>(r.from), r.bytes};
-        const ssize_t got = process_vm_readv(r.pid, &local, 1, &remote, 1, 0);
-        hpf::detail::require(got == static_cast<ssize_t>(r.bytes), "process_vm_readv from rank ", r.owner,
-                             ": ", got < 0 ? std::strerror(errno) : "a short read");
-      } else {
-        HPF_MPI_CHECK(MPI_Win_sync(m_win));
-        std::memcpy(r.to, r.from, r.bytes);
-      }
-      HPF_MPI_CHECK(MPI_Send(nullptr, 0, MPI_BYTE, r.owner, kDone, MPI_COMM_WORLD));
-    }
-    HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
-    for (const int r : m_readers)
-      HPF_MPI_CHECK(MPI_Recv(nullptr, 0, MPI_BYTE, r, kDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-  }
-
-private:
-  // Collective: one byte of every read, so that a kernel that refuses cross-memory attach (ptrace
-  // rules, a container's seccomp profile) stops every rank here with one message, instead of one rank
-  // throwing inside a timed run while its peers wait for its "done".
-  void check_cma_reads() {
-    int err = 0;
-    for (const Read& r : m_reads) {
-      char byte = 0;
-      const iovec local{&byte, 1};
-      const iovec remote{const_cast<char*>(r.from), 1}; // NOLINT(cppcoreguidelines-pro-type-const-cast)
-      if (process_vm_readv(r.pid, &local, 1, &remote, 1, 0) != 1) {
-        err = errno;
-        std::fprintf(stderr, "cma-read-probe: process_vm_readv from rank %d on rank %d: %s\n", r.owner, m_me,
-                     std::strerror(err));
-        break;
-      }
-    }
-    int failed = err != 0 ? 1 : 0;
-    HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    hpf::detail::require(failed == 0, "--probe: process_vm_readv failed on ", failed,
-                         " rank(s) (their messages above); cross-memory attach is not allowed here");
-  }
-
-  static constexpr int kReady = 901;
-  static constexpr int kDone = 902;
-  // WindowFlags: each rank's window starts with its header, one 64-byte line per counter: word 0 of
-  // line 0 is its "ready" epoch, word 0 of line 1 + r the "done" epoch reader r wrote into it.
-  static constexpr std::size_t kLine = 64 / sizeof(std::uint64_t);
-  static std::size_t header_bytes(int P) { return (static_cast<std::size_t>(P) + 1) * 64; }
-  static std::atomic_ref<std::uint64_t> counter(std::uint64_t* header, std::size_t line) {
-    return std::atomic_ref<std::uint64_t>(header[line * kLine]);
-  }
-  static void await(std::atomic_ref<std::uint64_t> c, std::uint64_t epoch) {
-    while (c.load(std::memory_order_acquire) < epoch) sched_yield(); // 4 ranks on 2 cores: let the owner run
-  }
-
-  // The same protocol through the windows' counters instead of messages: ready, copy, done.
-  void run_with_flags() {
-    const std::uint64_t epoch = ++m_epoch;
-    counter(m_headers[static_cast<std::size_t>(m_me)], 0).store(epoch, std::memory_order_release);
-    for (const Read& r : m_reads) {
-      std::uint64_t* owner = m_headers[static_cast<std::size_t>(r.owner)];
-      await(counter(owner, 0), epoch);
-      std::memcpy(r.to, r.from, r.bytes);
-      counter(owner, 1 + static_cast<std::size_t>(m_me)).store(epoch, std::memory_order_release);
-    }
-    for (const int r : m_readers)
-      await(counter(m_headers[static_cast<std::size_t>(m_me)], 1 + static_cast<std::size_t>(r)), epoch);
-  }
-
-  struct Read {
-    int owner;
-    pid_t pid;
-    void* to;
-    const char* from;
-    std::size_t bytes;
-  };
-  Way m_way;
-  int m_me;
-  std::uint64_t m_epoch = 0;
-  std::vector<std::uint64_t*> m_headers; // per rank, its window's header (Window, WindowFlags)
-  hpf::Comm m_node;
-  MPI_Win m_win = MPI_WIN_NULL;
-  std::vector<Read> m_reads;
-  std::vector<int> m_readers;
-};
 
 /// One timed method of a case. kind: the library under test, a peer, or a standalone cross-check.
 enum class Kind { Hpf, Peer, Alone };
@@ -518,29 +325,24 @@ int main(int argc, char** argv) {
     int repeats = 11;
     std::string csv;
     std::vector<std::string> only;
-    bool with_probe = false;
-    hpf::bench::for_each_option(
-        argc, argv, "[--n n1,n2,...] [--repeats R] [--csv file] [--cases c1,c2] [--probe single-copy]",
-        [&](std::string_view k, std::string_view v) {
-          if (k == "--n")
-            sizes = hpf::bench::parse_list<index_t>(v, "--n");
-          else if (k == "--repeats")
-            repeats = hpf::bench::parse_number<int>(v, "--repeats");
-          else if (k == "--csv")
-            csv = v;
-          else if (k == "--probe") {
-            hpf::detail::require(v == "single-copy", "--probe: expected single-copy, got '", v, "'");
-            with_probe = true;
-          } else if (k == "--cases")
-            for (std::size_t a = 0; a <= v.size();) {
-              const std::size_t b = std::min(v.find(',', a), v.size());
-              only.emplace_back(v.substr(a, b - a));
-              a = b + 1;
-            }
-          else
-            return false;
-          return true;
-        });
+    hpf::bench::for_each_option(argc, argv, "[--n n1,n2,...] [--repeats R] [--csv file] [--cases c1,c2]",
+                                [&](std::string_view k, std::string_view v) {
+                                  if (k == "--n")
+                                    sizes = hpf::bench::parse_list<index_t>(v, "--n");
+                                  else if (k == "--repeats")
+                                    repeats = hpf::bench::parse_number<int>(v, "--repeats");
+                                  else if (k == "--csv")
+                                    csv = v;
+                                  else if (k == "--cases")
+                                    for (std::size_t a = 0; a <= v.size();) {
+                                      const std::size_t b = std::min(v.find(',', a), v.size());
+                                      only.emplace_back(v.substr(a, b - a));
+                                      a = b + 1;
+                                    }
+                                  else
+                                    return false;
+                                  return true;
+                                });
     hpf::detail::require(repeats >= 9, "--repeats: medians need >= 9 repeats, got ", repeats);
     int P = 0;
     int me = 0;
@@ -715,18 +517,6 @@ int main(int argc, char** argv) {
              [&] { return timed([&] { naive.run(A.local_data(), D.local_data()); }); }},
             {"hpf-section-planning", Kind::Alone,
              [&] { return timed([&] { (void)hpf::SectionPlan<double, 2>(L, sb, L, sa, step_opt); }); }}};
-        if (with_probe) {
-          for (const auto& [way, name] : {std::pair{PatchProbe::Way::Cma, "cma-read-probe"},
-                                          std::pair{PatchProbe::Way::Window, "window-read-probe"},
-                                          std::pair{PatchProbe::Way::WindowFlags, "window-flags-probe"}}) {
-            auto probe = std::make_shared<PatchProbe>(way, n, h, P, me, A.local_data(), D.local_data());
-            D.fill(-1);
-            probe->run();
-            require_ok(mismatches(D.local_data(), C.local_data(), count),
-                       (std::string(name) + " (patch)").c_str());
-            m.push_back({name, Kind::Alone, [&, probe] { return timed([&] { probe->run(); }); }});
-          }
-        }
 #ifdef HPF_BENCH_GA
         // GA's indices are (column, row): A(:, h:n-1) is [h..n-1][0..n-1].
         GaCopy ga(n, P, me, 'n', A.local_data(), {static_cast<int>(h), 0, ni - 1, ni - 1},

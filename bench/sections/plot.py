@@ -38,14 +38,14 @@ LABEL = {
 
 
 def main(path, out):
-    rows = list(csv.DictReader(open(path)))
+    rows = list(csv.DictReader(line for line in open(path) if not line.startswith("#")))
     cases = [c for c in CASES if any(r["case"] == c[0] for r in rows)]
     fig, axes = plt.subplots(1, len(cases), figsize=(5 * len(cases) + 2, 5.5), sharey=True, squeeze=False)
     axes = axes[0]
     colors = plt.get_cmap("tab20").colors  # one colour per entry of SHOWN
     for ax, (case, title) in zip(axes, cases):
         mine = [r for r in rows if r["case"] == case]
-        # One group per (ranks, n), and per round where the CSV has rounds (bench/sections/patch.sh).
+        # One group per (ranks, n), and per round where the CSV has rounds.
         key = lambda r: (int(r["ranks"]), int(r["n"]), int(r.get("round") or 0))  # noqa: E731
         groups = sorted({key(r) for r in mine})
         methods = [m for m in SHOWN if any(r["method"] == m for r in mine)]

@@ -1,4 +1,4 @@
-// The value both series benchmarks reduce (bench_series, bench_series_probe): a 2 x 2 matrix of
+// The value the series benchmark (bench_series) reduces: a 2 x 2 matrix of
 // unsigned 64-bit integers, multiplied modulo 2^64 (associative, not commutative), and the element
 // each phase writes at a global index.
 #pragma once

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs bench_series (ReductionSeries vs back-to-back MPI_Reduce, issue 14) natively on 2 and 4 ranks
-# for K = 100 and 1000, and writes docs/results/series_native.csv and .png.
+# Runs bench_series (ReductionSeries vs back-to-back MPI_Reduce) natively on 2 and 4 ranks
+# for K = 100 and 1000, and writes docs/results/series_native.csv (the machine and its load around
+# each run in its '#' header lines) and .png.
 #   bench/steady/series_run.sh [build-dir]     (default: a Release build in build-release)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$(dirname "$0")/../common/bench_common.sh"
 if [ $# -ge 1 ]; then
   build="$1"
 else
@@ -14,15 +16,15 @@ cmake --build "$build" --target bench_series -j "$HPF_JOBS" > /dev/null
 cd "$HPF_ROOT"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 out=docs/results/series_native.csv
-loadlog=docs/results/series_native.load.txt   # `uptime` before and after each run (shared machine)
 rm -f "$out"
-echo "# uptime around each bench_series run of bench/steady/series_run.sh" > "$loadlog"
+load_start
 for np in 2 4; do
-  echo "before np=$np: $(uptime)" >> "$loadlog"
+  load_note "before np=$np"
   mpiexec --oversubscribe --bind-to none -n "$np" "$build/bench/steady/bench_series" \
     --ops 100,1000 --repeats "${REPEATS:-15}" --csv "$out"
-  echo "after  np=$np: $(uptime)" >> "$loadlog"
+  load_note "after np=$np"
 done
+csv_stamp "$out"
 gnuplot <<'GP'
 set terminal pngcairo size 900,450 noenhanced
 set output 'docs/results/series_native.png'

@@ -16,8 +16,9 @@ fi
 cd "$HPF_ROOT"
 rm -f docs/results/stencil.csv
 # The petsc-dmda rows are cross-checked against a minimal standalone PETSc program run right after
-# each bench job (docs/results/stencil_petsc_standalone.csv: its median and the ratio to the row).
-check=docs/results/stencil_petsc_standalone.csv
+# each bench job (stencil_petsc_standalone.csv in the build tree, printed: its median and the ratio
+# to the row).
+check="$build/stencil_petsc_standalone.csv"
 rm -f "$check"
 [ -x "$standalone" ] && echo "ranks,width,standalone_seconds,bench_seconds,bench_over_standalone" > "$check"
 for np in 2 4; do
