@@ -33,7 +33,7 @@ typedef enum hpf_status {
 typedef enum hpf_type { HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3 } hpf_type;
 
 /* Per-dimension distribution: HPF's BLOCK, CYCLIC(block) and `*`, and HPF 2.0's GEN_BLOCK and
- * INDIRECT (issue 13). `map` points at the caller's table, read during the call only:
+ * INDIRECT. `map` points at the caller's table, read during the call only:
  *   GEN_BLOCK: int64_t sizes[grid extent along the dimension's grid axis] (>= 0, summing to the extent);
  *   INDIRECT:  int32_t owners[extent of the dimension] (grid coordinates along the axis, 0-based).
  * The table must be the same on every rank. `{HPF_DIST_BLOCK, 0}` and the like (map omitted, so NULL)
@@ -136,7 +136,7 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
 hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
                                   int32_t strategy /* an hpf_strategy */);
 
-/* ---- SHADOW regions and shifts (issue 12) ----
+/* ---- SHADOW regions and shifts (docs/shadows.md) ----
  * An array created with shadow widths keeps, along each dimension of width w, w slots before and
  * after each local block (BLOCK and `*` dimensions have one block: owned local index l sits at slot
  * l + w; a CYCLIC(r) dimension, r >= w, gives each of its blocks of r its own shadow). For such an
@@ -162,7 +162,7 @@ hpf_status hpf_cshift(hpf_array source, int64_t shift, int dim, hpf_array target
  * inside the array, *boundary (of the array's type; zero when NULL) elsewhere. */
 hpf_status hpf_eoshift(hpf_array source, int64_t shift, int dim, const void* boundary, hpf_array target);
 
-/* ---- Array sections and transposes (issue 13) ----
+/* ---- Array sections and transposes (docs/sections.md) ----
  * A section is one triplet per dimension: 0-based, inclusive lo and hi, stride != 0 (a negative stride
  * walks from lo down to hi, as Fortran's a(hi:lo:-s) read backwards). A triplet with lo == hi has
  * extent 1; the extents of the two sections must agree dimension by dimension (after `perm`). */
@@ -186,7 +186,7 @@ hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_sectio
  * perm[d]. */
 hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target);
 
-/* ---- TEMPLATE and ALIGN (issue 13; docs/align.md) ----
+/* ---- TEMPLATE and ALIGN (docs/align.md) ----
  * An hpf_template is an index space with a distribution and no storage: HPF's TEMPLATE, or the
  * current layout of an array (hpf_template_of_array), as the base of an alignment. An array aligned
  * with it has, per dimension j, an hpf_align_dim: element i (0-based) sits where element

@@ -1,5 +1,5 @@
 // The MPI side of adaptive/: pLogP from the one machine model, cluster discovery, and
-// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of seed 003, or a
+// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of Steffenel, or a
 // two-level plan over clusters) as hpf::Schedule steps through the one executor, hpf::Exchange
 // (ExecMode::Pipelined; ExecMode::Handshake for the rendez-vous variants). No send loop of its own.
 //
@@ -53,7 +53,7 @@ private:
 /// an MPI attribute on the communicator, so later calls and duplicates do not communicate).
 PLogP measure_plogp(const Comm& comm);
 
-/// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
+/// Collective over `comm`: the paper's automatic discovery (Section 4.1). Measures the latency (half
 /// round trip of empty messages, median of 11, hpf::ping_pong) of every pair of ranks in P-1 rounds
 /// of disjoint pairs, partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures
 /// the machine model (hpf::measure_machine_model) once inside each cluster (between its two lowest
@@ -62,7 +62,7 @@ PLogP measure_plogp(const Comm& comm);
 /// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
 ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 
-/// How an AdaptiveBroadcast lets measured times correct its model's choice (issue 11: natively never
+/// How an AdaptiveBroadcast lets measured times correct its model's choice (natively never
 /// slower than MPI_Bcast). MPI_Bcast is the extra candidate. On the first execute() for a (root,
 /// bytes), every rank times `rounds` runs of the plan and `rounds` of MPI_Bcast, interleaved, each
 /// after a barrier, on the caller's buffer (every run broadcasts the root's bytes, so the buffer ends

@@ -1,4 +1,4 @@
-// Broadcast algorithms and their pLogP cost models: Table 1 of seed 003 (Steffenel, Section 4.2),
+// Broadcast algorithms and their pLogP cost models: Table 1 of Steffenel (Section 4.2),
 // and the choice of the best algorithm and segment size for (P, m) on one homogeneous cluster.
 //
 // Table 1 (P processes, message of m bytes cut into k segments of s bytes, k = ceil(m / s)):
@@ -8,7 +8,7 @@
 //   chain               (P-1) (g(m) + L)
 //   chain rendez-vous   (P-1) (g(m) + 2 g(1) + 3L)
 //   segmented chain     (P-1) (g(s) + L) + g(s) (k-1)
-//   binary tree         <= ceil(log2 P) (2 g(m) + L)          (the seed gives this upper bound)
+//   binary tree         <= ceil(log2 P) (2 g(m) + L)          (the paper gives this upper bound)
 //   binomial            ceil(log2 P) L + floor(log2 P) g(m)
 //   binomial rendez-v.  ceil(log2 P) (2 g(1) + 3L) + floor(log2 P) g(m)
 //   segmented binomial  ceil(log2 P) L + floor(log2 P) g(s) k
@@ -35,7 +35,7 @@
 
 namespace hpf {
 
-/// The broadcast strategies of Table 1 of seed 003, in the table's order.
+/// The broadcast strategies of Table 1 of Steffenel, in the table's order.
 enum class BcastAlgorithm {
   flat,
   flat_rendezvous,

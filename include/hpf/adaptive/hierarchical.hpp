@@ -1,4 +1,4 @@
-// Hierarchical broadcast on clusters (seed 003, Sections 4.1, 4.4, 4.5 and 5).
+// Hierarchical broadcast on clusters (Steffenel, Sections 4.1, 4.4, 4.5 and 5).
 //
 // 1. Clustering (Section 4.1.2, Algorithm 1, Lowekamp's greedy algorithm): ranks are grouped into
 //    logical clusters of homogeneous latency with a tolerance rho (20% in Algorithm 1, 30% in the
@@ -36,8 +36,8 @@
 
 namespace hpf {
 
-/// Algorithm 1 of seed 003 (Lowekamp): partitions nodes 0..n-1 given the n x n distance matrix
-/// `w` (row-major, w[i*n+j]; 0 means "no link", as the seed's matrix M) with tolerance rho (0.2 =
+/// Algorithm 1 of Steffenel (Lowekamp): partitions nodes 0..n-1 given the n x n distance matrix
+/// `w` (row-major, w[i*n+j]; 0 means "no link", as the paper's matrix M) with tolerance rho (0.2 =
 /// 20%). Edges are taken by nondecreasing weight; edge (a,b) merges the subnets of a and b unless it
 /// exceeds (1+rho) times the minimum edge of a, of b, or of a's or b's subnet. Returns the clusters,
 /// each sorted, ordered by their smallest node. Throws hpf::Error unless w has n*n finite entries >= 0
@@ -115,7 +115,7 @@ struct ClusterMap {
 /// own link (the intra model of a cluster inside it, inter[ci*C+cj] between clusters). A rank that
 /// holds the message at t sends to its children in tree order; the k-th child has it at
 /// t + g_1(m) + ... + g_k(m) + L_k. For comparing the two-level plans with what a grid-unaware MPI does
-/// (Section 7 of seed 003). Algorithms: flat, chain, binary, binomial (throws hpf::Error for the
+/// (Section 7 of Steffenel). Algorithms: flat, chain, binary, binomial (throws hpf::Error for the
 /// others, for an invalid map or root).
 double simulate_one_level(const ClusterMap& map, BcastAlgorithm a, int root, std::size_t m);
 

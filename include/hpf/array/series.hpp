@@ -1,5 +1,5 @@
-// Series of collectives that repeat across the phases of a DistArray program (issue 14), on the
-// steady-state engine of seed 000 (Legrand, Marchal, Robert) and a platform hpfrt measures itself.
+// Series of collectives that repeat across the phases of a DistArray program (docs/series.md), on the
+// steady-state engine of Legrand, Marchal and Robert and a platform hpfrt measures itself.
 //
 //   hpf::ReductionSeries<T> red(A.layout(), op, opts);  // collective: measure, solve, choose
 //   for (t = 0; t < K; ++t) { fill A for phase t; red.submit(A); }
@@ -18,20 +18,20 @@
 //
 // How it runs. The constructor (collective) measures the platform (steady::measure_platform: one
 // node per rank, unit messages of the series' value size, node speeds from timing the operator),
-// unless opts.platform gives one; solves the seed's LP (SSR for reductions, SSSP for scatters)
+// unless opts.platform gives one; solves the paper's LP (SSR for reductions, SSSP for scatters)
 // exactly, keeping of its optimal solutions one with the least transfer time
 // (steady::SolveGoal::LeastTraffic); and chooses, from predicted times, between
 //   - SteadyState: batches of phases run on the periodic schedule (initialisation, steady state and
-//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
+//     clean-up periods of Legrand et al., Section 3.4 / 4.3) by steady::run_pipeline_private (on the
 //     series' own communicator: no duplicate, barrier or time agreement per batch);
-//   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
+//   - TreePerOperation: every phase alone, a reduction along Canon and Antoniu's optimal (greedy) tree for
 //     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters;
 //   - Collective (reductions only): the vendor's own reduction of a whole batch, one MPI_Reduce whose
 //     count is the batch's phases (in pieces of at most 1 MiB), on a user MPI_Op created with
 //     commute = 0 (MPI then folds every phase in rank order, so the result is still the sequential
-//     fold). One MPI_Reduce per phase cost 1.2-1.3x back-to-back MPI_Reduce: the series' work per
-//     phase sat on the critical path of every reduction (docs/steady.md).
-// For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
+//     fold). One batch per MPI_Reduce keeps the series' own work per phase off the critical path of
+//     every reduction.
+// For a reduction under Auto, the constructor also measures (docs/series.md): one
 // calibration batch of min(phases, batch, 128) dummy phases on the steady-state pipeline and one of
 // min(phases, batch, 1 MiB of values) as a vendor reduction, 3 rounds interleaved, each time the
 // maximum over ranks (one MPI_Allreduce), medians kept. The steady-state prediction is scaled by
@@ -47,7 +47,7 @@
 //
 // Memory (the documented bound): at most opts.batch phases wait per rank (one value of
 // sizeof(T) + 1 byte per reduction phase; the whole array per scatter phase on the root); the
-// pipeline's buffers hold at most plan().max_buffer values each, at most 2 periods' worth (seed 000,
+// pipeline's buffers hold at most plan().max_buffer values each, at most 2 periods' worth (Legrand et al.,
 // Section 3.4); Collective: a receive buffer of at most 1 MiB (or one value) on ranks other than
 // the root, besides what MPI_Reduce allocates inside; results stay where they were delivered (one T
 // per phase on the root for a reduction, each rank's block per phase for a scatter) until the series
@@ -87,8 +87,8 @@ namespace hpf {
 
 enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
-  SteadyState,      ///< seed 000's periodic schedule
-  TreePerOperation, ///< one seed-002 tree (reductions) or one direct scatter per phase
+  SteadyState,      ///< Legrand et al.'s periodic schedule
+  TreePerOperation, ///< one Canon-Antoniu tree (reductions) or one direct scatter per phase
   Collective,       ///< reductions only: one vendor MPI_Reduce per batch (count = its phases), with a
                     ///< user op created non-commutative (MPI folds every phase in rank order)
 };
@@ -565,7 +565,7 @@ private:
   std::string m_message;
 };
 
-/// A series of personalized all-to-alls (gossips, seed 000 Section 3.5) among the ranks of a layout's
+/// A series of personalized all-to-alls (gossips, Legrand et al. Section 3.5) among the ranks of a layout's
 /// grid's parent communicator: in phase t every rank sends `count` elements to every other rank.
 ///   hpf::GossipSeries<T> gs(A.layout(), count, opts);
 ///   gs.submit(blocks);   // P * count elements: block d (elements d*count ..) goes to rank d

@@ -1,5 +1,5 @@
 // Agreement on layouts: the arguments of collectives that take a Layout, flattened to the words that
-// check_same_on_all_ranks (core/mpi.hpp) compares across the ranks (issue 15, finding 4).
+// check_same_on_all_ranks (core/mpi.hpp) compares across the ranks.
 #pragma once
 
 #include <hpf/core/mpi.hpp>

@@ -2,7 +2,7 @@
 //
 // CYCLIC(r) (no tables): element i of a dimension of extent n lives on process
 // owner(i) = floor(i / r) mod P, in cycle (block row) l = floor(i / (P r)) at offset x = i mod r, so
-// its local index is  l r + x  (seed 004, section 2). BLOCK is CYCLIC(ceil(n / P)); a collapsed (`*`)
+// its local index is  l r + x  (Desprez et al., section 2). BLOCK is CYCLIC(ceil(n / P)); a collapsed (`*`)
 // dimension is CYCLIC(n) over one process. Extents need not be multiples of P r; a process may own
 // nothing (n < P r).
 //
@@ -57,7 +57,7 @@ struct CyclicMap {
   index_t r = 1; ///< block size (CYCLIC); the largest block (GEN_BLOCK); 1 (INDIRECT)
   std::shared_ptr<const IrregularTables> irregular{}; ///< null for CYCLIC(r), BLOCK and `*`
 
-  /// True for CYCLIC(r), BLOCK and `*`: the closed forms of seed 004 apply.
+  /// True for CYCLIC(r), BLOCK and `*`: the closed forms of Desprez et al. apply.
   [[nodiscard]] bool regular() const noexcept { return !irregular; }
   [[nodiscard]] bool is_gen_block() const noexcept {
     return irregular && irregular->kind == IrregularTables::Kind::GenBlock;
@@ -144,7 +144,7 @@ struct CyclicMap {
     }
   }
   /// P r, the length of one cycle, or nullopt when it exceeds INT64_MAX (then every index of the
-  /// dimension is in the first cycle: issue 15, CYCLIC(2^62) on 3 processes). CYCLIC only.
+  /// dimension is in the first cycle, e.g. CYCLIC(2^62) on 3 processes). CYCLIC only.
   [[nodiscard]] constexpr std::optional<index_t> cycle() const noexcept { return detail::mul_nonneg(P, r); }
   /// cycle() without std::optional: true and `c` = P r when it fits index_t.
   [[nodiscard]] bool cycle_fits(index_t& c) const noexcept {

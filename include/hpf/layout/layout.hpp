@@ -523,7 +523,7 @@ private:
       const int P = m_grid_dim[u(d)] < 0 ? 1 : m_grid.extent(m_grid_dim[u(d)]);
       m_maps[u(d)] = m_dists[u(d)].map(m_extents[u(d)], P);
     }
-    // global_size() must not wrap (issue 15, finding 5); an empty array has size 0 whatever the rest.
+    // global_size() must not wrap; an empty array has size 0 whatever the rest.
     if (std::find(m_extents.begin(), m_extents.end(), index_t{0}) == m_extents.end()) {
       index_t size = 1;
       for (int d = 0; d < N; ++d)

@@ -33,7 +33,7 @@ void clear_plan_cache();
 /// Idle executors of one plan, kept with the cached plan so that a repeated REDISTRIBUTE reuses their
 /// message buffers instead of allocating (and page-faulting) them per call. acquire() hands out an
 /// executor nobody else holds: two arrays redistributing through one plan at the same time get two
-/// executors (issue 9: executor state is never shared). Local; the mutex makes acquire/release safe
+/// executors (executor state is never shared). Local; the mutex makes acquire/release safe
 /// from several threads.
 template <int N> class ExecutorPool : public std::enable_shared_from_this<ExecutorPool<N>> {
 public:

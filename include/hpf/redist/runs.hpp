@@ -1,6 +1,6 @@
 // Message runs of a 1-D block-cyclic redistribution: which local elements a sender packs for each
 // receiver, and where the receiver puts them — by whole contiguous runs, never by an owner
-// computation per element (seed 004's message generation).
+// computation per element (Desprez et al.'s message generation).
 //
 // A run is a maximal interval of global indices owned by one source process p and one target
 // process q: the intersection of a source block of r and a target block of s, contiguous in both
@@ -73,8 +73,8 @@ inline constexpr std::size_t stream_line_bytes = 64;
 /// Copies `n` bytes by non-temporal stores (SSE2; memcpy elsewhere): the lines go to memory without
 /// being read first, where an ordinary store reads each line it writes. For a target far larger than
 /// the cache, which no pass reads before it is evicted. Only whole lines go so: a line written in
-/// part by non-temporal stores leaves the write-combining buffer as a partial write, which took 3.3x
-/// a memcpy's time for pieces of 264 bytes against 2.0x with ordinary stores (docs/redistribute.md).
+/// part by non-temporal stores leaves the write-combining buffer as a partial write, which costs more
+/// than ordinary stores.
 /// Call stream_fence() before another thread or process may read what was written.
 inline void stream_bytes(std::byte* d, const std::byte* s, std::size_t n) noexcept {
 #if defined(__SSE2__)
@@ -154,7 +154,7 @@ inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept 
 
 /// The runs between one source and one target process, stored for one period of the pattern.
 ///
-/// Seed 004, section 2: the communication pattern repeats every L = lcm(P r, Q s) global elements (a
+/// Desprez et al., section 2: the communication pattern repeats every L = lcm(P r, Q s) global elements (a
 /// slice). Element g + L sits L / P further in the source local block and L / Q further in the target
 /// block, so the runs of slice k are those of slice 0 shifted by (k L / P, k L / Q). Storing one slice
 /// keeps the plan small, and inside a slice a large block of one side holds the blocks of the other

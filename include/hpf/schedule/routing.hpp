@@ -1,16 +1,16 @@
-// Static routing models for link-contention-free scheduling (RS_NL, seed 001 §5).
+// Static routing models for link-contention-free scheduling (RS_NL, Wang and Ranka §5).
 //
 // Pure data, no MPI. RS_NL assumes "a deterministic routing algorithm": the path of a message
 // depends only on its source and destination, so the scheduler can claim the links of a path and
 // refuse, in the same phase, any other message whose path shares a link (Check_Path / Mark_Path of
 // Figure 4). A path is the list of *directed* links it uses: a physical link carries one message in
 // each direction at once, which is what lets the pairwise exchanges of LP and RS_NL run
-// concurrently on the iPSC/860 (seed 001 §2.2, observation 1).
+// concurrently on the iPSC/860 (Wang and Ranka §2.2, observation 1).
 //
 //   | model     | nodes            | path of src -> dst                                             |
 //   |-----------|------------------|----------------------------------------------------------------|
 //   | hypercube | n = 2^k          | e-cube: fix differing address bits from the least significant  |
-//   |           |                  | to the most significant (the iPSC/860's routing, seed 001 §2.2) |
+//   |           |                  | to the most significant (the iPSC/860's routing, Wang and Ranka §2.2) |
 //   | mesh2d    | rows x cols      | dimension-ordered (XY): along the row (x) first, then along the |
 //   |           |                  | column (y); node = y * cols + x                                 |
 //   | full      | n                | one direct link per ordered pair: only node contention remains |

@@ -4,7 +4,7 @@
 // Wang–Ranka, periodic steady-state) produces an hpf::Schedule, checked by one validator and
 // costed by one function:  cost = alpha * steps + beta * sum over steps of the longest message.
 //
-// Timed and periodic schedules (steady-state pipelines, seed 000 Section 3.3): a step may carry its
+// Timed and periodic schedules (steady-state pipelines, Legrand et al. Section 3.3): a step may carry its
 // duration (`Step::duration`, in the producer's time units; 0 = unspecified, the default), and a
 // schedule may repeat with a period (`Schedule::period()`, 0 = not periodic, the default). A periodic
 // steady-state schedule is one period: one step per weighted matching, the step's duration that of
@@ -53,7 +53,7 @@ public:
   [[nodiscard]] std::vector<int> row_degrees() const;
   [[nodiscard]] std::vector<int> col_degrees() const;
   /// Max over rows and columns of the number of non-zero entries: the minimum number of steps of
-  /// any schedule (König's edge-colouring theorem; Theorem 1 of seed 004).
+  /// any schedule (König's edge-colouring theorem; Theorem 1 of Desprez et al.).
   [[nodiscard]] int max_degree() const;
   /// Max over rows and columns of the summed lengths: a lower bound on the total cost TC / beta
   /// of any one-port schedule.
@@ -99,9 +99,9 @@ public:
 
   /// All steps taken, including steps whose messages are all empty (caterpillar takes those).
   [[nodiscard]] int num_steps() const noexcept { return static_cast<int>(m_steps.size()); }
-  /// NS of seed 004: the number of steps that move data.
+  /// NS of Desprez et al.: the number of steps that move data.
   [[nodiscard]] int num_nonempty_steps() const noexcept;
-  /// TC of seed 004: sum over steps of the longest message (in the producer's units).
+  /// TC of Desprez et al.: sum over steps of the longest message (in the producer's units).
   [[nodiscard]] index_t total_cost() const;
   /// alpha * num_steps() + beta * total_cost(): alpha is the start-up per step, beta the time per unit.
   [[nodiscard]] double cost(double alpha, double beta) const;

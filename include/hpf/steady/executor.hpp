@@ -1,5 +1,5 @@
 // MPI executor of a PipelinePlan: runs K scatters, gossips or reductions of real data on the
-// periodic steady-state schedule of seed 000. Collective over `comm`: every rank calls it with the
+// periodic steady-state schedule of Legrand et al.. Collective over `comm`: every rank calls it with the
 // same plan; rank node_rank[v] plays platform node v (default: v mod size), so any number of ranks
 // works, one rank possibly playing several nodes.
 //
@@ -10,7 +10,7 @@
 // with tags from hpf::tags::steady. Every receive of a period is posted when the period starts, so a
 // sender never waits for a receiver that is still computing or busy with an earlier matching; a
 // matching's sends start once the earlier matchings are done on this rank. The period's computations
-// run between Exchange::test() calls, so computation overlaps communication as in the seed's model
+// run between Exchange::test() calls, so computation overlaps communication as in the paper's model
 // (their results are used from the next period on). The exchange is reused while periods move the
 // same counts (the steady state) and rebuilt for initialisation and clean-up periods.
 #pragma once
@@ -51,7 +51,7 @@ PipelineStats run_pipeline(const PipelinePlan& plan, MPI_Comm comm, std::size_t 
 /// The same pipeline, for a caller that runs many short ones (hpf::ReductionSeries): `comm` is used
 /// as it is (the caller keeps it private to itself: no MPI_Comm_dup per call), and there is no
 /// barrier before and no agreement on the time after (stats.seconds is this rank's own time). At
-/// small K these fixed costs were most of a batch's time (docs/steady.md, native results).
+/// small K these fixed costs would dominate a batch's time.
 PipelineStats run_pipeline_private(const PipelinePlan& plan, const Comm& comm, std::size_t value_bytes,
                                    const PipelineCallbacks& callbacks, std::vector<int> node_rank);
 

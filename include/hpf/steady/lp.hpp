@@ -1,7 +1,7 @@
 // A small linear-program container and two solvers: exact rational (QSopt_ex, libqsopt-ex-dev) and
 // floating point (GLPK, libglpk-dev, used only as an independent cross-check).
 //
-// Seed 000 (Section 2) solves its steady-state programs "in rational numbers": the throughput is a
+// Legrand et al. (Section 2) solves its steady-state programs "in rational numbers": the throughput is a
 // fraction and the period is the lcm of the denominators, so the exact solver is the one the
 // planner uses. QSopt_ex returns GMP rationals; the wrapper converts them to Rational and re-checks
 // every row exactly (LinearProgram::violation) before returning.

@@ -1,12 +1,12 @@
-// The steady-state Platform of the ranks of a communicator, measured by hpfrt itself (issue 14).
+// The steady-state Platform of the ranks of a communicator, measured by hpfrt itself (docs/series.md).
 //
-// Seed 000's platform is a graph G = (V, E, c) with a speed per node. No user knows their link costs
-// in the seed's units, so measure_platform() builds it:
+// Legrand et al.'s platform is a graph G = (V, E, c) with a speed per node. No user knows their link costs
+// in the paper's units, so measure_platform() builds it:
 //   - one node per rank ("r0", "r1", ...), a directed edge both ways between every pair of ranks;
 //   - edge costs: the time of one unit message of `unit_bytes`, half the median round trip of the one
 //     ping-pong kernel of exec/model (hpf::ping_pong). With P <= pairwise_max every pair is measured
 //     (P (P - 1) / 2 pairs). Above it, the cluster model: only the pairs (i, i + 2^k mod P), k <
-//     ceil(log2 P), are measured (O(P log P) pairs), Lowekamp's clustering (seed 003, Algorithm 1,
+//     ceil(log2 P), are measured (O(P log P) pairs), Lowekamp's clustering (Steffenel, Algorithm 1,
 //     adaptive/hierarchical.hpp) groups the ranks on that sparse matrix, and every pair gets the
 //     median of the measured pairs between its two clusters (or inside its cluster); a pair of
 //     clusters with no measured pair gets the median of every measured inter-cluster pair;
@@ -37,7 +37,7 @@ struct MeasureOptions {
   std::function<void()> compute; ///< one operation on a unit of data; empty: every speed is 1
   int repeats = 7;               ///< ping-pongs (and operator calls) per median
   int pairwise_max = 8;          ///< measure every pair up to this many ranks; cluster model above
-  double rho = 0.3;              ///< Lowekamp's tolerance (seed 003, Section 7 uses 30 %)
+  double rho = 0.3;              ///< Lowekamp's tolerance (Steffenel, Section 7 uses 30 %)
   double resolution = 8;         ///< the time unit is the smallest measured time / resolution
   int digits = 2;                ///< significant digits kept in every cost and task time
   int batch_units = 64;          ///< ranks 0 and 1 also ping-pong batch_units units, at most 1 MiB

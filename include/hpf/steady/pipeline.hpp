@@ -1,5 +1,5 @@
 // A series of K operations (scatters, gossips or reductions) run on a periodic steady-state schedule
-// (seed 000, Sections 3.4 and 4.3): initialisation, steady state and clean-up, in whole messages.
+// (Legrand et al., Sections 3.4 and 4.3): initialisation, steady state and clean-up, in whole messages.
 //
 // Planning is pure: plan_pipeline() replays the periodic schedule on message *counts* only, so every
 // rank knows beforehand how many messages each transfer carries in each period (no handshake, no
@@ -8,14 +8,14 @@
 // Execution model of one period (every rank follows it for the nodes it plays):
 //   1. computations: each tree's T_{k,l,m} tasks, at most w(T) per period each, on inputs that were
 //      available when the period began; their results become available at the end of the period, so
-//      that the computations overlap the period's transfers (the seed's model: a node computes, sends
+//      that the computations overlap the period's transfers (the paper's model: a node computes, sends
 //      and receives at the same time);
 //   2. the matchings in order; a transfer carries the messages waiting on its sender, at most its
-//      share of the period. A message split over matchings in the seed (Figure 3) is sent whole in
-//      the matching where its transfer ends, so per-period port totals are exactly the seed's.
+//      share of the period. A message split over matchings in the paper (Figure 3) is sent whole in
+//      the matching where its transfer ends, so per-period port totals are exactly the paper's.
 // Values wait in FIFO buffers, one per (tree, task output); leaves (v[i,i] on P_{r_i}, or the
 // source's messages) are produced on demand. A tree T carries time-stamps t in the order of the
-// seed's Section 4.3: within each period the first w(T_1) stamps go to T_1, the next w(T_2) to T_2...
+// the paper's Section 4.3: within each period the first w(T_1) stamps go to T_1, the next w(T_2) to T_2...
 // Because every task takes its inputs in FIFO order, both operands of a computation always carry
 // the same time-stamp (the executor checks it).
 #pragma once

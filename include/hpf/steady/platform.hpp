@@ -1,4 +1,4 @@
-// Platform model of seed 000 (Legrand, Marchal, Robert), Section 2: a directed graph G = (V, E, c)
+// Platform model of Legrand, Marchal and Robert, Section 2: a directed graph G = (V, E, c)
 // where c(i, j) is the time to move a message of unit size over edge (i, j), plus a computation speed
 // per node (a task of unit work takes 1 / speed on that node; speed 0 marks a router).
 //
@@ -20,7 +20,7 @@ namespace hpf::steady {
 /// Expression templates off: values are small and `auto` must never capture a lazy expression.
 using Rational =
     boost::multiprecision::number<boost::multiprecision::cpp_rational_backend, boost::multiprecision::et_off>;
-/// Unbounded integers: periods are lcms of denominators and may be large (seed 000, footnote 2).
+/// Unbounded integers: periods are lcms of denominators and may be large (Legrand et al., footnote 2).
 using BigInt =
     boost::multiprecision::number<boost::multiprecision::cpp_int_backend<>, boost::multiprecision::et_off>;
 
@@ -46,7 +46,7 @@ struct PlatformEdge {
 struct SimGridExport {
   double bytes_per_unit = 1e6;   ///< a unit-size message is this many bytes
   double flops_per_task = 1e9;   ///< a unit task is this many flops (host speed = speed * this)
-  double latency_seconds = 1e-6; ///< per-link latency (the seed's model has none; keep it small)
+  double latency_seconds = 1e-6; ///< per-link latency (the paper's model has none; keep it small)
   double router_flops = 1e6;     ///< SimGrid hosts need a speed > 0: routers get this
   /// Approximates the one-port model of Section 2 (SimGrid links alone are multi-port): every route
   /// also crosses its source's link "out-<name>" and its destination's "in-<name>", whose bandwidth is

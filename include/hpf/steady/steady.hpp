@@ -1,5 +1,5 @@
 // Steady-state throughput of series of scatters, personalized all-to-alls (gossips) and reductions
-// on a heterogeneous platform: seed 000 (Legrand, Marchal, Robert), Sections 3 and 4.
+// on a heterogeneous platform: Legrand, Marchal and Robert, Sections 3 and 4.
 //
 // Pure planning, no MPI and no I/O:
 //   1. build_lp():       the linear programs SSSP(G) (Section 3.1), SSPA2A(G) (Section 3.5) and SSR(G)
@@ -93,7 +93,7 @@ void validate_problem(const Platform& platform, const SteadyProblem& problem);
 /// The message types of the problem, in the order the LP and the solution use.
 [[nodiscard]] std::vector<MessageType> message_types(const Platform& platform, const SteadyProblem& problem);
 
-/// The LP of the seed with its column meaning: column j is either a send(edge, type), a
+/// The LP of the paper with its column meaning: column j is either a send(edge, type), a
 /// cons(node, k, l, m), or TP (the last column). Exposed for the floating cross-check.
 struct SteadyLp {
   LinearProgram lp;
@@ -107,7 +107,7 @@ struct SteadyLp {
 };
 [[nodiscard]] SteadyLp build_lp(const Platform& platform, const SteadyProblem& problem);
 
-/// Which optimal solution solve() returns. The seed's LP is often degenerate: on a platform where
+/// Which optimal solution solve() returns. The paper's LP is often degenerate: on a platform where
 /// communication is the bottleneck, many mixes of trees reach TP (on two nodes, "P1 sends its value
 /// to the target, which combines" and "the target sends its value to P1, which combines and sends the
 /// result back" both do). `Any` keeps the simplex's vertex; `LeastTraffic` solves a second LP with TP
@@ -121,12 +121,12 @@ enum class SolveGoal { Any, LeastTraffic };
 [[nodiscard]] SteadySolution solve(const Platform& platform, const SteadyProblem& problem,
                                    SolveGoal goal = SolveGoal::Any);
 
-/// Completes a solution from given rates (e.g. the seed's published solutions): removes zero rates,
+/// Completes a solution from given rates (e.g. the paper's published solutions): removes zero rates,
 /// sorts, computes TP, the loads and the period. Does not check feasibility (see check_solution).
 [[nodiscard]] SteadySolution make_solution(const Platform& platform, const SteadyProblem& problem,
                                            std::vector<EdgeFlow> sends, std::vector<TaskRate> tasks);
 
-/// "" when the solution satisfies every constraint of the seed's LP exactly, else the first violation.
+/// "" when the solution satisfies every constraint of the paper's LP exactly, else the first violation.
 [[nodiscard]] std::string check_solution(const Platform& platform, const SteadySolution& solution);
 
 // --- weighted trees (Section 4.3-4.4, Figure 8) -------------------------------------------------------
