@@ -74,7 +74,7 @@ ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 /// Bounded: 2 * rounds broadcasts, 2 * rounds barriers and one allreduce per (root, bytes) entry of the
 /// prepared cache (at most 8 entries; an evicted one is measured again).
 struct BcastCalibration {
-  bool enabled = false;
+  bool enabled = false; ///< measure the plan against MPI_Bcast on the first execute() of each (root, bytes)
   int rounds = 9;       ///< in [1, 64]
   double margin = 0.05; ///< in [0, 1): how much faster the plan must measure to be kept
 };
@@ -130,11 +130,17 @@ public:
 
   /// The model's algorithm (not what a calibration decided: see decision()).
   [[nodiscard]] BcastAlgorithm algorithm() const noexcept { return m_algorithm; }
+  /// True for vendor(): every execute() calls MPI_Bcast.
   [[nodiscard]] bool vendor_only() const noexcept { return m_vendor_only; }
+  /// Bytes per segment of the segmented algorithms.
   [[nodiscard]] std::size_t segment() const noexcept { return m_segment; }
+  /// True for a two-level plan.
   [[nodiscard]] bool hierarchical() const noexcept { return m_hier; }
+  /// The two-level plan (meaningful when hierarchical()).
   [[nodiscard]] const HierarchicalPlan& hierarchical_plan() const noexcept { return m_plan; }
+  /// The communicator the broadcast runs on.
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  /// The calibration policy.
   [[nodiscard]] BcastCalibration calibration() const noexcept { return m_calibration; }
   /// Local: what execute() decided for (bytes, root), if it has run for them (and the entry is still
   /// cached). The same on every rank.

@@ -85,6 +85,7 @@
 
 namespace hpf {
 
+/// How a series runs its phases (docs/series.md).
 enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
   SteadyState,      ///< Legrand et al.'s periodic schedule
@@ -94,6 +95,7 @@ enum class SeriesStrategy {
 };
 std::string to_string(SeriesStrategy s);
 
+/// Options of a series (docs/series.md): where results go, how to choose, how much may wait.
 struct SeriesOptions {
   int root = 0;                                     ///< rank of the grid's parent communicator
   SeriesStrategy strategy = SeriesStrategy::Auto;   ///< see SeriesChoice for what Auto decided
@@ -106,7 +108,7 @@ struct SeriesOptions {
 
 /// What the constructor chose and why (the same on every rank).
 struct SeriesChoice {
-  SeriesStrategy chosen = SeriesStrategy::TreePerOperation;
+  SeriesStrategy chosen = SeriesStrategy::TreePerOperation; ///< the strategy the series runs
   double steady_seconds = 0; ///< predicted: `phases` operations on the steady-state schedule, LP excluded
   double lp_seconds = 0;     ///< measured: solving the LP and planning (maximum over ranks)
   double tree_seconds = 0;   ///< predicted: `phases` operations one at a time
@@ -119,7 +121,7 @@ struct SeriesChoice {
   double calibration_seconds = 0; ///< time the calibration runs took (0 when none ran)
   std::int64_t phases = 0;        ///< the series length the prediction is for
   std::string throughput;         ///< the LP's TP, operations per time unit (a fraction)
-  std::string reason;
+  std::string reason;             ///< why, in words
 };
 
 namespace detail {
@@ -146,7 +148,9 @@ public:
   [[nodiscard]] int size() const noexcept { return m_size; }
   [[nodiscard]] int root() const noexcept { return m_opts.root; }
   [[nodiscard]] const SeriesOptions& options() const noexcept { return m_opts; }
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_choice; }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_platform; }
   /// The pipeline plan of a batch of K phases (cached per K). Pure, so the same on every rank.
   [[nodiscard]] const steady::PipelinePlan& plan(std::int64_t K);
@@ -257,7 +261,9 @@ public:
     run_waiting();
   }
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
   /// The plan of a full batch (SteadyState only): periods, phases, buffer sizes.
   [[nodiscard]] const steady::PipelinePlan& plan() { return m_core.plan(m_core.options().batch); }
@@ -434,6 +440,7 @@ public:
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
+  /// Phases submitted so far (the same on every rank).
   [[nodiscard]] std::int64_t submitted() const noexcept {
     return m_done + static_cast<std::int64_t>(m_waiting.size());
   }
@@ -455,12 +462,15 @@ public:
     if (!block.empty()) A.copy_owned(const_cast<T*>(block.data()), false); // reads block only
   }
 
+  /// Collective: runs every waiting phase.
   void wait_all() {
     m_core.check_live("wait_all");
     run_waiting();
   }
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
 
 private:
@@ -582,7 +592,9 @@ public:
         m_core(layout.grid().comm().get(), steady::SteadyOp::Gossip,
                static_cast<std::size_t>(count) * sizeof(T), {}, opts, "GossipSeries") {}
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
 
   /// Not collective (see ReductionSeries::submit). A span of another size than P * count cancels the
@@ -600,6 +612,7 @@ public:
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
+  /// Phases submitted so far (the same on every rank).
   [[nodiscard]] std::int64_t submitted() const noexcept {
     return m_done + static_cast<std::int64_t>(m_waiting.size());
   }
@@ -613,6 +626,7 @@ public:
     return m_results[static_cast<std::size_t>(t)];
   }
 
+  /// Collective: runs every waiting phase.
   void wait_all() {
     m_core.check_live("wait_all");
     run_waiting();

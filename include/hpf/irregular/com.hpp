@@ -21,8 +21,8 @@ namespace hpf {
 
 /// One entry of a rank's send list: `len` units to rank `dst`.
 struct SendEntry {
-  int dst = 0;
-  index_t len = 0;
+  int dst = 0;     ///< destination rank
+  index_t len = 0; ///< units to send
 };
 
 /// Collective over `comm`: the n x n COM (n = comm.size()) whose row r is rank r's send list.

@@ -31,8 +31,9 @@ namespace hpf {
 
 /// The tables of a GEN_BLOCK or INDIRECT dimension (see CyclicMap).
 struct IrregularTables {
+  /// Which distribution the tables describe.
   enum class Kind { GenBlock, Indirect };
-  Kind kind = Kind::GenBlock;
+  Kind kind = Kind::GenBlock;   ///< GEN_BLOCK or INDIRECT
   std::vector<index_t> offset;  ///< GenBlock: P + 1 prefix offsets of the blocks
   std::vector<int> owner;       ///< Indirect: owner of each global index
   std::vector<index_t> local;   ///< Indirect: local index of each global index on its owner
@@ -40,17 +41,23 @@ struct IrregularTables {
   std::vector<index_t> globals; ///< Indirect: per process, its global indices in increasing order
   std::uint64_t hash = 0;       ///< of the kind and the defining vector (layout agreement)
 
+  /// The process that owns global index i.
   [[nodiscard]] int owner_of(index_t i) const noexcept {
     if (kind == Kind::Indirect) return owner[static_cast<std::size_t>(i)];
     // The last p with offset[p] <= i: zero-size blocks (equal offsets) are skipped.
     const auto it = std::upper_bound(offset.begin() + 1, offset.end(), i);
     return static_cast<int>(it - offset.begin()) - 1;
   }
+  /// Same kind and the same defining table.
   friend bool operator==(const IrregularTables& a, const IrregularTables& b) {
     return a.hash == b.hash && a.kind == b.kind && a.offset == b.offset && a.owner == b.owner;
   }
 };
 
+/// The 1-D index map of one array dimension over the P processes along it: CYCLIC(r) in closed form
+/// (BLOCK is CYCLIC(ceil(n / P)), `*` is CYCLIC(n) on one process), or GEN_BLOCK and INDIRECT through
+/// shared tables. Maps global index <-> (owner, local index) without per-element storage for the
+/// regular kinds.
 struct CyclicMap {
   index_t n = 0; ///< extent of the dimension
   int P = 1;     ///< number of processes along it
@@ -59,9 +66,11 @@ struct CyclicMap {
 
   /// True for CYCLIC(r), BLOCK and `*`: the closed forms of Desprez et al. apply.
   [[nodiscard]] bool regular() const noexcept { return !irregular; }
+  /// True for a GEN_BLOCK dimension.
   [[nodiscard]] bool is_gen_block() const noexcept {
     return irregular && irregular->kind == IrregularTables::Kind::GenBlock;
   }
+  /// True for an INDIRECT dimension.
   [[nodiscard]] bool is_indirect() const noexcept {
     return irregular && irregular->kind == IrregularTables::Kind::Indirect;
   }

@@ -34,10 +34,10 @@ namespace hpf {
 
 /// The derived quantities of a redistribution CYCLIC(r) on P -> CYCLIC(s) on Q.
 struct BlockCyclicGeometry {
-  int P = 1;
-  index_t r = 1;
-  int Q = 1;
-  index_t s = 1;
+  int P = 1;                ///< source processes
+  index_t r = 1;            ///< source block size
+  int Q = 1;                ///< target processes
+  index_t s = 1;            ///< target block size
   index_t D = 1;            ///< gcd(r, s) (Lemma 1)
   index_t g = 1;            ///< gcd(P r, Q s)
   std::optional<index_t> L; ///< lcm(P r, Q s), the slice length; empty if it exceeds index_t

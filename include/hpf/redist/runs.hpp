@@ -26,10 +26,13 @@
 
 namespace hpf {
 
+/// A run: `len` elements consecutive in global order and at consecutive local indices on both the
+/// source and the target process, the unit a redistribution message is cut into.
 struct Run {
   index_t src_local = 0; ///< local index on the source process
   index_t dst_local = 0; ///< local index on the target process
-  index_t len = 0;
+  index_t len = 0;       ///< number of elements
+  /// Runs compare equal field by field.
   friend bool operator==(const Run&, const Run&) = default;
 };
 
@@ -46,12 +49,13 @@ std::vector<std::vector<Run>> runs_to(const CyclicMap& src, const CyclicMap& dst
 /// follow each other at a fixed step (BLOCK -> CYCLIC(1): the elements a block sends to one receiver
 /// are one StridedRun), so a message is a handful of these instead of one Run per element.
 struct StridedRun {
-  index_t src_local = 0;
-  index_t dst_local = 0;
-  index_t len = 0;
-  index_t count = 1;
-  index_t src_step = 0;
-  index_t dst_step = 0;
+  index_t src_local = 0; ///< local index of piece 0 on the source process
+  index_t dst_local = 0; ///< local index of piece 0 on the target process
+  index_t len = 0;       ///< elements per piece
+  index_t count = 1;     ///< number of pieces
+  index_t src_step = 0;  ///< source local index from one piece to the next
+  index_t dst_step = 0;  ///< target local index from one piece to the next
+  /// Strided runs compare equal field by field.
   friend bool operator==(const StridedRun&, const StridedRun&) = default;
 };
 
@@ -246,11 +250,12 @@ struct PeriodicRuns {
   /// `run` of it, piece `piece` of that run, and the elements moved so far (the offset on the packed
   /// side). done() once every piece has moved.
   struct Cursor {
-    index_t slice = 0;
-    std::size_t run = 0;
-    index_t piece = 0;
-    index_t packed = 0;
+    index_t slice = 0;   ///< the slice (reps: the tail)
+    std::size_t run = 0; ///< the run within the slice
+    index_t piece = 0;   ///< the piece within the run
+    index_t packed = 0;  ///< elements moved so far
   };
+  /// True once every piece has moved.
   [[nodiscard]] bool done(const Cursor& c) const noexcept { return c.slice > reps; }
 
   /// Moves, from where `c` stands, every piece that starts before local offset `limit` of the block

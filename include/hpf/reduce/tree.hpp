@@ -28,8 +28,8 @@ namespace hpf {
 
 /// Homogeneous costs of the model: d per transfer, c per combination (any time unit, both >= 0).
 struct ReduceCosts {
-  double d = 1.0;
-  double c = 1.0;
+  double d = 1.0; ///< time of one transfer of a value
+  double c = 1.0; ///< time of one combination of two values
 };
 
 /// How a reduction tree is built (Sections 5, 6 and 7.3 of Canon and Antoniu).
@@ -48,7 +48,7 @@ ReduceStrategy parse_reduce_strategy(std::string_view name, std::string_view wha
 
 /// A reduction tree over machines 0..n-1 and its schedule under the model.
 struct ReductionTree {
-  ReduceCosts costs;
+  ReduceCosts costs; ///< the costs it was planned for
   /// parent[i]: the machine that receives i's partial result; -1 for the sink.
   std::vector<int> parent;
   /// start[i]: time at which i's transfer to parent[i] starts; -1 for the sink.
@@ -59,10 +59,11 @@ struct ReductionTree {
   /// cannot put the sink's element at position `root` (see in_rank_order), the sink forwards the
   /// result to `root` at time forward_start, which costs one more transfer d.
   int root = 0;
-  double forward_start = -1.0;
+  double forward_start = -1.0; ///< when the sink starts forwarding the result to `root` (-1: no forwarding)
   /// Schedule length: time at which `root` holds the result (0 for a single machine).
   double length = 0.0;
 
+  /// Number of machines.
   [[nodiscard]] int size() const noexcept { return static_cast<int>(parent.size()); }
   /// The machine with parent -1.
   [[nodiscard]] int sink() const;
@@ -130,9 +131,9 @@ Schedule tree_schedule(const ReductionTree& tree);
 
 /// What to build: the strategy, K for the limited strategies (>= 1), the rank that gets the result.
 struct TreeOptions {
-  ReduceStrategy strategy = ReduceStrategy::greedy;
-  int K = 0;
-  int root = 0;
+  ReduceStrategy strategy = ReduceStrategy::greedy; ///< which algorithm builds the tree
+  int K = 0;                                        ///< limit of the two limited strategies (>= 1 for them)
+  int root = 0;                                     ///< the machine that must end with the result
 };
 
 /// The tree of `opts.strategy` for n machines, in rank order (in_rank_order) with the result on

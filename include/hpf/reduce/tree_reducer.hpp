@@ -67,6 +67,8 @@ template <class F> double measure_compute_cost(MPI_Comm comm, F&& call, int repe
   return detail::allreduce_max(comm, median(std::move(t)));
 }
 
+/// Runs a planned reduction tree over MPI (see the top of this header and docs/reduce.md): plan once
+/// in the constructor, reduce() many times.
 class TreeReducer {
 public:
   /// Collective over `comm`: duplicates it and plans the tree of `opts.strategy` for its size and
@@ -88,10 +90,15 @@ public:
     return TreeReducer(comm, ReduceCosts{d, c}, opts);
   }
 
+  /// The planned tree (the same on every rank).
   [[nodiscard]] const ReductionTree& tree() const noexcept { return m_tree; }
+  /// The reducer's own duplicate of the communicator.
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  /// The rank that gets the result.
   [[nodiscard]] int root() const noexcept { return m_tree.root; }
+  /// Number of ranks.
   [[nodiscard]] int size() const noexcept { return m_tree.size(); }
+  /// The calling rank.
   [[nodiscard]] int rank() const noexcept { return m_rank; }
 
   /// Collective over the communicator: reduces one value per rank with op(left, right) -> T in rank

@@ -48,15 +48,18 @@ namespace hpf {
 /// node contention among small ids in the first phases), -1 after; `prt[i]` is the column of the
 /// last active entry (-1 for an empty row). d is the largest row degree.
 struct CompressedCom {
-  int num_senders = 0;
-  int num_receivers = 0;
-  int d = 0;
+  int num_senders = 0;      ///< n, rows of COM
+  int num_receivers = 0;    ///< columns of COM
+  int d = 0;                ///< the largest row degree: columns of the compressed form
   std::vector<int> dst;     ///< num_senders x d, row-major, -1 = no message
   std::vector<index_t> len; ///< message lengths, same shape (0 where dst is -1)
   std::vector<int> prt;     ///< per row: last active column, -1 when empty
 
+  /// Destination in row i, column j (-1: none).
   [[nodiscard]] int dst_at(int i, int j) const { return dst[idx(i, j)]; }
+  /// Length in row i, column j.
   [[nodiscard]] index_t len_at(int i, int j) const { return len[idx(i, j)]; }
+  /// Index of (i, j) in dst and len.
   [[nodiscard]] std::size_t idx(int i, int j) const {
     return static_cast<std::size_t>(i) * static_cast<std::size_t>(d) + static_cast<std::size_t>(j);
   }
@@ -104,9 +107,9 @@ enum class AllToManyAlgo { AC, LP, RS_N, RS_NL, Optimal };
 
 /// Which scheduler and its parameters.
 struct AllToManyOptions {
-  AllToManyAlgo algo = AllToManyAlgo::RS_N;
-  RoutingKind routing = RoutingKind::Full; ///< RS_NL only (mesh2d: near-square factorisation of n)
-  std::uint64_t seed = 1;                  ///< RS_N, RS_NL (and CCOM's shuffle)
+  AllToManyAlgo algo = AllToManyAlgo::RS_N; ///< the scheduler
+  RoutingKind routing = RoutingKind::Full;  ///< RS_NL only (mesh2d: near-square factorisation of n)
+  std::uint64_t seed = 1;                   ///< RS_N, RS_NL (and CCOM's shuffle)
 };
 
 /// Dispatches to the scheduler named by `opt.algo`.

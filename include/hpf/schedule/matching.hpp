@@ -22,8 +22,8 @@ namespace hpf {
 
 /// An edge of a bipartite graph between left vertex `left` and right vertex `right`.
 struct BipartiteEdge {
-  int left = 0;
-  int right = 0;
+  int left = 0;       ///< vertex on the left side (a sender)
+  int right = 0;      ///< vertex on the right side (a receiver)
   index_t weight = 0; ///< >= 0
   int priority = 0;   ///< >= 0
 };

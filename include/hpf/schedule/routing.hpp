@@ -31,6 +31,8 @@ enum class RoutingKind { Hypercube, Mesh2D, Full };
 /// "hypercube", "mesh2d" or "full"; throws hpf::Error naming `what` and the value otherwise.
 [[nodiscard]] RoutingKind parse_routing_kind(std::string_view name, std::string_view what = "routing");
 
+/// A network model for Wang and Ranka's RS_NL scheduler: which directed links a message from one node
+/// to another crosses (e-cube on a hypercube, dimension-ordered on a 2-D mesh, or one link per pair).
 class Routing {
 public:
   /// e-cube routing on a hypercube of n nodes. Throws hpf::Error unless n is a power of two >= 1.
@@ -44,11 +46,15 @@ public:
   /// The model `kind` for n nodes (mesh2d: the near-square factorisation above).
   static Routing make(RoutingKind kind, int n);
 
+  /// Which model.
   [[nodiscard]] RoutingKind kind() const noexcept { return m_kind; }
+  /// Number of nodes.
   [[nodiscard]] int num_nodes() const noexcept { return m_nodes; }
   /// Link ids are in [0, num_links()).
   [[nodiscard]] int num_links() const noexcept;
+  /// Mesh rows (0 for the other models).
   [[nodiscard]] int rows() const noexcept { return m_rows; }
+  /// Mesh columns (0 for the other models).
   [[nodiscard]] int cols() const noexcept { return m_cols; }
 
   /// Directed links of the path src -> dst in traversal order. Throws on a node out of range.

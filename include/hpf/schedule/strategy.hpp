@@ -48,14 +48,16 @@ enum class Strategy { Auto, Caterpillar, Class, KoenigStepwise, KoenigGreedy, Al
 
 /// The 1-D block-cyclic problem behind a grid: CYCLIC(r) on P -> CYCLIC(s) on Q, M elements.
 struct BlockCyclicParams {
-  int P = 1;
-  index_t r = 1;
-  int Q = 1;
-  index_t s = 1;
-  index_t M = 0;
+  int P = 1;     ///< source processes
+  index_t r = 1; ///< source block size
+  int Q = 1;     ///< target processes
+  index_t s = 1; ///< target block size
+  index_t M = 0; ///< array extent (0: one period of lcm(P r, Q s) elements)
+  /// Parameters compare equal field by field.
   friend bool operator==(const BlockCyclicParams&, const BlockCyclicParams&) = default;
 };
 
+/// What make_schedule needs besides the grid: the cost model of Auto and the block-cyclic parameters.
 struct ScheduleOptions {
   double alpha = 1e-5; ///< seconds per step (start-up), for Auto
   double beta = 8e-10; ///< seconds per unit of message length (element), for Auto
@@ -71,8 +73,8 @@ struct ScheduleOptions {
 /// Auto's pick with its schedule, from one pass over the candidates (auto_strategy followed by
 /// make_schedule builds them twice).
 struct AutoChoice {
-  Strategy strategy = Strategy::Auto;
-  Schedule schedule;
+  Strategy strategy = Strategy::Auto; ///< the strategy Auto picked
+  Schedule schedule;                  ///< its schedule
 };
 [[nodiscard]] AutoChoice auto_choice(const CommMatrix& grid, const ScheduleOptions& opt = {});
 

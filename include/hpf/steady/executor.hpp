@@ -25,6 +25,7 @@
 
 namespace hpf::steady {
 
+/// How run_pipeline reaches the caller's data: it makes operands, combines them and delivers results.
 struct PipelineCallbacks {
   /// Writes value_bytes bytes: reduce, operand v_i of operation `stamp` (i = participant index);
   /// scatter/gossip, the message of type `source` (index into SteadySolution::types) of operation `stamp`.
@@ -36,6 +37,7 @@ struct PipelineCallbacks {
   std::function<void(int group, std::int64_t stamp, const std::byte* value)> deliver;
 };
 
+/// What one run_pipeline did on this rank.
 struct PipelineStats {
   double seconds = 0.0;            ///< wall (or simulated, under SMPI) time, max over ranks
   std::int64_t delivered_here = 0; ///< deliver() calls on this rank

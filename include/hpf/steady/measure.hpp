@@ -32,6 +32,7 @@
 
 namespace hpf::steady {
 
+/// How measure_platform measures the ranks of a communicator.
 struct MeasureOptions {
   std::size_t unit_bytes = 8;    ///< bytes of a unit message (the series' value size)
   std::function<void()> compute; ///< one operation on a unit of data; empty: every speed is 1
@@ -46,7 +47,7 @@ struct MeasureOptions {
 
 /// What measure_platform measured, before it became a Platform (pure input of platform_from_costs).
 struct MeasuredCosts {
-  int ranks = 0;
+  int ranks = 0;                          ///< ranks of the communicator
   std::vector<std::pair<int, int>> pairs; ///< measured pairs (a < b)
   std::vector<double> seconds;            ///< one-way time of a unit message per measured pair
   std::vector<double> task_seconds;       ///< per rank: time of the operator (0: no operator)
@@ -62,7 +63,7 @@ struct MeasuredCosts {
 
 /// A measured platform and the time unit of its costs and speeds.
 struct MeasuredPlatform {
-  Platform platform;
+  Platform platform;         ///< one node per rank; edge costs and speeds in time units
   double time_unit = 0;      ///< seconds per time unit of the platform
   std::vector<int> clusters; ///< cluster of every rank (Lowekamp; all 0 when every pair was measured)
   int measured_pairs = 0;    ///< ping-pong pairs measured
@@ -76,7 +77,9 @@ struct MeasuredPlatform {
   [[nodiscard]] std::string to_json() const;
   /// Inverse of to_json; throws hpf::Error naming the field on malformed input.
   [[nodiscard]] static MeasuredPlatform from_json(std::string_view text);
+  /// Writes to_json() to `path`; throws hpf::Error naming the path on failure.
   void save(const std::string& path) const;
+  /// Reads a file written by save(); throws hpf::Error naming the path or the field.
   [[nodiscard]] static MeasuredPlatform load(const std::string& path);
 };
 

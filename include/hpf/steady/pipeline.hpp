@@ -28,13 +28,15 @@
 
 namespace hpf::steady {
 
+/// What run_pipeline executes: a periodic schedule in whole messages, with the initialisation and
+/// clean-up periods of K operations (Legrand et al., Sections 3.4 and 4.3).
 struct PipelinePlan {
-  SteadyOp op = SteadyOp::Scatter;
-  int node_count = 0;
-  std::int64_t operations = 0; ///< K
-  BigInt period;               ///< time units per period
-  Rational throughput;         ///< operations per time unit of the schedule (sum w(T) per group)
-  std::vector<WeightedTree> trees;
+  SteadyOp op = SteadyOp::Scatter;      ///< the collective
+  int node_count = 0;                   ///< platform nodes (one MPI rank each)
+  std::int64_t operations = 0;          ///< K
+  BigInt period;                        ///< time units per period
+  Rational throughput;                  ///< operations per time unit of the schedule (sum w(T) per group)
+  std::vector<WeightedTree> trees;      ///< the trees (routes) of the period
   std::vector<std::int64_t> tree_count; ///< operations per period carried by each tree
   int groups = 1;                       ///< delivered types (reduce 1; scatter/gossip one per type)
   std::vector<int> group_node;          ///< where group g is delivered
@@ -42,11 +44,15 @@ struct PipelinePlan {
 
   /// A transfer of a matching in whole messages per period.
   struct Transfer {
-    int tree = 0, task = 0, edge = 0, from = 0, to = 0;
-    std::int64_t per_period = 0;
+    int tree = 0;                ///< index into PipelinePlan::trees
+    int task = 0;                ///< the Send task of that tree
+    int edge = 0;                ///< platform edge
+    int from = 0;                ///< sending node
+    int to = 0;                  ///< receiving node
+    std::int64_t per_period = 0; ///< whole messages per period
   };
   std::vector<std::vector<Transfer>> steps; ///< one per matching, in period order
-  std::vector<Rational> step_duration;
+  std::vector<Rational> step_duration;      ///< time units of each step
   /// The period as the one hpf::Schedule (DESIGN.md): senders and receivers are platform nodes, one
   /// step per matching with one message per platform edge it uses (len = values of that edge in a
   /// full period, its transfers' per_period summed), the step's duration = the matching's, and

@@ -31,14 +31,16 @@ using BigInt =
 /// Nearest double (for display and floating cross-checks only).
 [[nodiscard]] double to_double(const Rational& q);
 
+/// A processor (or a router, of speed 0) of a platform graph.
 struct PlatformNode {
-  std::string name;
-  Rational speed; ///< tasks of unit work per time unit; 0 = router (cannot compute)
+  std::string name; ///< unique name, as in the platform file
+  Rational speed;   ///< tasks of unit work per time unit; 0 = router (cannot compute)
 };
 
+/// A directed link of a platform graph.
 struct PlatformEdge {
-  int from = 0;
-  int to = 0;
+  int from = 0;  ///< index of the sending node
+  int to = 0;    ///< index of the receiving node
   Rational cost; ///< c(from, to) > 0: time per unit-size message
 };
 
@@ -56,6 +58,9 @@ struct SimGridExport {
   bool port_links = false;
 };
 
+/// The platform graph G = (V, E, c) of Legrand et al., Section 2: nodes with speeds, directed edges with
+/// the time a unit message takes, under the one-port model (a node sends one message and receives one
+/// at a time). Read from JSON (see the top of this header) or measured (measure.hpp).
 class Platform {
 public:
   /// Adds a node; throws on an empty or duplicate name or a negative speed.
@@ -63,16 +68,25 @@ public:
   /// Adds edge from -> to; throws on an unknown node, a self loop, a duplicate edge or cost <= 0.
   int add_edge(std::string_view from, std::string_view to, const Rational& cost);
 
+  /// Number of nodes.
   [[nodiscard]] int node_count() const noexcept { return static_cast<int>(m_nodes.size()); }
+  /// Number of directed edges.
   [[nodiscard]] int edge_count() const noexcept { return static_cast<int>(m_edges.size()); }
+  /// Node v; throws hpf::Error for v out of range.
   [[nodiscard]] const PlatformNode& node(int v) const;
+  /// Edge e; throws hpf::Error for e out of range.
   [[nodiscard]] const PlatformEdge& edge(int e) const;
+  /// Every node, by index.
   [[nodiscard]] const std::vector<PlatformNode>& nodes() const noexcept { return m_nodes; }
+  /// Every edge, by index.
   [[nodiscard]] const std::vector<PlatformEdge>& edges() const noexcept { return m_edges; }
   /// Index of the node called `name`; throws hpf::Error naming `what` and the known nodes otherwise.
   [[nodiscard]] int index_of(std::string_view name, std::string_view what = "node") const;
+  /// Index of the edge from -> to, if there is one.
   [[nodiscard]] std::optional<int> find_edge(int from, int to) const;
+  /// Indices of the edges leaving v.
   [[nodiscard]] const std::vector<int>& out_edges(int v) const;
+  /// Indices of the edges entering v.
   [[nodiscard]] const std::vector<int>& in_edges(int v) const;
   /// reachable[v] is true when a directed path leads from `source` to v (source included).
   [[nodiscard]] std::vector<bool> reachable_from(int source) const;
@@ -81,6 +95,7 @@ public:
 
   /// Parses the JSON text described at the top of this header (throws hpf::Error on bad input).
   [[nodiscard]] static Platform from_json(std::string_view text);
+  /// The JSON text from_json reads.
   [[nodiscard]] std::string to_json() const;
   /// SimGrid 3.x platform XML: one host per node (`name`), one link per directed edge with bandwidth
   /// bytes_per_unit / cost, routes along shortest paths for every ordered pair (so that barriers and
