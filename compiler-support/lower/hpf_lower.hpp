@@ -48,7 +48,7 @@
 // Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
 // REAL, INTEGER(4) / INTEGER or INTEGER(8). In a FORALL, the subscripts of the assigned array are the
 // FORALL indices, and the right-hand side reads distributed arrays aligned with it only at constant
-// offsets of those indices, within their SHADOW widths (docs/compiler_support.md). Any other use of a
+// offsets of those indices, within their SHADOW widths (docs/lower.md). Any other use of a
 // distributed array is rejected with an hpf::Error naming the line, so a lowered program never
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once

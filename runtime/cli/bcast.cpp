@@ -175,7 +175,7 @@ void register_bcast(CLI::App& app) {
   CLI::Option* p = sub->add_option("--ranks,--P", args->P, "number of ranks");
   sub->add_option("--m", args->m, "message size in bytes")->required();
   sub->add_option("--clusters", args->clusters, "cluster sizes, e.g. 8,8 (two-level plan)")->delimiter(',');
-  sub->add_option("--model", args->model, "pLogP parameters (JSON, see docs/adaptive.md)");
+  sub->add_option("--model", args->model, "pLogP parameters (JSON, see docs/broadcast.md)");
   sub->add_option("--root", args->root, "broadcast root")->capture_default_str();
   sub->add_flag("--json", args->json, "print JSON");
   sub->callback([args, p] {

@@ -1,5 +1,5 @@
 // solve(..., SolveGoal::LeastTraffic): the same throughput as the plain solve, with the least total
-// transfer time among the optimal solutions (the series' choice, docs/steady.md).
+// transfer time among the optimal solutions (the series' choice, docs/series.md).
 #include <hpf/steady/steady.hpp>
 
 #include <gtest/gtest.h>

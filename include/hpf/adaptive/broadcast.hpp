@@ -1,5 +1,5 @@
 // The MPI side of adaptive/: pLogP from the one machine model, cluster discovery, and
-// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of seed 003, or a
+// hpf::AdaptiveBroadcast, which runs a broadcast plan (an algorithm of Table 1 of Steffenel, or a
 // two-level plan over clusters) as hpf::Schedule steps through the one executor, hpf::Exchange
 // (ExecMode::Pipelined; ExecMode::Handshake for the rendez-vous variants). No send loop of its own.
 //
@@ -53,7 +53,7 @@ private:
 /// an MPI attribute on the communicator, so later calls and duplicates do not communicate).
 PLogP measure_plogp(const Comm& comm);
 
-/// Collective over `comm`: the seed's automatic discovery (Section 4.1). Measures the latency (half
+/// Collective over `comm`: the paper's automatic discovery (Section 4.1). Measures the latency (half
 /// round trip of empty messages, median of 11, hpf::ping_pong) of every pair of ranks in P-1 rounds
 /// of disjoint pairs, partitions the ranks with lowekamp_clusters(latencies, P, rho), then measures
 /// the machine model (hpf::measure_machine_model) once inside each cluster (between its two lowest
@@ -62,7 +62,7 @@ PLogP measure_plogp(const Comm& comm);
 /// Throws hpf::Error (on every rank) unless rho is finite and >= 0.
 ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 
-/// How an AdaptiveBroadcast lets measured times correct its model's choice (issue 11: natively never
+/// How an AdaptiveBroadcast lets measured times correct its model's choice (natively never
 /// slower than MPI_Bcast). MPI_Bcast is the extra candidate. On the first execute() for a (root,
 /// bytes), every rank times `rounds` runs of the plan and `rounds` of MPI_Bcast, interleaved, each
 /// after a barrier, on the caller's buffer (every run broadcasts the root's bytes, so the buffer ends
@@ -74,7 +74,7 @@ ClusterMap discover_clusters(const Comm& comm, double rho = 0.3);
 /// Bounded: 2 * rounds broadcasts, 2 * rounds barriers and one allreduce per (root, bytes) entry of the
 /// prepared cache (at most 8 entries; an evicted one is measured again).
 struct BcastCalibration {
-  bool enabled = false;
+  bool enabled = false; ///< measure the plan against MPI_Bcast on the first execute() of each (root, bytes)
   int rounds = 9;       ///< in [1, 64]
   double margin = 0.05; ///< in [0, 1): how much faster the plan must measure to be kept
 };
@@ -130,11 +130,17 @@ public:
 
   /// The model's algorithm (not what a calibration decided: see decision()).
   [[nodiscard]] BcastAlgorithm algorithm() const noexcept { return m_algorithm; }
+  /// True for vendor(): every execute() calls MPI_Bcast.
   [[nodiscard]] bool vendor_only() const noexcept { return m_vendor_only; }
+  /// Bytes per segment of the segmented algorithms.
   [[nodiscard]] std::size_t segment() const noexcept { return m_segment; }
+  /// True for a two-level plan.
   [[nodiscard]] bool hierarchical() const noexcept { return m_hier; }
+  /// The two-level plan (meaningful when hierarchical()).
   [[nodiscard]] const HierarchicalPlan& hierarchical_plan() const noexcept { return m_plan; }
+  /// The communicator the broadcast runs on.
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  /// The calibration policy.
   [[nodiscard]] BcastCalibration calibration() const noexcept { return m_calibration; }
   /// Local: what execute() decided for (bytes, root), if it has run for them (and the entry is still
   /// cached). The same on every rank.

@@ -1,4 +1,4 @@
-// Broadcast algorithms and their pLogP cost models: Table 1 of seed 003 (Steffenel, Section 4.2),
+// Broadcast algorithms and their pLogP cost models: Table 1 of Steffenel (Section 4.2),
 // and the choice of the best algorithm and segment size for (P, m) on one homogeneous cluster.
 //
 // Table 1 (P processes, message of m bytes cut into k segments of s bytes, k = ceil(m / s)):
@@ -8,7 +8,7 @@
 //   chain               (P-1) (g(m) + L)
 //   chain rendez-vous   (P-1) (g(m) + 2 g(1) + 3L)
 //   segmented chain     (P-1) (g(s) + L) + g(s) (k-1)
-//   binary tree         <= ceil(log2 P) (2 g(m) + L)          (the seed gives this upper bound)
+//   binary tree         <= ceil(log2 P) (2 g(m) + L)          (the paper gives this upper bound)
 //   binomial            ceil(log2 P) L + floor(log2 P) g(m)
 //   binomial rendez-v.  ceil(log2 P) (2 g(1) + 3L) + floor(log2 P) g(m)
 //   segmented binomial  ceil(log2 P) L + floor(log2 P) g(s) k
@@ -35,7 +35,7 @@
 
 namespace hpf {
 
-/// The broadcast strategies of Table 1 of seed 003, in the table's order.
+/// The broadcast strategies of Table 1 of Steffenel, in the table's order.
 enum class BcastAlgorithm {
   flat,
   flat_rendezvous,
@@ -71,17 +71,18 @@ std::vector<std::size_t> candidate_segments(std::size_t m);
 
 /// One algorithm with its best segment size and predicted time.
 struct BcastPrediction {
-  BcastAlgorithm algorithm = BcastAlgorithm::binomial;
+  BcastAlgorithm algorithm = BcastAlgorithm::binomial; ///< the algorithm
   std::size_t segment = 0; ///< bytes per segment (m, or 1 when m = 0, for non-segmented algorithms)
-  double time = 0;
+  double time = 0;         ///< predicted time in seconds
 };
 
 /// The choice for (P, m): every algorithm's prediction and the index of the best one.
 struct BcastChoice {
-  int P = 1;
-  std::size_t m = 0;
+  int P = 1;                                ///< ranks
+  std::size_t m = 0;                        ///< message bytes
   std::vector<BcastPrediction> predictions; ///< one per considered algorithm, in Table 1 order
   std::size_t best = 0;                     ///< index of the argmin (ties to the earlier entry)
+  /// The best prediction, predictions[best].
   [[nodiscard]] const BcastPrediction& chosen() const { return predictions.at(best); }
 };
 
@@ -98,10 +99,11 @@ std::vector<std::vector<int>> bcast_tree(BcastAlgorithm a, int P);
 /// The bytes one message of a broadcast schedule carries: blocks [first, first + count) of the
 /// message, i.e. bytes [offset, offset + bytes).
 struct BcastPiece {
-  std::size_t first = 0;
-  std::size_t count = 0;
-  std::size_t offset = 0;
-  std::size_t bytes = 0;
+  std::size_t first = 0;  ///< first block
+  std::size_t count = 0;  ///< number of blocks
+  std::size_t offset = 0; ///< first byte
+  std::size_t bytes = 0;  ///< number of bytes
+  /// Pieces compare equal field by field.
   friend bool operator==(const BcastPiece&, const BcastPiece&) = default;
 };
 
@@ -112,8 +114,8 @@ struct BcastPiece {
 /// in which it received it. A segment sent k times to the same child is k messages in k steps, so
 /// hpf::validate (which wants each pair once) applies step by step, not to the whole schedule.
 struct BcastSchedule {
-  Schedule schedule;
-  std::vector<std::vector<BcastPiece>> pieces;
+  Schedule schedule;                           ///< the steps (lengths in bytes)
+  std::vector<std::vector<BcastPiece>> pieces; ///< pieces[k][i]: the bytes message i of step k carries
   std::size_t blocks = 0; ///< segments (trees) or blocks (scatter-collect) the m bytes are cut into
   /// Rendez-vous variants: run with ExecMode::Handshake, where each receiver sends the zero-byte
   /// ready signal of the rendez-vous before its sender may send (the executor carries the handshake,

@@ -1,4 +1,4 @@
-// Hierarchical broadcast on clusters (seed 003, Sections 4.1, 4.4, 4.5 and 5).
+// Hierarchical broadcast on clusters (Steffenel, Sections 4.1, 4.4, 4.5 and 5).
 //
 // 1. Clustering (Section 4.1.2, Algorithm 1, Lowekamp's greedy algorithm): ranks are grouped into
 //    logical clusters of homogeneous latency with a tolerance rho (20% in Algorithm 1, 30% in the
@@ -36,8 +36,8 @@
 
 namespace hpf {
 
-/// Algorithm 1 of seed 003 (Lowekamp): partitions nodes 0..n-1 given the n x n distance matrix
-/// `w` (row-major, w[i*n+j]; 0 means "no link", as the seed's matrix M) with tolerance rho (0.2 =
+/// Algorithm 1 of Steffenel (Lowekamp): partitions nodes 0..n-1 given the n x n distance matrix
+/// `w` (row-major, w[i*n+j]; 0 means "no link", as the paper's matrix M) with tolerance rho (0.2 =
 /// 20%). Edges are taken by nondecreasing weight; edge (a,b) merges the subnets of a and b unless it
 /// exceeds (1+rho) times the minimum edge of a, of b, or of a's or b's subnet. Returns the clusters,
 /// each sorted, ordered by their smallest node. Throws hpf::Error unless w has n*n finite entries >= 0
@@ -55,10 +55,12 @@ InterHeuristic parse_inter_heuristic(std::string_view name, std::string_view wha
 /// Costs of the inter-cluster problem for one message size: C clusters, gap[i*C+j] = g_ij(m),
 /// latency[i*C+j] = L_ij (diagonals ignored), intra[i] = T_i.
 struct InterClusterCosts {
-  int C = 0;
-  std::vector<double> gap;
-  std::vector<double> latency;
-  std::vector<double> intra;
+  int C = 0; ///< number of clusters
+  std::vector<double>
+      gap; ///< gap[i*C+j] = g_ij(m): time the sender of cluster i is busy sending to cluster j
+  std::vector<double> latency; ///< latency[i*C+j] = L_ij
+  std::vector<double>
+      intra; ///< intra[i] = T_i: time of cluster i's own broadcast once its coordinator holds the message
 };
 
 /// One inter-cluster transfer of the schedule.
@@ -71,11 +73,11 @@ struct InterTransfer {
 
 /// An inter-cluster schedule and its predicted times.
 struct InterSchedule {
-  InterHeuristic heuristic = InterHeuristic::ecef;
-  int root_cluster = 0;
-  std::vector<InterTransfer> transfers; ///< in the order they are chosen (C-1 of them)
-  std::vector<double> finish;           ///< per cluster: when its intra-cluster broadcast is done
-  double makespan = 0;                  ///< max of finish
+  InterHeuristic heuristic = InterHeuristic::ecef; ///< the heuristic that built it
+  int root_cluster = 0;                            ///< the cluster holding the message first
+  std::vector<InterTransfer> transfers;            ///< in the order they are chosen (C-1 of them)
+  std::vector<double> finish;                      ///< per cluster: when its intra-cluster broadcast is done
+  double makespan = 0;                             ///< max of finish
 };
 
 /// Builds the schedule of heuristic `h` from the cluster holding the root. Throws hpf::Error unless
@@ -95,14 +97,14 @@ InterSchedule evaluate_inter(std::span<const InterTransfer> order, const InterCl
 
 /// A cluster: its ranks (of the communicator) and its intra-cluster pLogP parameters.
 struct ClusterSpec {
-  std::vector<int> ranks;
-  PLogP intra;
+  std::vector<int> ranks; ///< ranks of the communicator in this cluster
+  PLogP intra;            ///< pLogP parameters between its ranks
 };
 
 /// The platform: clusters and the C x C inter-cluster parameters (inter[i*C+j]; diagonal ignored).
 struct ClusterMap {
-  std::vector<ClusterSpec> clusters;
-  std::vector<PLogP> inter;
+  std::vector<ClusterSpec> clusters; ///< the clusters, a partition of the ranks
+  std::vector<PLogP> inter;          ///< inter[i*C+j]: pLogP parameters from cluster i to cluster j
   /// Number of ranks; throws unless clusters partition 0..P-1 and inter has C*C entries.
   [[nodiscard]] int validate() const;
   /// A uniform platform: clusters of the given sizes over consecutive ranks, the same intra model in
@@ -115,21 +117,23 @@ struct ClusterMap {
 /// own link (the intra model of a cluster inside it, inter[ci*C+cj] between clusters). A rank that
 /// holds the message at t sends to its children in tree order; the k-th child has it at
 /// t + g_1(m) + ... + g_k(m) + L_k. For comparing the two-level plans with what a grid-unaware MPI does
-/// (Section 7 of seed 003). Algorithms: flat, chain, binary, binomial (throws hpf::Error for the
+/// (Section 7 of Steffenel). Algorithms: flat, chain, binary, binomial (throws hpf::Error for the
 /// others, for an invalid map or root).
 double simulate_one_level(const ClusterMap& map, BcastAlgorithm a, int root, std::size_t m);
 
 /// A two-level broadcast plan: who coordinates each cluster, the inter-cluster schedule and the
 /// algorithm (and segment) of each cluster.
 struct HierarchicalPlan {
-  int P = 0;
-  int root = 0;
-  std::size_t m = 0;
+  int P = 0;                              ///< ranks
+  int root = 0;                           ///< the broadcast root
+  std::size_t m = 0;                      ///< message bytes
   std::vector<std::vector<int>> clusters; ///< ranks of each cluster, coordinator first
   std::vector<BcastChoice> intra;         ///< per cluster: Table 1 predictions and the choice
   std::vector<InterSchedule> candidates;  ///< one schedule per heuristic considered
   std::size_t best = 0;                   ///< index of the heuristic with the smallest makespan
+  /// The chosen inter-cluster schedule.
   [[nodiscard]] const InterSchedule& inter() const { return candidates.at(best); }
+  /// Predicted time of the whole broadcast (the chosen schedule's makespan).
   [[nodiscard]] double predicted() const { return inter().makespan; }
   /// Cluster index of every rank.
   [[nodiscard]] std::vector<int> cluster_of() const;

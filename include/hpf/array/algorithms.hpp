@@ -66,8 +66,8 @@ namespace detail {
 
 /// Collective over A's grid's parent communicator: throws the same hpf::Error on every rank unless
 /// every rank passed an array of the same layout (extents, distributions, grid, shadow) and element
-/// size. Ranks whose extents differed used to reduce different arrays into a wrong result with no
-/// error (issue 15, finding 4). One small allreduce in release builds.
+/// size: ranks whose extents differ would otherwise reduce different arrays into a wrong result with
+/// no error. One small allreduce.
 template <class T, int N> void check_same_array(const DistArray<T, N>& A, const char* what) {
   AgreementWords w;
   w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });

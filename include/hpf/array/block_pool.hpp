@@ -2,8 +2,8 @@
 //
 // `A.redistribute(b)` allocates the target's local block and releases the source's. A program that
 // moves an array back and forth between phases (HPF's DYNAMIC arrays) would otherwise hand every
-// target fresh pages, which the kernel faults in and zeroes on first touch: at 8*10^6 doubles on 2
-// ranks that was about a tenth of a repeated REDISTRIBUTE (docs/redistribute.md). The pool keeps the
+// target fresh pages, which the kernel faults in and zeroes on first touch, a cost of the order of
+// the copy itself for large blocks. The pool keeps the
 // released block (a Kokkos view nobody else holds) and gives it to the next uninitialised allocation
 // of the same element type, label and extents. It is bounded like the message-buffer pool
 // (core/memory.hpp): at most max_pooled_blocks blocks and buffer_pool_limit() bytes

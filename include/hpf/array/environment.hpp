@@ -10,13 +10,18 @@ namespace hpf {
 /// from the JSON file named by HPF_MACHINE_MODEL when that is set, measured otherwise.
 class Environment {
 public:
+  /// Initialises with the program's arguments (MPI and Kokkos may consume some of them).
   Environment(int& argc, char**& argv);
+  /// Initialises without arguments.
   Environment();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
+  /// Finalises what this object initialised: Kokkos, then MPI.
   ~Environment();
 
+  /// True when this object initialised MPI (and will finalise it).
   [[nodiscard]] bool initialized_mpi() const noexcept { return m_mpi; }
+  /// True when this object initialised Kokkos (and will finalise it).
   [[nodiscard]] bool initialized_kokkos() const noexcept { return m_kokkos; }
 
 private:

@@ -1,4 +1,4 @@
-// The DistArray faces of the irregular plans (irregular/gather_scatter.hpp, seed 001 §1):
+// The DistArray faces of the irregular plans (irregular/gather_scatter.hpp, Wang and Ranka §1):
 //
 //   hpf::GatherPlan<T, N>   y(i) = x(idx(i))                   duplicates and any order allowed
 //   hpf::ScatterPlan<T, N>  x(idx(i)) = op(x(idx(i)), y(i))    op associative (default +)
@@ -103,7 +103,7 @@ protected:
   }
 
   /// A's local data, which must be its owned block: plans address it contiguously, and the storage
-  /// of an array with SHADOW widths is padded (docs/shadow.md). Throws hpf::Error otherwise.
+  /// of an array with SHADOW widths is padded (docs/shadows.md). Throws hpf::Error otherwise.
   template <class U, int M> static U* owned_data(const DistArray<U, M>& A, const char* who) {
     if (A.has_shadow())
       fail(who, ": DistArray '", A.label(), "' has SHADOW widths ", Layout<M>::to_string(A.layout().shadow()),

@@ -19,8 +19,8 @@ namespace hpf {
 
 /// An array and its alignment with a base (the argument of realign).
 template <class T, int N, int M> struct AlignedArray {
-  DistArray<T, N>* array;
-  Alignment<N, M> alignment;
+  DistArray<T, N>* array;    ///< the aligned array (not owned)
+  Alignment<N, M> alignment; ///< its alignment with the base
 };
 
 /// The pair (B, alignment) for realign. Not collective.

@@ -108,7 +108,7 @@ prepared_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N
 
 /// Collective over the parent communicator of dst's grid: throws the same hpf::Error on every rank
 /// unless every rank passed the same layouts, sections, permutation and options to assign/transpose
-/// (issue 15). Runs before planning, whose argument checks then throw on every rank or on none.
+/// A `local_problem` (this rank\'s planning or allocation failure) is thrown on every rank.
 template <class T, int N>
 void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src,
                            const Section<N>& sa, const std::optional<Permutation<N>>& perm,
@@ -133,9 +133,9 @@ void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Lay
 /// The options of hpf::assign and hpf::transpose, which take none: SectionOptions' defaults, run all at
 /// once when every rank of the parent communicator is on one node (detail::shares_one_node, the rule
 /// of REDISTRIBUTE's Auto). In one node's memory the steps of a contention-free schedule avoid no
-/// contention, and each step waits for its slowest pair: all at once was faster in every cell of
-/// bench/sections (docs/sections.md, "Which mode"). Between nodes, and under SMPI, the step-synchronous
-/// König schedule (seed 004). Collective over `comm` the first time on it: every rank calls this
+/// contention, and each step waits for its slowest pair, so all messages go at once. Between nodes,
+/// and under SMPI, the step-synchronous
+/// König schedule (Desprez et al.). Collective over `comm` the first time on it: every rank calls this
 /// before anything that may throw or return early.
 inline SectionOptions array_section_options(const Comm& comm) {
   SectionOptions opt;

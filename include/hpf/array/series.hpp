@@ -1,5 +1,5 @@
-// Series of collectives that repeat across the phases of a DistArray program (issue 14), on the
-// steady-state engine of seed 000 (Legrand, Marchal, Robert) and a platform hpfrt measures itself.
+// Series of collectives that repeat across the phases of a DistArray program (docs/series.md), on the
+// steady-state engine of Legrand, Marchal and Robert and a platform hpfrt measures itself.
 //
 //   hpf::ReductionSeries<T> red(A.layout(), op, opts);  // collective: measure, solve, choose
 //   for (t = 0; t < K; ++t) { fill A for phase t; red.submit(A); }
@@ -18,20 +18,20 @@
 //
 // How it runs. The constructor (collective) measures the platform (steady::measure_platform: one
 // node per rank, unit messages of the series' value size, node speeds from timing the operator),
-// unless opts.platform gives one; solves the seed's LP (SSR for reductions, SSSP for scatters)
+// unless opts.platform gives one; solves the paper's LP (SSR for reductions, SSSP for scatters)
 // exactly, keeping of its optimal solutions one with the least transfer time
 // (steady::SolveGoal::LeastTraffic); and chooses, from predicted times, between
 //   - SteadyState: batches of phases run on the periodic schedule (initialisation, steady state and
-//     clean-up periods of seed 000, Section 3.4 / 4.3) by steady::run_pipeline_private (on the
+//     clean-up periods of Legrand et al., Section 3.4 / 4.3) by steady::run_pipeline_private (on the
 //     series' own communicator: no duplicate, barrier or time agreement per batch);
-//   - TreePerOperation: every phase alone, a reduction along seed 002's optimal (greedy) tree for
+//   - TreePerOperation: every phase alone, a reduction along Canon and Antoniu's optimal (greedy) tree for
 //     reductions (hpf::TreeReducer), a direct root-to-every-rank scatter for scatters;
 //   - Collective (reductions only): the vendor's own reduction of a whole batch, one MPI_Reduce whose
 //     count is the batch's phases (in pieces of at most 1 MiB), on a user MPI_Op created with
 //     commute = 0 (MPI then folds every phase in rank order, so the result is still the sequential
-//     fold). One MPI_Reduce per phase cost 1.2-1.3x back-to-back MPI_Reduce: the series' work per
-//     phase sat on the critical path of every reduction (docs/steady.md).
-// For a reduction under Auto, the constructor also measures (docs/steady.md, "Calibration"): one
+//     fold). One batch per MPI_Reduce keeps the series' own work per phase off the critical path of
+//     every reduction.
+// For a reduction under Auto, the constructor also measures (docs/series.md): one
 // calibration batch of min(phases, batch, 128) dummy phases on the steady-state pipeline and one of
 // min(phases, batch, 1 MiB of values) as a vendor reduction, 3 rounds interleaved, each time the
 // maximum over ranks (one MPI_Allreduce), medians kept. The steady-state prediction is scaled by
@@ -47,7 +47,7 @@
 //
 // Memory (the documented bound): at most opts.batch phases wait per rank (one value of
 // sizeof(T) + 1 byte per reduction phase; the whole array per scatter phase on the root); the
-// pipeline's buffers hold at most plan().max_buffer values each, at most 2 periods' worth (seed 000,
+// pipeline's buffers hold at most plan().max_buffer values each, at most 2 periods' worth (Legrand et al.,
 // Section 3.4); Collective: a receive buffer of at most 1 MiB (or one value) on ranks other than
 // the root, besides what MPI_Reduce allocates inside; results stay where they were delivered (one T
 // per phase on the root for a reduction, each rank's block per phase for a scatter) until the series
@@ -85,15 +85,17 @@
 
 namespace hpf {
 
+/// How a series runs its phases (docs/series.md).
 enum class SeriesStrategy {
   Auto,             ///< the smaller predicted time (steady state includes its LP's solve time)
-  SteadyState,      ///< seed 000's periodic schedule
-  TreePerOperation, ///< one seed-002 tree (reductions) or one direct scatter per phase
+  SteadyState,      ///< Legrand et al.'s periodic schedule
+  TreePerOperation, ///< one Canon-Antoniu tree (reductions) or one direct scatter per phase
   Collective,       ///< reductions only: one vendor MPI_Reduce per batch (count = its phases), with a
                     ///< user op created non-commutative (MPI folds every phase in rank order)
 };
 std::string to_string(SeriesStrategy s);
 
+/// Options of a series (docs/series.md): where results go, how to choose, how much may wait.
 struct SeriesOptions {
   int root = 0;                                     ///< rank of the grid's parent communicator
   SeriesStrategy strategy = SeriesStrategy::Auto;   ///< see SeriesChoice for what Auto decided
@@ -106,7 +108,7 @@ struct SeriesOptions {
 
 /// What the constructor chose and why (the same on every rank).
 struct SeriesChoice {
-  SeriesStrategy chosen = SeriesStrategy::TreePerOperation;
+  SeriesStrategy chosen = SeriesStrategy::TreePerOperation; ///< the strategy the series runs
   double steady_seconds = 0; ///< predicted: `phases` operations on the steady-state schedule, LP excluded
   double lp_seconds = 0;     ///< measured: solving the LP and planning (maximum over ranks)
   double tree_seconds = 0;   ///< predicted: `phases` operations one at a time
@@ -119,7 +121,7 @@ struct SeriesChoice {
   double calibration_seconds = 0; ///< time the calibration runs took (0 when none ran)
   std::int64_t phases = 0;        ///< the series length the prediction is for
   std::string throughput;         ///< the LP's TP, operations per time unit (a fraction)
-  std::string reason;
+  std::string reason;             ///< why, in words
 };
 
 namespace detail {
@@ -146,7 +148,9 @@ public:
   [[nodiscard]] int size() const noexcept { return m_size; }
   [[nodiscard]] int root() const noexcept { return m_opts.root; }
   [[nodiscard]] const SeriesOptions& options() const noexcept { return m_opts; }
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_choice; }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_platform; }
   /// The pipeline plan of a batch of K phases (cached per K). Pure, so the same on every rank.
   [[nodiscard]] const steady::PipelinePlan& plan(std::int64_t K);
@@ -257,7 +261,9 @@ public:
     run_waiting();
   }
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
   /// The plan of a full batch (SteadyState only): periods, phases, buffer sizes.
   [[nodiscard]] const steady::PipelinePlan& plan() { return m_core.plan(m_core.options().batch); }
@@ -434,6 +440,7 @@ public:
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
+  /// Phases submitted so far (the same on every rank).
   [[nodiscard]] std::int64_t submitted() const noexcept {
     return m_done + static_cast<std::int64_t>(m_waiting.size());
   }
@@ -455,12 +462,15 @@ public:
     if (!block.empty()) A.copy_owned(const_cast<T*>(block.data()), false); // reads block only
   }
 
+  /// Collective: runs every waiting phase.
   void wait_all() {
     m_core.check_live("wait_all");
     run_waiting();
   }
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
 
 private:
@@ -565,7 +575,7 @@ private:
   std::string m_message;
 };
 
-/// A series of personalized all-to-alls (gossips, seed 000 Section 3.5) among the ranks of a layout's
+/// A series of personalized all-to-alls (gossips, Legrand et al. Section 3.5) among the ranks of a layout's
 /// grid's parent communicator: in phase t every rank sends `count` elements to every other rank.
 ///   hpf::GossipSeries<T> gs(A.layout(), count, opts);
 ///   gs.submit(blocks);   // P * count elements: block d (elements d*count ..) goes to rank d
@@ -582,7 +592,9 @@ public:
         m_core(layout.grid().comm().get(), steady::SteadyOp::Gossip,
                static_cast<std::size_t>(count) * sizeof(T), {}, opts, "GossipSeries") {}
 
+  /// What the constructor chose and why (the same on every rank).
   [[nodiscard]] const SeriesChoice& choice() const noexcept { return m_core.choice(); }
+  /// The platform the choice was made on (measured, or opts.platform).
   [[nodiscard]] const steady::MeasuredPlatform& platform() const noexcept { return m_core.platform(); }
 
   /// Not collective (see ReductionSeries::submit). A span of another size than P * count cancels the
@@ -600,6 +612,7 @@ public:
     if (static_cast<std::int64_t>(m_waiting.size()) >= m_core.options().batch) run_waiting();
   }
 
+  /// Phases submitted so far (the same on every rank).
   [[nodiscard]] std::int64_t submitted() const noexcept {
     return m_done + static_cast<std::int64_t>(m_waiting.size());
   }
@@ -613,6 +626,7 @@ public:
     return m_results[static_cast<std::size_t>(t)];
   }
 
+  /// Collective: runs every waiting phase.
   void wait_all() {
     m_core.check_live("wait_all");
     run_waiting();

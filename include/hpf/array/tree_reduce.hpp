@@ -1,4 +1,4 @@
-// Tree reductions of a DistArray's local contributions (seed 002 executor on the array layer).
+// Tree reductions of a DistArray's local contributions (Canon and Antoniu executor on the array layer).
 // It lives in array/, above reduce/: reduce/ knows ranks and bytes, not arrays.
 #pragma once
 
@@ -24,7 +24,7 @@ std::optional<T> tree_reduce(const TreeReducer& reducer, const DistArray<T, N>& 
   const Comm& comm = A.layout().grid().comm();
   int cmp = MPI_UNEQUAL;
   HPF_MPI_CHECK(MPI_Comm_compare(comm.get(), reducer.comm().get(), &cmp));
-  // Every rank must pass the same layout and the same reducer (its tree and root) (issue 15). The
+  // Every rank must pass the same layout and the same reducer (its tree and root). The
   // local comparison's result is agreed too, so that the check below throws on every rank or none.
   AgreementWords agree;
   agree.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });

@@ -1,5 +1,5 @@
 // Agreement on layouts: the arguments of collectives that take a Layout, flattened to the words that
-// check_same_on_all_ranks (core/mpi.hpp) compares across the ranks (issue 15, finding 4).
+// check_same_on_all_ranks (core/mpi.hpp) compares across the ranks.
 #pragma once
 
 #include <hpf/core/mpi.hpp>
@@ -16,9 +16,10 @@ namespace hpf {
 /// A collective's arguments as integers, each with a name for messages. Names are built only in
 /// debug builds (they appear only in the debug path's messages): `name` is a callable returning it.
 struct AgreementWords {
-  std::vector<std::int64_t> words;
-  std::vector<std::string> names;
+  std::vector<std::int64_t> words; ///< the arguments, in a fixed order
+  std::vector<std::string> names;  ///< debug builds: the name of each word
 
+  /// Appends word `w`; `name()` is called in debug builds only.
   template <class Name> void add(std::int64_t w, Name&& name) {
     words.push_back(w);
 #ifndef NDEBUG
@@ -86,8 +87,8 @@ template <int N> void check_same_layout_and_root(const Layout<N>& L, int root, s
 
 /// An option of a collective that every rank must pass the same: its name and its value as a word.
 struct OptionWord {
-  const char* name;
-  std::int64_t value;
+  const char* name;   ///< as in error messages: "options.strategy"
+  std::int64_t value; ///< the option's value as a word
 };
 
 /// The words of a REDISTRIBUTE's arguments: its options, then the source and target layouts.

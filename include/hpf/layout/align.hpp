@@ -28,10 +28,11 @@ namespace hpf {
 /// One dimension of an alignment: element i sits where base element stride*i + offset of base
 /// dimension base_dim sits; base_dim = AlignDim::collapsed holds the dimension whole.
 struct AlignDim {
-  static constexpr int collapsed = -1;
-  int base_dim = collapsed;
-  index_t stride = 1;
-  index_t offset = 0;
+  static constexpr int collapsed = -1; ///< base_dim of a dimension held whole
+  int base_dim = collapsed;            ///< the base dimension, or collapsed
+  index_t stride = 1;                  ///< a != 0
+  index_t offset = 0;                  ///< b: base index of element 0
+  /// Alignments compare equal field by field.
   friend bool operator==(const AlignDim&, const AlignDim&) = default;
 };
 
@@ -40,9 +41,10 @@ struct AlignDim {
 /// along it) or a base index in [0, extent) (only its owner holds elements). Entries of base
 /// dimensions that some aligned dimension names are ignored.
 template <int N, int M> struct Alignment {
-  static constexpr index_t replicated = -1;
-  std::array<AlignDim, static_cast<std::size_t>(N)> dims{};
-  std::array<index_t, static_cast<std::size_t>(M)> base_index = filled(replicated);
+  static constexpr index_t replicated = -1; ///< base_index of a base dimension replicated over
+  std::array<AlignDim, static_cast<std::size_t>(N)> dims{}; ///< one per aligned dimension
+  std::array<index_t, static_cast<std::size_t>(M)> base_index =
+      filled(replicated); ///< one per base dimension (see above)
 
   /// The identity alignment of an N-d array with an N-d base (element g sits at base element g).
   static Alignment identity() {
@@ -50,6 +52,7 @@ template <int N, int M> struct Alignment {
     for (int d = 0; d < N; ++d) a.dims[static_cast<std::size_t>(d)] = {d, 1, 0};
     return a;
   }
+  /// Alignments compare equal field by field.
   friend bool operator==(const Alignment&, const Alignment&) = default;
 
 private:

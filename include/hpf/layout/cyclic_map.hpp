@@ -2,7 +2,7 @@
 //
 // CYCLIC(r) (no tables): element i of a dimension of extent n lives on process
 // owner(i) = floor(i / r) mod P, in cycle (block row) l = floor(i / (P r)) at offset x = i mod r, so
-// its local index is  l r + x  (seed 004, section 2). BLOCK is CYCLIC(ceil(n / P)); a collapsed (`*`)
+// its local index is  l r + x  (Desprez et al., section 2). BLOCK is CYCLIC(ceil(n / P)); a collapsed (`*`)
 // dimension is CYCLIC(n) over one process. Extents need not be multiples of P r; a process may own
 // nothing (n < P r).
 //
@@ -31,8 +31,9 @@ namespace hpf {
 
 /// The tables of a GEN_BLOCK or INDIRECT dimension (see CyclicMap).
 struct IrregularTables {
+  /// Which distribution the tables describe.
   enum class Kind { GenBlock, Indirect };
-  Kind kind = Kind::GenBlock;
+  Kind kind = Kind::GenBlock;   ///< GEN_BLOCK or INDIRECT
   std::vector<index_t> offset;  ///< GenBlock: P + 1 prefix offsets of the blocks
   std::vector<int> owner;       ///< Indirect: owner of each global index
   std::vector<index_t> local;   ///< Indirect: local index of each global index on its owner
@@ -40,28 +41,36 @@ struct IrregularTables {
   std::vector<index_t> globals; ///< Indirect: per process, its global indices in increasing order
   std::uint64_t hash = 0;       ///< of the kind and the defining vector (layout agreement)
 
+  /// The process that owns global index i.
   [[nodiscard]] int owner_of(index_t i) const noexcept {
     if (kind == Kind::Indirect) return owner[static_cast<std::size_t>(i)];
     // The last p with offset[p] <= i: zero-size blocks (equal offsets) are skipped.
     const auto it = std::upper_bound(offset.begin() + 1, offset.end(), i);
     return static_cast<int>(it - offset.begin()) - 1;
   }
+  /// Same kind and the same defining table.
   friend bool operator==(const IrregularTables& a, const IrregularTables& b) {
     return a.hash == b.hash && a.kind == b.kind && a.offset == b.offset && a.owner == b.owner;
   }
 };
 
+/// The 1-D index map of one array dimension over the P processes along it: CYCLIC(r) in closed form
+/// (BLOCK is CYCLIC(ceil(n / P)), `*` is CYCLIC(n) on one process), or GEN_BLOCK and INDIRECT through
+/// shared tables. Maps global index <-> (owner, local index) without per-element storage for the
+/// regular kinds.
 struct CyclicMap {
   index_t n = 0; ///< extent of the dimension
   int P = 1;     ///< number of processes along it
   index_t r = 1; ///< block size (CYCLIC); the largest block (GEN_BLOCK); 1 (INDIRECT)
   std::shared_ptr<const IrregularTables> irregular{}; ///< null for CYCLIC(r), BLOCK and `*`
 
-  /// True for CYCLIC(r), BLOCK and `*`: the closed forms of seed 004 apply.
+  /// True for CYCLIC(r), BLOCK and `*`: the closed forms of Desprez et al. apply.
   [[nodiscard]] bool regular() const noexcept { return !irregular; }
+  /// True for a GEN_BLOCK dimension.
   [[nodiscard]] bool is_gen_block() const noexcept {
     return irregular && irregular->kind == IrregularTables::Kind::GenBlock;
   }
+  /// True for an INDIRECT dimension.
   [[nodiscard]] bool is_indirect() const noexcept {
     return irregular && irregular->kind == IrregularTables::Kind::Indirect;
   }
@@ -144,7 +153,7 @@ struct CyclicMap {
     }
   }
   /// P r, the length of one cycle, or nullopt when it exceeds INT64_MAX (then every index of the
-  /// dimension is in the first cycle: issue 15, CYCLIC(2^62) on 3 processes). CYCLIC only.
+  /// dimension is in the first cycle, e.g. CYCLIC(2^62) on 3 processes). CYCLIC only.
   [[nodiscard]] constexpr std::optional<index_t> cycle() const noexcept { return detail::mul_nonneg(P, r); }
   /// cycle() without std::optional: true and `c` = P r when it fits index_t.
   [[nodiscard]] bool cycle_fits(index_t& c) const noexcept {

@@ -12,16 +12,22 @@
 
 namespace hpf {
 
+/// How one array dimension is spread over the processes along its grid dimension: BLOCK, CYCLIC(r),
+/// `*` (collapsed), GEN_BLOCK or INDIRECT. A small value type; build it with hpf::Block(),
+/// hpf::Cyclic(r), hpf::Collapsed(), hpf::GenBlock(sizes) or hpf::Indirect(owners). See docs/arrays.md.
 class Distribution {
 public:
+  /// The HPF distribution kinds.
   enum class Kind { Block, Cyclic, Collapsed, GenBlock, Indirect };
 
   /// Default: BLOCK.
   Distribution() = default;
 
+  /// Which kind.
   [[nodiscard]] Kind kind() const noexcept { return m_kind; }
   /// Block size of CYCLIC(r); 0 for the other kinds (resolved against an extent by map()).
   [[nodiscard]] index_t block() const noexcept { return m_block; }
+  /// True for `*`.
   [[nodiscard]] bool is_collapsed() const noexcept { return m_kind == Kind::Collapsed; }
   /// True for GEN_BLOCK and INDIRECT (the map carries tables; see CyclicMap).
   [[nodiscard]] bool is_irregular() const noexcept {
@@ -42,6 +48,7 @@ public:
   /// "BLOCK", "CYCLIC(3)", "*", "GEN_BLOCK(3,0,5)", "INDIRECT(0,1,1,0)" (long tables shortened).
   [[nodiscard]] std::string to_string() const;
 
+  /// Same kind, block size and tables.
   friend bool operator==(const Distribution& a, const Distribution& b) {
     return a.m_kind == b.m_kind && a.m_block == b.m_block && a.m_hash == b.m_hash && a.sizes() == b.sizes() &&
            a.owners() == b.owners();

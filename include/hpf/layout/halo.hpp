@@ -34,10 +34,11 @@ namespace hpf {
 /// One contiguous piece of a dimension: `len` slots from slot `src` of the owner (coordinate `owner`
 /// along the dimension) to slot `dst` of the receiver.
 struct HaloPiece {
-  index_t dst = 0;
-  index_t src = 0;
-  index_t len = 0;
-  int owner = 0;
+  index_t dst = 0; ///< first slot on the receiver
+  index_t src = 0; ///< first slot on the owner
+  index_t len = 0; ///< number of slots
+  int owner = 0;   ///< the owner's coordinate along the dimension
+  /// Pieces compare equal field by field.
   friend bool operator==(const HaloPiece&, const HaloPiece&) = default;
 };
 
@@ -141,11 +142,12 @@ inline std::vector<HaloPiece> shift_pieces(const CyclicMap& m, index_t w, int p,
 /// A box: one piece per dimension (src and dst slots, lengths), moved from grid position `from` to
 /// grid position `to`.
 template <int N> struct HaloBox {
-  Index<N> src{};
-  Index<N> dst{};
-  Index<N> len{};
-  int from = 0;
-  int to = 0;
+  Index<N> src{}; ///< first slot on the sender, per dimension
+  Index<N> dst{}; ///< first slot on the receiver, per dimension
+  Index<N> len{}; ///< slots per dimension
+  int from = 0;   ///< sending grid position
+  int to = 0;     ///< receiving grid position
+  /// Number of elements in the box.
   [[nodiscard]] index_t size() const noexcept {
     index_t s = 1;
     for (index_t x : len) s *= x;
@@ -158,7 +160,7 @@ template <int N> struct HaloPlan {
   /// Per peer grid position (ascending), the boxes this rank receives / sends, in the receiver's
   /// enumeration order (both ends list a message's boxes in the same order).
   std::vector<std::pair<int, std::vector<HaloBox<N>>>> recvs;
-  std::vector<std::pair<int, std::vector<HaloBox<N>>>> sends;
+  std::vector<std::pair<int, std::vector<HaloBox<N>>>> sends; ///< the same for what this rank sends
   /// Boxes this rank copies from its own storage to its own storage (it is its own neighbour).
   std::vector<HaloBox<N>> local;
   /// Every message between distinct grid positions: (from, to, elements), sorted by (from, to).

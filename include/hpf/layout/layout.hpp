@@ -62,9 +62,13 @@ template <int N> struct Placement {
   /// Per grid dimension: for one that no array dimension runs along, Placement::replicated or the
   /// one coordinate along it that holds the elements; ignored for the grid dimensions in use.
   std::vector<int> unused;
+  /// Placements compare equal field by field.
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 
+/// The mapping of an N-d array onto a process grid: extents, one Distribution per dimension, the grid,
+/// and optionally SHADOW widths and a placement (replication, ALIGN). Immutable and cheap to copy; the
+/// header comment of this file lists its index queries. See docs/arrays.md.
 template <int N> class Layout {
   static_assert(N >= 1 && N <= max_rank, "hpf::Layout<N>: N must be in 1..4");
   template <int> friend class Layout;
@@ -236,6 +240,7 @@ public:
   }
   /// Shadow width of dimension d (0 unless set by with_shadow).
   [[nodiscard]] index_t shadow(int d) const { return m_shadow.at(u(d)); }
+  /// Shadow widths of every dimension.
   [[nodiscard]] const Index<N>& shadow() const noexcept { return m_shadow; }
   /// True when some dimension has a shadow.
   [[nodiscard]] bool has_shadow() const noexcept {
@@ -272,14 +277,21 @@ public:
     return m_cache->hash;
   }
 
+  /// Number of dimensions, N.
   [[nodiscard]] static constexpr int rank() noexcept { return N; }
+  /// Global extents.
   [[nodiscard]] const Index<N>& extents() const noexcept { return m_extents; }
+  /// Global extent of dimension d.
   [[nodiscard]] index_t extent(int d) const { return m_extents.at(u(d)); }
+  /// Distribution of dimension d.
   [[nodiscard]] const Distribution& dist(int d) const { return m_dists.at(u(d)); }
+  /// Distribution of every dimension.
   [[nodiscard]] const std::array<Distribution, N>& dists() const noexcept { return m_dists; }
+  /// The 1-D map of dimension d (P = 1 for a collapsed dimension).
   [[nodiscard]] const CyclicMap& map(int d) const { return m_maps.at(u(d)); }
   /// Grid dimension that array dimension d runs along, or -1 when d is collapsed.
   [[nodiscard]] int grid_dim(int d) const { return m_grid_dim.at(u(d)); }
+  /// The process grid.
   [[nodiscard]] const ProcessGrid& grid() const noexcept { return m_grid; }
   /// The placement: grid dimension of every array dimension, and what every unused grid dimension does.
   [[nodiscard]] Placement<N> placement() const {
@@ -424,12 +436,14 @@ public:
     return pos;
   }
 
+  /// Local index of global index g on its owner (on every copy).
   [[nodiscard]] Index<N> local_index(const Index<N>& g) const noexcept {
     Index<N> l{};
     for (int d = 0; d < N; ++d) l[u(d)] = m_maps[u(d)].local(g[u(d)]);
     return l;
   }
 
+  /// Global index of local index l on the process at grid position `position`.
   [[nodiscard]] Index<N> global_index(int position, const Index<N>& l) const {
     const std::vector<int> c = m_grid.coords_of(position);
     Index<N> g{};
@@ -437,6 +451,7 @@ public:
     return g;
   }
 
+  /// Extents of the local block of the process at grid position `position` (zeros when it holds none).
   [[nodiscard]] Index<N> local_extents(int position) const {
     if (!holds(position)) return Index<N>{}; // off the fixed coordinate: an empty block
     const std::vector<int> c = m_grid.coords_of(position);
@@ -445,6 +460,7 @@ public:
     return e;
   }
 
+  /// Extents of the calling rank's local block (zeros outside the grid).
   [[nodiscard]] Index<N> my_local_extents() const {
     return m_grid.contains_me() ? local_extents(m_grid.my_position()) : Index<N>{};
   }
@@ -489,6 +505,7 @@ public:
     return s + ")";
   }
 
+  /// "(i, j, ...)", for messages.
   static std::string to_string(const Index<N>& g) {
     std::string s = "(";
     for (int d = 0; d < N; ++d) s += (d ? ", " : "") + std::to_string(g[u(d)]);
@@ -523,7 +540,7 @@ private:
       const int P = m_grid_dim[u(d)] < 0 ? 1 : m_grid.extent(m_grid_dim[u(d)]);
       m_maps[u(d)] = m_dists[u(d)].map(m_extents[u(d)], P);
     }
-    // global_size() must not wrap (issue 15, finding 5); an empty array has size 0 whatever the rest.
+    // global_size() must not wrap; an empty array has size 0 whatever the rest.
     if (std::find(m_extents.begin(), m_extents.end(), index_t{0}) == m_extents.end()) {
       index_t size = 1;
       for (int d = 0; d < N; ++d)

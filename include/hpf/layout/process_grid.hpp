@@ -20,6 +20,8 @@ namespace hpf {
 /// Largest number of grid dimensions (and of array dimensions).
 inline constexpr int max_rank = 4;
 
+/// A 1-D to 4-D Cartesian arrangement of ranks of a parent communicator (see the header comment and
+/// docs/arrays.md). Cheap to copy: copies share one immutable state.
 class ProcessGrid {
 public:
   /// A grid over every rank of MPI_COMM_WORLD in rank order; `shape`'s product must equal the size.
@@ -35,8 +37,11 @@ public:
   /// All ranks of `parent` in rank order, with `shape` (product = size of parent). Collective.
   ProcessGrid(MPI_Comm parent, std::vector<int> shape);
 
+  /// Number of grid dimensions.
   [[nodiscard]] int ndims() const noexcept { return static_cast<int>(m_impl->shape.size()); }
+  /// Extent of every grid dimension.
   [[nodiscard]] const std::vector<int>& shape() const noexcept { return m_impl->shape; }
+  /// Extent of grid dimension `dim`.
   [[nodiscard]] int extent(int dim) const { return m_impl->shape.at(static_cast<std::size_t>(dim)); }
   /// Number of ranks in the grid.
   [[nodiscard]] int size() const noexcept { return static_cast<int>(m_impl->ranks.size()); }
@@ -46,7 +51,9 @@ public:
   /// The parent communicator (a duplicate with MPI_ERRORS_RETURN): every rank of it, in or out of the
   /// grid, takes part in collectives of arrays on this grid.
   [[nodiscard]] const Comm& comm() const noexcept { return m_impl->parent; }
+  /// The calling rank in the parent communicator.
   [[nodiscard]] int parent_rank() const noexcept { return m_impl->my_parent_rank; }
+  /// Size of the parent communicator.
   [[nodiscard]] int parent_size() const noexcept { return m_impl->parent_size; }
 
   /// True when the calling rank is in the grid.
@@ -58,6 +65,7 @@ public:
 
   /// Grid position <-> coordinates (Fortran order).
   [[nodiscard]] std::vector<int> coords_of(int position) const;
+  /// Grid position of coordinates `coords`.
   [[nodiscard]] int position_of(const std::vector<int>& coords) const;
   /// Parent rank at a grid position.
   [[nodiscard]] int rank_at(int position) const;

@@ -1,10 +1,10 @@
-// The communication pattern of a 1-D block-cyclic redistribution (seed 004, sections 2 and 4.1-4.2).
+// The communication pattern of a 1-D block-cyclic redistribution (Desprez et al., sections 2 and 4.1-4.2).
 //
 // X[0..M-1] moves from CYCLIC(r) on P processes to CYCLIC(s) on Q processes. Element i lives on
 // source process p = floor(i / r) mod P and goes to target process q = floor(i / s) mod Q. The
 // communication grid is the P x Q matrix whose entry (p, q) is the number of elements p sends to q.
 //
-// Closed forms (seed 004; DESIGN.md restates them):
+// Closed forms (Desprez et al.; DESIGN.md restates them):
 //  - g = gcd(P r, Q s) and the slice length L = lcm(P r, Q s): elements i and i + L have the same
 //    source and target, so the grid of M = n L + R elements is n times the slice grid plus the grid
 //    of the first R elements.
@@ -34,10 +34,10 @@ namespace hpf {
 
 /// The derived quantities of a redistribution CYCLIC(r) on P -> CYCLIC(s) on Q.
 struct BlockCyclicGeometry {
-  int P = 1;
-  index_t r = 1;
-  int Q = 1;
-  index_t s = 1;
+  int P = 1;                ///< source processes
+  index_t r = 1;            ///< source block size
+  int Q = 1;                ///< target processes
+  index_t s = 1;            ///< target block size
   index_t D = 1;            ///< gcd(r, s) (Lemma 1)
   index_t g = 1;            ///< gcd(P r, Q s)
   std::optional<index_t> L; ///< lcm(P r, Q s), the slice length; empty if it exceeds index_t
@@ -54,7 +54,7 @@ struct BlockCyclicGeometry {
 /// L = lcm(P r, Q s). Throws hpf::Error if it does not fit in index_t.
 [[nodiscard]] index_t slice_length(int P, index_t r, int Q, index_t s);
 
-/// Lemma 2 (seed 004): the redistribution is all-to-all iff g' <= r' + s' - 1 (after Lemma 1).
+/// Lemma 2 (Desprez et al.): the redistribution is all-to-all iff g' <= r' + s' - 1 (after Lemma 1).
 [[nodiscard]] bool is_all_to_all(int P, index_t r, int Q, index_t s);
 
 /// vol(k) of Proposition 2: the overlap of a source block and a target block whose starts differ by
@@ -64,7 +64,7 @@ struct BlockCyclicGeometry {
 /// The class of pair (p, q) in the reduced problem of Lemma 1: (p r' - q s') mod g', in [0, g').
 [[nodiscard]] index_t pair_class(const BlockCyclicGeometry& geo, int p, int q);
 
-/// The k in [1 - r', s' - 1] with k = c (mod g'): the classes class(k) of the seed that make up
+/// The k in [1 - r', s' - 1] with k = c (mod g'): the classes class(k) of the paper that make up
 /// residue c (more than one only when g' < r' + s' - 1). Empty when (p, q) of class c never talk.
 [[nodiscard]] std::vector<index_t> class_offsets(const BlockCyclicGeometry& geo, index_t c);
 

@@ -19,10 +19,11 @@
 
 namespace hpf {
 
+/// Counters of the REDISTRIBUTE plan cache.
 struct PlanCacheStats {
-  std::size_t hits = 0;
-  std::size_t misses = 0;
-  std::size_t size = 0;
+  std::size_t hits = 0;   ///< lookups that found a plan
+  std::size_t misses = 0; ///< lookups that built one
+  std::size_t size = 0;   ///< plans held now
 };
 
 /// Counters of all plan caches (all N) since the start or the last clear_plan_cache().
@@ -33,30 +34,37 @@ void clear_plan_cache();
 /// Idle executors of one plan, kept with the cached plan so that a repeated REDISTRIBUTE reuses their
 /// message buffers instead of allocating (and page-faulting) them per call. acquire() hands out an
 /// executor nobody else holds: two arrays redistributing through one plan at the same time get two
-/// executors (issue 9: executor state is never shared). Local; the mutex makes acquire/release safe
+/// executors (executor state is never shared). Local; the mutex makes acquire/release safe
 /// from several threads.
 template <int N> class ExecutorPool : public std::enable_shared_from_this<ExecutorPool<N>> {
 public:
   /// Idle executors kept at most (each holds up to one message's worth of buffers per peer).
   static constexpr std::size_t max_idle = 2;
 
+  /// A pool of executors of `plan`, empty at first.
   explicit ExecutorPool(std::shared_ptr<const RedistributionPlan<N>> plan) : m_plan(std::move(plan)) {}
 
   /// An executor of the pool's plan, returned to the pool when the lease dies (unless an execution is
   /// still pending on it, e.g. after an exception: then it is dropped).
   class Lease {
   public:
+    /// Holds `ex` until the lease dies, then returns it to `pool`.
     Lease(std::shared_ptr<ExecutorPool> pool, std::unique_ptr<RedistributionExecutor<N>> ex)
         : m_pool(std::move(pool)), m_ex(std::move(ex)) {}
+    /// Leases move; they do not copy.
     Lease(Lease&&) noexcept = default;
+    /// Move assignment.
     Lease& operator=(Lease&&) noexcept = default;
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     ~Lease() {
       if (m_pool && m_ex) m_pool->release(std::move(m_ex));
     }
+    /// The leased executor.
     [[nodiscard]] RedistributionExecutor<N>& operator*() const noexcept { return *m_ex; }
+    /// The leased executor.
     [[nodiscard]] RedistributionExecutor<N>* operator->() const noexcept { return m_ex.get(); }
+    /// The plan it runs.
     [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return m_pool->plan(); }
 
   private:
@@ -64,6 +72,7 @@ public:
     std::unique_ptr<RedistributionExecutor<N>> m_ex;
   };
 
+  /// An idle executor of the pool's plan, or a new one when none is idle.
   [[nodiscard]] Lease acquire() {
     std::unique_ptr<RedistributionExecutor<N>> ex;
     {
@@ -77,7 +86,9 @@ public:
     return Lease(this->shared_from_this(), std::move(ex));
   }
 
+  /// The plan its executors run.
   [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
+  /// Executors waiting in the pool.
   [[nodiscard]] std::size_t idle() const {
     const std::lock_guard<std::mutex> lock(m_mutex);
     return m_idle.size();

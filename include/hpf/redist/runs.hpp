@@ -1,6 +1,6 @@
 // Message runs of a 1-D block-cyclic redistribution: which local elements a sender packs for each
 // receiver, and where the receiver puts them — by whole contiguous runs, never by an owner
-// computation per element (seed 004's message generation).
+// computation per element (Desprez et al.'s message generation).
 //
 // A run is a maximal interval of global indices owned by one source process p and one target
 // process q: the intersection of a source block of r and a target block of s, contiguous in both
@@ -26,10 +26,13 @@
 
 namespace hpf {
 
+/// A run: `len` elements consecutive in global order and at consecutive local indices on both the
+/// source and the target process, the unit a redistribution message is cut into.
 struct Run {
   index_t src_local = 0; ///< local index on the source process
   index_t dst_local = 0; ///< local index on the target process
-  index_t len = 0;
+  index_t len = 0;       ///< number of elements
+  /// Runs compare equal field by field.
   friend bool operator==(const Run&, const Run&) = default;
 };
 
@@ -46,12 +49,13 @@ std::vector<std::vector<Run>> runs_to(const CyclicMap& src, const CyclicMap& dst
 /// follow each other at a fixed step (BLOCK -> CYCLIC(1): the elements a block sends to one receiver
 /// are one StridedRun), so a message is a handful of these instead of one Run per element.
 struct StridedRun {
-  index_t src_local = 0;
-  index_t dst_local = 0;
-  index_t len = 0;
-  index_t count = 1;
-  index_t src_step = 0;
-  index_t dst_step = 0;
+  index_t src_local = 0; ///< local index of piece 0 on the source process
+  index_t dst_local = 0; ///< local index of piece 0 on the target process
+  index_t len = 0;       ///< elements per piece
+  index_t count = 1;     ///< number of pieces
+  index_t src_step = 0;  ///< source local index from one piece to the next
+  index_t dst_step = 0;  ///< target local index from one piece to the next
+  /// Strided runs compare equal field by field.
   friend bool operator==(const StridedRun&, const StridedRun&) = default;
 };
 
@@ -73,8 +77,8 @@ inline constexpr std::size_t stream_line_bytes = 64;
 /// Copies `n` bytes by non-temporal stores (SSE2; memcpy elsewhere): the lines go to memory without
 /// being read first, where an ordinary store reads each line it writes. For a target far larger than
 /// the cache, which no pass reads before it is evicted. Only whole lines go so: a line written in
-/// part by non-temporal stores leaves the write-combining buffer as a partial write, which took 3.3x
-/// a memcpy's time for pieces of 264 bytes against 2.0x with ordinary stores (docs/redistribute.md).
+/// part by non-temporal stores leaves the write-combining buffer as a partial write, which costs more
+/// than ordinary stores.
 /// Call stream_fence() before another thread or process may read what was written.
 inline void stream_bytes(std::byte* d, const std::byte* s, std::size_t n) noexcept {
 #if defined(__SSE2__)
@@ -154,7 +158,7 @@ inline index_t move_strided(const StridedRun& r, const T* src, T* dst) noexcept 
 
 /// The runs between one source and one target process, stored for one period of the pattern.
 ///
-/// Seed 004, section 2: the communication pattern repeats every L = lcm(P r, Q s) global elements (a
+/// Desprez et al., section 2: the communication pattern repeats every L = lcm(P r, Q s) global elements (a
 /// slice). Element g + L sits L / P further in the source local block and L / Q further in the target
 /// block, so the runs of slice k are those of slice 0 shifted by (k L / P, k L / Q). Storing one slice
 /// keeps the plan small, and inside a slice a large block of one side holds the blocks of the other
@@ -246,11 +250,12 @@ struct PeriodicRuns {
   /// `run` of it, piece `piece` of that run, and the elements moved so far (the offset on the packed
   /// side). done() once every piece has moved.
   struct Cursor {
-    index_t slice = 0;
-    std::size_t run = 0;
-    index_t piece = 0;
-    index_t packed = 0;
+    index_t slice = 0;   ///< the slice (reps: the tail)
+    std::size_t run = 0; ///< the run within the slice
+    index_t piece = 0;   ///< the piece within the run
+    index_t packed = 0;  ///< elements moved so far
   };
+  /// True once every piece has moved.
   [[nodiscard]] bool done(const Cursor& c) const noexcept { return c.slice > reps; }
 
   /// Moves, from where `c` stands, every piece that starts before local offset `limit` of the block

@@ -1,4 +1,4 @@
-// The reduce/ layer (seed 002): reduction trees, their evaluator, and the MPI tree reducer. The tree
+// The reduce/ layer (Canon and Antoniu): reduction trees, their evaluator, and the MPI tree reducer. The tree
 // reduction of a DistArray is in array/tree_reduce.hpp (hpf/hpf.hpp includes both).
 #pragma once
 

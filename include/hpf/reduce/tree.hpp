@@ -1,8 +1,8 @@
-// Reduction trees for associative, possibly non-commutative reductions (seed 002, Canon & Antoniu,
+// Reduction trees for associative, possibly non-commutative reductions (Canon and Antoniu, Canon & Antoniu,
 // "Scheduling associative reductions with homogeneous costs when overlapping communications and
 // computations", INRIA RR-7898).
 //
-// The model (Section 3 of the seed): n machines hold one element each. Sending an element from one
+// The model (Section 3 of the paper): n machines hold one element each. Sending an element from one
 // machine to another takes d; combining two elements takes c. A machine takes part in at most one
 // transfer at a time (one-port), but it may receive its next input while it combines the current one
 // (transfers overlap computations). Each machine combines its own element with every input it
@@ -10,7 +10,7 @@
 // holds the result. A machine with k inputs that arrive back to back finishes in
 // d + (k - 1) max(d, c) + c.
 //
-// Vocabulary: the seed reverses the tree and calls the receiver of machine i its "child" c_i; here it
+// Vocabulary: the paper reverses the tree and calls the receiver of machine i its "child" c_i; here it
 // is parent[i], as in MPI (parent[sink] = -1). start[i] is when i's transfer to parent[i] begins.
 //
 // Everything in this header is pure planning: no MPI, no I/O. The same inputs give the same tree on
@@ -28,11 +28,11 @@ namespace hpf {
 
 /// Homogeneous costs of the model: d per transfer, c per combination (any time unit, both >= 0).
 struct ReduceCosts {
-  double d = 1.0;
-  double c = 1.0;
+  double d = 1.0; ///< time of one transfer of a value
+  double c = 1.0; ///< time of one combination of two values
 };
 
-/// How a reduction tree is built (Sections 5, 6 and 7.3 of seed 002).
+/// How a reduction tree is built (Sections 5, 6 and 7.3 of Canon and Antoniu).
 enum class ReduceStrategy {
   greedy,            ///< Algorithm 1: optimal, Theta(n log n).
   binomial,          ///< Algorithm 1 with min(d, c) set to 0: a binomial tree when n is a power of 2.
@@ -48,7 +48,7 @@ ReduceStrategy parse_reduce_strategy(std::string_view name, std::string_view wha
 
 /// A reduction tree over machines 0..n-1 and its schedule under the model.
 struct ReductionTree {
-  ReduceCosts costs;
+  ReduceCosts costs; ///< the costs it was planned for
   /// parent[i]: the machine that receives i's partial result; -1 for the sink.
   std::vector<int> parent;
   /// start[i]: time at which i's transfer to parent[i] starts; -1 for the sink.
@@ -59,10 +59,11 @@ struct ReductionTree {
   /// cannot put the sink's element at position `root` (see in_rank_order), the sink forwards the
   /// result to `root` at time forward_start, which costs one more transfer d.
   int root = 0;
-  double forward_start = -1.0;
+  double forward_start = -1.0; ///< when the sink starts forwarding the result to `root` (-1: no forwarding)
   /// Schedule length: time at which `root` holds the result (0 for a single machine).
   double length = 0.0;
 
+  /// Number of machines.
   [[nodiscard]] int size() const noexcept { return static_cast<int>(parent.size()); }
   /// The machine with parent -1.
   [[nodiscard]] int sink() const;
@@ -81,23 +82,23 @@ struct TreeSchedule {
 };
 
 /// Evaluator. Schedule of the tree `parent` (parent[sink] = -1) with every transfer at its earliest
-/// time (Proposition 3 of seed 002): a machine sends as soon as its last combination is done; a
+/// time (Proposition 3 of Canon and Antoniu): a machine sends as soon as its last combination is done; a
 /// machine that is already receiving queues the others in the order they are ready (ties by id).
 /// Throws hpf::Error unless `parent` is a tree (one sink, every machine reaches it) and the costs
 /// are finite and >= 0.
 TreeSchedule evaluate_tree(std::span<const int> parent, ReduceCosts costs);
 /// Same, but machine i's transfer may not start before release[i] (the transfer times that
-/// Algorithm 2 chooses; Section 6.1 of seed 002). release[sink] is ignored.
+/// Algorithm 2 chooses; Section 6.1 of Canon and Antoniu). release[sink] is ignored.
 TreeSchedule evaluate_tree(std::span<const int> parent, ReduceCosts costs, std::span<const double> release);
 
-/// Algorithm 1 of seed 002 (Theorem 4: optimal). Machine 0 is the sink. Theta(n log n).
+/// Algorithm 1 of Canon and Antoniu (Theorem 4: optimal). Machine 0 is the sink. Theta(n log n).
 ReductionTree greedy_tree(int n, ReduceCosts costs);
 /// The length that Algorithm 1 reaches, from its own reversed-time bookkeeping (no tree is built).
 double greedy_length(int n, ReduceCosts costs);
-/// Algorithm 2 of seed 002 (Theorem 7): at most K transfers at any instant; transfers start at the
+/// Algorithm 2 of Canon and Antoniu (Theorem 7): at most K transfers at any instant; transfers start at the
 /// times the algorithm fixes, not at their earliest. Machine 0 is the sink.
 ReductionTree limited_transfers_tree(int n, int K, ReduceCosts costs);
-/// Algorithm 3 of seed 002 (Theorem 9): at most K machines combine. Machine 0 is the sink.
+/// Algorithm 3 of Canon and Antoniu (Theorem 9): at most K machines combine. Machine 0 is the sink.
 ReductionTree limited_reducers_tree(int n, int K, ReduceCosts costs);
 /// Binomial strategy (Section 7.3): the structure of Algorithm 1 with costs (max(d,c), 0), scheduled
 /// with the real costs. Theorem 18: a (1 + min(d,c)/max(d,c))-approximation.
@@ -106,7 +107,7 @@ ReductionTree binomial_strategy_tree(int n, ReduceCosts costs);
 /// real costs. Theorem 19: a 2-approximation.
 ReductionTree fibonacci_strategy_tree(int n, ReduceCosts costs);
 
-/// Lemma 1 of seed 002: relabels the machines of `tree` so that a non-commutative operator gives the
+/// Lemma 1 of Canon and Antoniu: relabels the machines of `tree` so that a non-commutative operator gives the
 /// left-to-right fold x_0 * x_1 * ... * x_{n-1} of the machines' elements. Afterwards every machine's
 /// partial result is a contiguous range of ranks, and each input it receives is adjacent to it: an
 /// input from a lower rank is combined as (input * acc), from a higher rank as (acc * input). The sink
@@ -130,9 +131,9 @@ Schedule tree_schedule(const ReductionTree& tree);
 
 /// What to build: the strategy, K for the limited strategies (>= 1), the rank that gets the result.
 struct TreeOptions {
-  ReduceStrategy strategy = ReduceStrategy::greedy;
-  int K = 0;
-  int root = 0;
+  ReduceStrategy strategy = ReduceStrategy::greedy; ///< which algorithm builds the tree
+  int K = 0;                                        ///< limit of the two limited strategies (>= 1 for them)
+  int root = 0;                                     ///< the machine that must end with the result
 };
 
 /// The tree of `opts.strategy` for n machines, in rank order (in_rank_order) with the result on

@@ -1,8 +1,8 @@
-// hpf::TreeReducer: runs a reduction tree of seed 002 (Canon & Antoniu) over MPI.
+// hpf::TreeReducer: runs a reduction tree of Canon and Antoniu over MPI.
 //
 // Plan once, execute many times: the constructor plans the tree for the communicator's size and the
 // costs (d, c) -- the same tree on every rank, no broadcast -- and reduce() follows it. The operator
-// may be any callable and need not be commutative: the tree is in rank order (Lemma 1 of seed 002),
+// may be any callable and need not be commutative: the tree is in rank order (Lemma 1 of Canon and Antoniu),
 // so the result on the root is the left-to-right fold x_0 * x_1 * ... * x_{size-1}.
 //
 // One engine (DESIGN.md): the tree's transfers are an hpf::Schedule (tree_schedule) run by
@@ -67,6 +67,8 @@ template <class F> double measure_compute_cost(MPI_Comm comm, F&& call, int repe
   return detail::allreduce_max(comm, median(std::move(t)));
 }
 
+/// Runs a planned reduction tree over MPI (see the top of this header and docs/reduce.md): plan once
+/// in the constructor, reduce() many times.
 class TreeReducer {
 public:
   /// Collective over `comm`: duplicates it and plans the tree of `opts.strategy` for its size and
@@ -88,10 +90,15 @@ public:
     return TreeReducer(comm, ReduceCosts{d, c}, opts);
   }
 
+  /// The planned tree (the same on every rank).
   [[nodiscard]] const ReductionTree& tree() const noexcept { return m_tree; }
+  /// The reducer's own duplicate of the communicator.
   [[nodiscard]] const Comm& comm() const noexcept { return m_comm; }
+  /// The rank that gets the result.
   [[nodiscard]] int root() const noexcept { return m_tree.root; }
+  /// Number of ranks.
   [[nodiscard]] int size() const noexcept { return m_tree.size(); }
+  /// The calling rank.
   [[nodiscard]] int rank() const noexcept { return m_rank; }
 
   /// Collective over the communicator: reduces one value per rank with op(left, right) -> T in rank
@@ -154,7 +161,8 @@ private:
     for (Transfer& t : plan.recvs) t.bytes = bytes;
     const std::size_t nr = plan.recvs.size();
     Exchange ex(m_comm, std::move(plan), ExecMode::Pipelined, detail::tag_tree_reduce);
-    ex.set_receive_window(1); // the next input arrives while this one is combined (seed 002, Sec. 3.1)
+    // The next input arrives while this one is combined (Canon and Antoniu, Section 3.1).
+    ex.set_receive_window(1);
     // The received bytes are copied chunk by chunk into properly typed, aligned scratch elements
     // before combining (an L1-sized copy; reading T out of a byte buffer in place is not portable).
     const std::size_t chunk = std::max<std::size_t>(1, progress_chunk_bytes / sizeof(T));

@@ -1,12 +1,12 @@
 // All-to-many personalised communication: decompose a communication matrix COM into partial
-// permutations (seed 001: Wang & Ranka, "Scheduling of unstructured communication on the iPSC/860").
+// permutations (Wang and Ranka, "Scheduling of unstructured communication on the iPSC/860").
 //
 // Pure, no MPI and no I/O: every rank that holds the same CommMatrix and passes the same seed gets
 // the same Schedule, so a schedule never needs a broadcast (DESIGN.md, "Plan, then execute").
 // Randomness comes from a SplitMix64 stream with our own bounded draws and Fisher-Yates shuffles,
 // so the result does not depend on the standard library's distributions either.
 //
-//   | algo    | seed 001      | phases                          | what it avoids                         |
+//   | algo    | paper         | phases                          | what it avoids                         |
 //   |---------|---------------|---------------------------------|----------------------------------------|
 //   | ac      | §3, Figure 1  | see below (no phases at run time)| nothing: everything posted at once     |
 //   | lp      | §4.1, Figure 2| one per distinct partner offset | node and link contention (hypercube)   |
@@ -24,13 +24,13 @@
 // but does not describe synchronised phases.
 //
 // LP: for n a power of two, phase k (1 <= k < n) pairs i with i XOR k — every phase is a set of
-// pairwise exchanges and, under e-cube routing, link-contention-free (seed 001 §4.1). For other n
+// pairwise exchanges and, under e-cube routing, link-contention-free (Wang and Ranka §4.1). For other n
 // the generalisation used here is the shift: in phase k, i sends to (i + k) mod n and receives from
 // (i - k) mod n; node-contention-free, but no longer pairwise. Phase 0 carries messages to oneself.
 // Phases that carry no message are dropped (they would cost nothing under S1).
 //
 // Costs use Schedule::cost(alpha, beta) = alpha * phases + beta * sum over phases of the longest
-// message (assumption 1 of seed 001 §2.1).
+// message (assumption 1 of Wang and Ranka §2.1).
 #pragma once
 
 #include <hpf/schedule/routing.hpp>
@@ -43,20 +43,23 @@
 
 namespace hpf {
 
-/// CCOM of seed 001 §4.2: the n x d compressed form of COM. Row i lists the destinations of
+/// CCOM of Wang and Ranka §4.2: the n x d compressed form of COM. Row i lists the destinations of
 /// sender i in its first row_degree(i) columns (randomly permuted, as the paper requires to avoid
 /// node contention among small ids in the first phases), -1 after; `prt[i]` is the column of the
 /// last active entry (-1 for an empty row). d is the largest row degree.
 struct CompressedCom {
-  int num_senders = 0;
-  int num_receivers = 0;
-  int d = 0;
+  int num_senders = 0;      ///< n, rows of COM
+  int num_receivers = 0;    ///< columns of COM
+  int d = 0;                ///< the largest row degree: columns of the compressed form
   std::vector<int> dst;     ///< num_senders x d, row-major, -1 = no message
   std::vector<index_t> len; ///< message lengths, same shape (0 where dst is -1)
   std::vector<int> prt;     ///< per row: last active column, -1 when empty
 
+  /// Destination in row i, column j (-1: none).
   [[nodiscard]] int dst_at(int i, int j) const { return dst[idx(i, j)]; }
+  /// Length in row i, column j.
   [[nodiscard]] index_t len_at(int i, int j) const { return len[idx(i, j)]; }
+  /// Index of (i, j) in dst and len.
   [[nodiscard]] std::size_t idx(int i, int j) const {
     return static_cast<std::size_t>(i) * static_cast<std::size_t>(d) + static_cast<std::size_t>(j);
   }
@@ -95,7 +98,7 @@ enum class AllToManyAlgo { AC, LP, RS_N, RS_NL, Optimal };
 [[nodiscard]] Schedule schedule_rs_nl(const CommMatrix& com, const Routing& routing, std::uint64_t seed);
 
 /// Minimum number of phases: a proper edge colouring of the bipartite sender/receiver graph with
-/// max_degree() colours (König's theorem; Theorem 1 of seed 004): the matching engine's
+/// max_degree() colours (König's theorem; Theorem 1 of Desprez et al.): the matching engine's
 /// bipartite_edge_colouring (matching.hpp) with unweighted edges: each phase saturates every
 /// maximum-degree node. Message lengths do not steer it; koenig_stepwise_schedule (strategy.hpp)
 /// also maximises each phase's volume, for a lower total cost at 40-70x the planning time. Any
@@ -104,9 +107,9 @@ enum class AllToManyAlgo { AC, LP, RS_N, RS_NL, Optimal };
 
 /// Which scheduler and its parameters.
 struct AllToManyOptions {
-  AllToManyAlgo algo = AllToManyAlgo::RS_N;
-  RoutingKind routing = RoutingKind::Full; ///< RS_NL only (mesh2d: near-square factorisation of n)
-  std::uint64_t seed = 1;                  ///< RS_N, RS_NL (and CCOM's shuffle)
+  AllToManyAlgo algo = AllToManyAlgo::RS_N; ///< the scheduler
+  RoutingKind routing = RoutingKind::Full;  ///< RS_NL only (mesh2d: near-square factorisation of n)
+  std::uint64_t seed = 1;                   ///< RS_N, RS_NL (and CCOM's shuffle)
 };
 
 /// Dispatches to the scheduler named by `opt.algo`.
@@ -116,7 +119,7 @@ struct AllToManyOptions {
 /// conflict ("step 3: 5->9 and 1->13 both use link 21 (5->7)").
 [[nodiscard]] std::string check_link_contention(const Schedule& s, const Routing& routing);
 
-/// A random d-regular pattern on n nodes (the workload of seed 001 §6): every node sends d messages
+/// A random d-regular pattern on n nodes (the workload of Wang and Ranka §6): every node sends d messages
 /// of `len` units to d distinct other nodes and receives d. Built as a randomly relabelled
 /// circulant graph mixed by 10 n d random degree-preserving edge switches. Needs 0 <= d < n.
 [[nodiscard]] CommMatrix random_regular_com(int n, int d, index_t len, std::uint64_t seed);

@@ -7,7 +7,7 @@
 // interval graph without cycles (a forest of caterpillars), and the messages that share a process form
 // "stars": runs of consecutive messages. A colouring in list order in which each message takes a colour
 // different from the earlier messages of its star needs only Δ colours (Δ = max degree; König's bound,
-// Theorem 1 of seed 004), because only the first message of a star can already carry a colour (it is
+// Theorem 1 of Desprez et al.), because only the first message of a star can already carry a colour (it is
 // the last message of the previous star).
 //
 // Total cost. Among Δ-step schedules we want the least TC = sum over steps of the longest message.
@@ -16,7 +16,7 @@
 // length onto the free colours by decreasing current step maximum, so long messages share steps with
 // long ones; done in index order, in reverse order and heaviest component first, the cheapest kept.
 // tests/schedule/test_gen_block.cpp measures it against brute force over every Δ-colouring of thousands of
-// small random instances (docs/distributions.md gives the figures).
+// small random instances.
 #pragma once
 
 #include <hpf/core/math.hpp>

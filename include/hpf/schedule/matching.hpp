@@ -1,17 +1,16 @@
 // The one bipartite matching engine of hpfrt: maximum-weight matching under a two-level
 // lexicographic objective, and the edge colourings built from it. Every matching and colouring in
 // the runtime goes through here: the König stepwise and greedy schedulers (Theorem 1 and section 4.5
-// of seed 004), the optimal all-to-many scheduler (seed 001, an edge colouring with max-degree
-// colours) and the weighted-matching decomposition of a steady-state period (seed 000, Section 3.3:
+// of Desprez et al.), the optimal all-to-many scheduler (Wang and Ranka, an edge colouring with max-degree
+// colours) and the weighted-matching decomposition of a steady-state period (Legrand et al., Section 3.3:
 // a perfect matching on the support is a maximum matching with unit priority). Pure and
 // deterministic: the same input gives the same matching on every rank.
 //
 // Why not LEMON (`liblemon-dev`) or Boost.Graph: both only offer general-graph weighted matching
 // (Edmonds; LEMON's MaxWeightedMatching), with one weight, so the lexicographic objective has to be
 // folded into it as here; LEMON 1.3.1 does not compile as C++20 (its allocators call
-// std::allocator::construct / destroy, removed in C++20); and built as C++17 it was 1.3x-27x slower on
-// the first stepwise matching of P = Q = 1024 grids (docs/redist_plan.md). So the runtime depends on
-// neither, and scripts/setup no longer installs liblemon-dev.
+// std::allocator::construct / destroy, removed in C++20); and built as C++17 it was slower than this
+// solver on the first stepwise matching of large grids. So the runtime depends on neither.
 #pragma once
 
 #include <hpf/core/math.hpp>
@@ -23,8 +22,8 @@ namespace hpf {
 
 /// An edge of a bipartite graph between left vertex `left` and right vertex `right`.
 struct BipartiteEdge {
-  int left = 0;
-  int right = 0;
+  int left = 0;       ///< vertex on the left side (a sender)
+  int right = 0;      ///< vertex on the right side (a receiver)
   index_t weight = 0; ///< >= 0
   int priority = 0;   ///< >= 0
 };
@@ -50,12 +49,12 @@ max_weight_bipartite_matching(int num_left, int num_right, const std::vector<Bip
 /// How bipartite_edge_colouring picks each colour class.
 enum class ColouringRule {
   /// Each class is a matching that saturates every vertex of maximum remaining degree and, among
-  /// those, has the most weight. Uses exactly max-degree colours (König; Theorem 1 of seed 004):
+  /// those, has the most weight. Uses exactly max-degree colours (König; Theorem 1 of Desprez et al.):
   /// the König stepwise scheduler and the optimal all-to-many scheduler.
   SaturateMaxDegree,
   /// Each class is a maximum-weight matching; ties go to the one covering the most maximum-degree
   /// vertices. At least max-degree colours, usually a lower sum of heaviest edges (the König greedy
-  /// scheduler, Example 5 of seed 004).
+  /// scheduler, Example 5 of Desprez et al.).
   MaxWeight,
   /// Exactly max-degree colours by alternating-path (Kempe chain) recolouring, König's constructive
   /// proof, with the edges taken heaviest first (so that heavy edges share colours, which keeps the

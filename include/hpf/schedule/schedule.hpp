@@ -4,7 +4,7 @@
 // Wang–Ranka, periodic steady-state) produces an hpf::Schedule, checked by one validator and
 // costed by one function:  cost = alpha * steps + beta * sum over steps of the longest message.
 //
-// Timed and periodic schedules (steady-state pipelines, seed 000 Section 3.3): a step may carry its
+// Timed and periodic schedules (steady-state pipelines, Legrand et al. Section 3.3): a step may carry its
 // duration (`Step::duration`, in the producer's time units; 0 = unspecified, the default), and a
 // schedule may repeat with a period (`Schedule::period()`, 0 = not periodic, the default). A periodic
 // steady-state schedule is one period: one step per weighted matching, the step's duration that of
@@ -26,9 +26,10 @@ namespace hpf {
 
 /// One message: `len` units (elements or bytes, as the producer documents) from src to dst.
 struct Message {
-  int src = 0;
-  int dst = 0;
-  index_t len = 0;
+  int src = 0;     ///< sender (a rank or grid position, as the producer documents)
+  int dst = 0;     ///< receiver
+  index_t len = 0; ///< length; 0 for an empty message that still takes its step
+  /// Messages compare equal field by field.
   friend bool operator==(const Message&, const Message&) = default;
 };
 
@@ -37,28 +38,35 @@ struct Message {
 class CommMatrix {
 public:
   CommMatrix() = default;
+  /// An empty matrix of that shape. Throws hpf::Error for a negative dimension.
   CommMatrix(int num_senders, int num_receivers);
 
   /// Adds `len` (>= 0) to entry (src, dst). Throws hpf::Error on an index out of range.
   void add(int src, int dst, index_t len);
 
+  /// Number of rows.
   [[nodiscard]] int num_senders() const noexcept { return m_senders; }
+  /// Number of columns.
   [[nodiscard]] int num_receivers() const noexcept { return m_receivers; }
   /// Non-zero entries sorted by (src, dst).
   [[nodiscard]] const std::vector<Message>& entries() const;
+  /// Length of entry (src, dst), 0 when absent.
   [[nodiscard]] index_t at(int src, int dst) const;
+  /// Sum of every entry.
   [[nodiscard]] index_t total_volume() const;
 
-  /// Number of non-zero entries in each row (sender) / column (receiver).
+  /// Number of non-zero entries in each row (sender).
   [[nodiscard]] std::vector<int> row_degrees() const;
+  /// Number of non-zero entries in each column (receiver).
   [[nodiscard]] std::vector<int> col_degrees() const;
   /// Max over rows and columns of the number of non-zero entries: the minimum number of steps of
-  /// any schedule (König's edge-colouring theorem; Theorem 1 of seed 004).
+  /// any schedule (König's edge-colouring theorem; Theorem 1 of Desprez et al.).
   [[nodiscard]] int max_degree() const;
   /// Max over rows and columns of the summed lengths: a lower bound on the total cost TC / beta
   /// of any one-port schedule.
   [[nodiscard]] index_t max_volume() const;
 
+  /// Same shape and the same non-zero entries.
   friend bool operator==(const CommMatrix& a, const CommMatrix& b);
 
 private:
@@ -72,7 +80,7 @@ private:
 
 /// One step: a partial permutation (each sender at most one message, each receiver at most one).
 struct Step {
-  std::vector<Message> messages;
+  std::vector<Message> messages; ///< at most one per sender and one per receiver
   /// Time the step takes, in the producer's units (a matching's duration); 0 = unspecified.
   double duration = 0.0;
   /// Longest message of the step (0 for an empty step).
@@ -85,11 +93,16 @@ struct Step {
 class Schedule {
 public:
   Schedule() = default;
+  /// A schedule of `steps` between num_senders senders and num_receivers receivers.
   Schedule(int num_senders, int num_receivers, std::vector<Step> steps = {});
 
+  /// Number of senders.
   [[nodiscard]] int num_senders() const noexcept { return m_senders; }
+  /// Number of receivers.
   [[nodiscard]] int num_receivers() const noexcept { return m_receivers; }
+  /// The steps, in the order they run.
   [[nodiscard]] const std::vector<Step>& steps() const noexcept { return m_steps; }
+  /// Appends a step (not validated: see validate()).
   void add_step(Step step) { m_steps.push_back(std::move(step)); }
 
   /// Time units per period of a periodic schedule; 0 = not periodic (the default).
@@ -99,9 +112,9 @@ public:
 
   /// All steps taken, including steps whose messages are all empty (caterpillar takes those).
   [[nodiscard]] int num_steps() const noexcept { return static_cast<int>(m_steps.size()); }
-  /// NS of seed 004: the number of steps that move data.
+  /// NS of Desprez et al.: the number of steps that move data.
   [[nodiscard]] int num_nonempty_steps() const noexcept;
-  /// TC of seed 004: sum over steps of the longest message (in the producer's units).
+  /// TC of Desprez et al.: sum over steps of the longest message (in the producer's units).
   [[nodiscard]] index_t total_cost() const;
   /// alpha * num_steps() + beta * total_cost(): alpha is the start-up per step, beta the time per unit.
   [[nodiscard]] double cost(double alpha, double beta) const;

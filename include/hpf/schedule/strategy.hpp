@@ -1,11 +1,11 @@
-// Schedulers for a communication grid (seed 004, section 4.3-4.5), pure and deterministic.
+// Schedulers for a communication grid (Desprez et al., section 4.3-4.5), pure and deterministic.
 //
 // A schedule splits the non-zero entries of a P x Q grid into steps in which every sender sends at
 // most one and every receiver receives at most one message. NS is the number of steps that move
 // data, TC the sum over steps of the longest message; any schedule has NS >= the grid's max degree
 // (König) and TC >= its max row/column volume.
 //
-//   Strategy        what it does                                               seed 004
+//   Strategy        what it does                                               Desprez et al.
 //   caterpillar     ScaLAPACK pxgemr2d's total exchange: max(P, Q) steps, at    section 3.2
 //                   step k sender p meets receiver (p + k) mod max(P, Q), empty
 //                   messages included
@@ -48,14 +48,16 @@ enum class Strategy { Auto, Caterpillar, Class, KoenigStepwise, KoenigGreedy, Al
 
 /// The 1-D block-cyclic problem behind a grid: CYCLIC(r) on P -> CYCLIC(s) on Q, M elements.
 struct BlockCyclicParams {
-  int P = 1;
-  index_t r = 1;
-  int Q = 1;
-  index_t s = 1;
-  index_t M = 0;
+  int P = 1;     ///< source processes
+  index_t r = 1; ///< source block size
+  int Q = 1;     ///< target processes
+  index_t s = 1; ///< target block size
+  index_t M = 0; ///< array extent (0: one period of lcm(P r, Q s) elements)
+  /// Parameters compare equal field by field.
   friend bool operator==(const BlockCyclicParams&, const BlockCyclicParams&) = default;
 };
 
+/// What make_schedule needs besides the grid: the cost model of Auto and the block-cyclic parameters.
 struct ScheduleOptions {
   double alpha = 1e-5; ///< seconds per step (start-up), for Auto
   double beta = 8e-10; ///< seconds per unit of message length (element), for Auto
@@ -71,8 +73,8 @@ struct ScheduleOptions {
 /// Auto's pick with its schedule, from one pass over the candidates (auto_strategy followed by
 /// make_schedule builds them twice).
 struct AutoChoice {
-  Strategy strategy = Strategy::Auto;
-  Schedule schedule;
+  Strategy strategy = Strategy::Auto; ///< the strategy Auto picked
+  Schedule schedule;                  ///< its schedule
 };
 [[nodiscard]] AutoChoice auto_choice(const CommMatrix& grid, const ScheduleOptions& opt = {});
 
@@ -88,7 +90,7 @@ struct AutoChoice {
 /// One message per step, in (src, dst) order.
 [[nodiscard]] Schedule all_at_once_schedule(const CommMatrix& grid);
 
-/// True when scheduling class by class applies (Prop. 3, seed 004): with D = gcd(r, s),
+/// True when scheduling class by class applies (Prop. 3, Desprez et al.): with D = gcd(r, s),
 /// gcd(r / D, Q) = gcd(s / D, P) = 1. `why` (if given) receives the reason when it does not.
 [[nodiscard]] bool class_schedule_applies(const BlockCyclicParams& params, std::string* why = nullptr);
 
@@ -104,7 +106,7 @@ struct AutoChoice {
 [[nodiscard]] Schedule koenig_stepwise_schedule(const CommMatrix& grid);
 
 /// Greedy (section 4.5): each step a maximum-weight matching of what is left; among those, one that
-/// covers the most maximum-degree vertices (our deterministic tie-break; the seed leaves ties open).
+/// covers the most maximum-degree vertices (our deterministic tie-break; the paper leaves ties open).
 [[nodiscard]] Schedule koenig_greedy_schedule(const CommMatrix& grid);
 
 /// True when the König schedulers use the fast colouring (ColouringRule::Fast: NS = max degree, TC

@@ -58,6 +58,7 @@ struct LocalSequence {
       }
     }
   }
+  /// Calls fn(j, local index) for every element of the sequence.
   template <class Fn> void for_each(Fn&& fn) const { for_each(0, count, fn); }
 };
 
@@ -70,11 +71,12 @@ struct LocalSequence {
 /// dst_local + t dst_step. A strided section on a blocked map is one run per block crossing, not one
 /// per element (steps may be negative: reversed sections).
 struct SectionRun {
-  index_t src_local = 0;
-  index_t dst_local = 0;
-  index_t len = 0;
-  index_t src_step = 1;
-  index_t dst_step = 1;
+  index_t src_local = 0; ///< source local index of element 0
+  index_t dst_local = 0; ///< target local index of element 0
+  index_t len = 0;       ///< number of elements
+  index_t src_step = 1;  ///< source local index from one element to the next
+  index_t dst_step = 1;  ///< target local index from one element to the next
+  /// Runs compare equal field by field.
   friend bool operator==(const SectionRun&, const SectionRun&) = default;
 };
 
@@ -82,12 +84,12 @@ struct SectionRun {
 /// runs of section elements [0, L)) repeated `reps` times, copy k shifted by (k src_shift,
 /// k dst_shift) local indices, then `tail` (absolute local indices).
 struct SectionRuns {
-  std::vector<SectionRun> period;
-  index_t reps = 0;
-  index_t src_shift = 0;
-  index_t dst_shift = 0;
-  std::vector<SectionRun> tail;
-  index_t elements = 0; ///< total number of elements of all runs
+  std::vector<SectionRun> period; ///< runs of one period of the pair
+  index_t reps = 0;               ///< times the period repeats
+  index_t src_shift = 0;          ///< source local shift from one period to the next
+  index_t dst_shift = 0;          ///< target local shift from one period to the next
+  std::vector<SectionRun> tail;   ///< runs after the last whole period
+  index_t elements = 0;           ///< total number of elements of all runs
 
   /// Calls fn(src_local, dst_local, len, src_step, dst_step) for every run, in section order.
   template <class Fn> void for_each(Fn&& fn) const {
@@ -101,11 +103,12 @@ struct SectionRuns {
 /// One dimension of a section assignment B(tb) = A(ta): source map A, target map B. The two
 /// triplets must have the same extent and be valid for their maps.
 struct SectionDim {
-  CyclicMap src;
-  Triplet ts;
-  CyclicMap dst;
-  Triplet td;
+  CyclicMap src; ///< the source dimension's map
+  Triplet ts;    ///< the source triplet
+  CyclicMap dst; ///< the target dimension's map
+  Triplet td;    ///< the target triplet
 
+  /// Number of section elements.
   [[nodiscard]] index_t count() const noexcept { return ts.extent(); }
   /// L = lcm(T_src, T_dst), or count() when L >= count() (then the whole section is one tail).
   [[nodiscard]] index_t pair_period() const;

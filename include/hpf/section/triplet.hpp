@@ -16,10 +16,11 @@
 
 namespace hpf {
 
+/// A Fortran subscript triplet lo:hi:stride, 0-based and inclusive (see the header comment).
 struct Triplet {
-  index_t lo = 0;
-  index_t hi = -1;
-  index_t stride = 1;
+  index_t lo = 0;     ///< first index
+  index_t hi = -1;    ///< bound of the last index, inclusive
+  index_t stride = 1; ///< != 0; negative walks downwards
 
   /// Number of elements selected (0 for an empty triplet; stride must be != 0).
   [[nodiscard]] constexpr index_t extent() const noexcept {
@@ -38,6 +39,7 @@ struct Triplet {
   [[nodiscard]] std::string to_string() const {
     return std::to_string(lo) + ":" + std::to_string(hi) + ":" + std::to_string(stride);
   }
+  /// Triplets compare equal field by field.
   friend constexpr bool operator==(const Triplet&, const Triplet&) = default;
 };
 

@@ -1,5 +1,5 @@
 // MPI executor of a PipelinePlan: runs K scatters, gossips or reductions of real data on the
-// periodic steady-state schedule of seed 000. Collective over `comm`: every rank calls it with the
+// periodic steady-state schedule of Legrand et al.. Collective over `comm`: every rank calls it with the
 // same plan; rank node_rank[v] plays platform node v (default: v mod size), so any number of ranks
 // works, one rank possibly playing several nodes.
 //
@@ -10,7 +10,7 @@
 // with tags from hpf::tags::steady. Every receive of a period is posted when the period starts, so a
 // sender never waits for a receiver that is still computing or busy with an earlier matching; a
 // matching's sends start once the earlier matchings are done on this rank. The period's computations
-// run between Exchange::test() calls, so computation overlaps communication as in the seed's model
+// run between Exchange::test() calls, so computation overlaps communication as in the paper's model
 // (their results are used from the next period on). The exchange is reused while periods move the
 // same counts (the steady state) and rebuilt for initialisation and clean-up periods.
 #pragma once
@@ -25,6 +25,7 @@
 
 namespace hpf::steady {
 
+/// How run_pipeline reaches the caller's data: it makes operands, combines them and delivers results.
 struct PipelineCallbacks {
   /// Writes value_bytes bytes: reduce, operand v_i of operation `stamp` (i = participant index);
   /// scatter/gossip, the message of type `source` (index into SteadySolution::types) of operation `stamp`.
@@ -36,6 +37,7 @@ struct PipelineCallbacks {
   std::function<void(int group, std::int64_t stamp, const std::byte* value)> deliver;
 };
 
+/// What one run_pipeline did on this rank.
 struct PipelineStats {
   double seconds = 0.0;            ///< wall (or simulated, under SMPI) time, max over ranks
   std::int64_t delivered_here = 0; ///< deliver() calls on this rank
@@ -51,7 +53,7 @@ PipelineStats run_pipeline(const PipelinePlan& plan, MPI_Comm comm, std::size_t 
 /// The same pipeline, for a caller that runs many short ones (hpf::ReductionSeries): `comm` is used
 /// as it is (the caller keeps it private to itself: no MPI_Comm_dup per call), and there is no
 /// barrier before and no agreement on the time after (stats.seconds is this rank's own time). At
-/// small K these fixed costs were most of a batch's time (docs/steady.md, native results).
+/// small K these fixed costs would dominate a batch's time.
 PipelineStats run_pipeline_private(const PipelinePlan& plan, const Comm& comm, std::size_t value_bytes,
                                    const PipelineCallbacks& callbacks, std::vector<int> node_rank);
 

@@ -1,12 +1,12 @@
-// The steady-state Platform of the ranks of a communicator, measured by hpfrt itself (issue 14).
+// The steady-state Platform of the ranks of a communicator, measured by hpfrt itself (docs/series.md).
 //
-// Seed 000's platform is a graph G = (V, E, c) with a speed per node. No user knows their link costs
-// in the seed's units, so measure_platform() builds it:
+// Legrand et al.'s platform is a graph G = (V, E, c) with a speed per node. No user knows their link costs
+// in the paper's units, so measure_platform() builds it:
 //   - one node per rank ("r0", "r1", ...), a directed edge both ways between every pair of ranks;
 //   - edge costs: the time of one unit message of `unit_bytes`, half the median round trip of the one
 //     ping-pong kernel of exec/model (hpf::ping_pong). With P <= pairwise_max every pair is measured
 //     (P (P - 1) / 2 pairs). Above it, the cluster model: only the pairs (i, i + 2^k mod P), k <
-//     ceil(log2 P), are measured (O(P log P) pairs), Lowekamp's clustering (seed 003, Algorithm 1,
+//     ceil(log2 P), are measured (O(P log P) pairs), Lowekamp's clustering (Steffenel, Algorithm 1,
 //     adaptive/hierarchical.hpp) groups the ranks on that sparse matrix, and every pair gets the
 //     median of the measured pairs between its two clusters (or inside its cluster); a pair of
 //     clusters with no measured pair gets the median of every measured inter-cluster pair;
@@ -32,12 +32,13 @@
 
 namespace hpf::steady {
 
+/// How measure_platform measures the ranks of a communicator.
 struct MeasureOptions {
   std::size_t unit_bytes = 8;    ///< bytes of a unit message (the series' value size)
   std::function<void()> compute; ///< one operation on a unit of data; empty: every speed is 1
   int repeats = 7;               ///< ping-pongs (and operator calls) per median
   int pairwise_max = 8;          ///< measure every pair up to this many ranks; cluster model above
-  double rho = 0.3;              ///< Lowekamp's tolerance (seed 003, Section 7 uses 30 %)
+  double rho = 0.3;              ///< Lowekamp's tolerance (Steffenel, Section 7 uses 30 %)
   double resolution = 8;         ///< the time unit is the smallest measured time / resolution
   int digits = 2;                ///< significant digits kept in every cost and task time
   int batch_units = 64;          ///< ranks 0 and 1 also ping-pong batch_units units, at most 1 MiB
@@ -46,7 +47,7 @@ struct MeasureOptions {
 
 /// What measure_platform measured, before it became a Platform (pure input of platform_from_costs).
 struct MeasuredCosts {
-  int ranks = 0;
+  int ranks = 0;                          ///< ranks of the communicator
   std::vector<std::pair<int, int>> pairs; ///< measured pairs (a < b)
   std::vector<double> seconds;            ///< one-way time of a unit message per measured pair
   std::vector<double> task_seconds;       ///< per rank: time of the operator (0: no operator)
@@ -62,7 +63,7 @@ struct MeasuredCosts {
 
 /// A measured platform and the time unit of its costs and speeds.
 struct MeasuredPlatform {
-  Platform platform;
+  Platform platform;         ///< one node per rank; edge costs and speeds in time units
   double time_unit = 0;      ///< seconds per time unit of the platform
   std::vector<int> clusters; ///< cluster of every rank (Lowekamp; all 0 when every pair was measured)
   int measured_pairs = 0;    ///< ping-pong pairs measured
@@ -76,7 +77,9 @@ struct MeasuredPlatform {
   [[nodiscard]] std::string to_json() const;
   /// Inverse of to_json; throws hpf::Error naming the field on malformed input.
   [[nodiscard]] static MeasuredPlatform from_json(std::string_view text);
+  /// Writes to_json() to `path`; throws hpf::Error naming the path on failure.
   void save(const std::string& path) const;
+  /// Reads a file written by save(); throws hpf::Error naming the path or the field.
   [[nodiscard]] static MeasuredPlatform load(const std::string& path);
 };
 

@@ -1,5 +1,5 @@
 // A series of K operations (scatters, gossips or reductions) run on a periodic steady-state schedule
-// (seed 000, Sections 3.4 and 4.3): initialisation, steady state and clean-up, in whole messages.
+// (Legrand et al., Sections 3.4 and 4.3): initialisation, steady state and clean-up, in whole messages.
 //
 // Planning is pure: plan_pipeline() replays the periodic schedule on message *counts* only, so every
 // rank knows beforehand how many messages each transfer carries in each period (no handshake, no
@@ -8,14 +8,14 @@
 // Execution model of one period (every rank follows it for the nodes it plays):
 //   1. computations: each tree's T_{k,l,m} tasks, at most w(T) per period each, on inputs that were
 //      available when the period began; their results become available at the end of the period, so
-//      that the computations overlap the period's transfers (the seed's model: a node computes, sends
+//      that the computations overlap the period's transfers (the paper's model: a node computes, sends
 //      and receives at the same time);
 //   2. the matchings in order; a transfer carries the messages waiting on its sender, at most its
-//      share of the period. A message split over matchings in the seed (Figure 3) is sent whole in
-//      the matching where its transfer ends, so per-period port totals are exactly the seed's.
+//      share of the period. A message split over matchings in the paper (Figure 3) is sent whole in
+//      the matching where its transfer ends, so per-period port totals are exactly the paper's.
 // Values wait in FIFO buffers, one per (tree, task output); leaves (v[i,i] on P_{r_i}, or the
 // source's messages) are produced on demand. A tree T carries time-stamps t in the order of the
-// seed's Section 4.3: within each period the first w(T_1) stamps go to T_1, the next w(T_2) to T_2...
+// the paper's Section 4.3: within each period the first w(T_1) stamps go to T_1, the next w(T_2) to T_2...
 // Because every task takes its inputs in FIFO order, both operands of a computation always carry
 // the same time-stamp (the executor checks it).
 #pragma once
@@ -28,13 +28,15 @@
 
 namespace hpf::steady {
 
+/// What run_pipeline executes: a periodic schedule in whole messages, with the initialisation and
+/// clean-up periods of K operations (Legrand et al., Sections 3.4 and 4.3).
 struct PipelinePlan {
-  SteadyOp op = SteadyOp::Scatter;
-  int node_count = 0;
-  std::int64_t operations = 0; ///< K
-  BigInt period;               ///< time units per period
-  Rational throughput;         ///< operations per time unit of the schedule (sum w(T) per group)
-  std::vector<WeightedTree> trees;
+  SteadyOp op = SteadyOp::Scatter;      ///< the collective
+  int node_count = 0;                   ///< platform nodes (one MPI rank each)
+  std::int64_t operations = 0;          ///< K
+  BigInt period;                        ///< time units per period
+  Rational throughput;                  ///< operations per time unit of the schedule (sum w(T) per group)
+  std::vector<WeightedTree> trees;      ///< the trees (routes) of the period
   std::vector<std::int64_t> tree_count; ///< operations per period carried by each tree
   int groups = 1;                       ///< delivered types (reduce 1; scatter/gossip one per type)
   std::vector<int> group_node;          ///< where group g is delivered
@@ -42,11 +44,15 @@ struct PipelinePlan {
 
   /// A transfer of a matching in whole messages per period.
   struct Transfer {
-    int tree = 0, task = 0, edge = 0, from = 0, to = 0;
-    std::int64_t per_period = 0;
+    int tree = 0;                ///< index into PipelinePlan::trees
+    int task = 0;                ///< the Send task of that tree
+    int edge = 0;                ///< platform edge
+    int from = 0;                ///< sending node
+    int to = 0;                  ///< receiving node
+    std::int64_t per_period = 0; ///< whole messages per period
   };
   std::vector<std::vector<Transfer>> steps; ///< one per matching, in period order
-  std::vector<Rational> step_duration;
+  std::vector<Rational> step_duration;      ///< time units of each step
   /// The period as the one hpf::Schedule (DESIGN.md): senders and receivers are platform nodes, one
   /// step per matching with one message per platform edge it uses (len = values of that edge in a
   /// full period, its transfers' per_period summed), the step's duration = the matching's, and
