@@ -83,6 +83,12 @@ zip_runs(const Cols& cols, const Args& args, const CyclicMap& m0, index_t l0, st
   return std::make_tuple((std::get<K>(cols) + halo_slot(m0, std::get<K>(args).w[0], l0))...);
 }
 
+/// Each array's run of the next local block: r + 2w slots further (r elements and two shadows).
+template <class Runs, class Args, std::size_t... K>
+auto zip_advance(const Runs& runs, const Args& args, index_t r, std::index_sequence<K...>) {
+  return std::make_tuple((std::get<K>(runs) + (r + 2 * std::get<K>(args).w[0]))...);
+}
+
 /// The innermost loop of forall: len elements of one run in every array, g[0] from g0 up.
 template <int N, class F, class Runs, std::size_t... K>
 void zip_block(F& f, Index<N>& g, index_t g0, index_t len, const Runs& runs, std::index_sequence<K...>) {
@@ -150,13 +156,19 @@ template <class F, class A0, class... As> void forall_zip(F& f, A0& a0, As&... a
       return z.data + off;
     };
     const auto columns_of = std::apply([&](const auto&... z) { return std::make_tuple(column(z)...); }, args);
-    const CyclicMap m0 = maps[0];
+    // Block by block along dimension 0, without a division: block b of an array of shadow width w
+    // starts at slot b (r + 2w) + w (halo_slot), and on a CYCLIC(r) map its global index grows by P r.
+    const CyclicMap& m0 = maps[0];
     const index_t e0 = own[0];
+    constexpr auto K = std::index_sequence_for<A0, As...>{};
+    auto runs = zip_runs(columns_of, args, m0, 0, K);
+    index_t g0 = m0.global(c[0], 0);
     for (index_t l0 = 0; l0 < e0; l0 += m0.r) {
-      const index_t g0 = m0.global(c[0], l0);
       const index_t len = e0 - l0 < m0.r ? e0 - l0 : m0.r;
-      constexpr auto K = std::index_sequence_for<A0, As...>{};
-      zip_block<N>(f, g, g0, len, zip_runs(columns_of, args, m0, l0, K), K);
+      zip_block<N>(f, g, g0, len, runs, K);
+      if (len < m0.r || l0 + m0.r >= e0) break;
+      runs = zip_advance(runs, args, m0.r, K);
+      g0 = m0.regular() ? g0 + static_cast<index_t>(m0.P) * m0.r : m0.global(c[0], l0 + m0.r);
     }
   });
 }
