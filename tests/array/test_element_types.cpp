@@ -146,6 +146,21 @@ TEST(ElementTypes, UserReductions) {
   }
 }
 
+TEST(ElementTypes, ReductionsCountEachElementOnceOnReplicatedLayouts) {
+  const int P = world_size();
+  const int p0 = P % 2 == 0 ? 2 : 1;
+  const auto grid = ProcessGrid::world({p0, P / p0});
+  const Layout<2> base({11, 6}, {Cyclic(2), Block()}, grid);
+  hpf::Alignment<1, 2> row;
+  row.dims[0] = {0, 1, 0};
+  DistArray<Z, 1> A("A", Layout<1>::aligned(base, row, {11}));
+  hpf::forall(A, [](const Index<1>& g, Z& a) { a = z_of(g[0]); });
+  Z ref{};
+  for (index_t g = 0; g < 11; ++g) ref += z_of(g);
+  EXPECT_EQ(hpf::sum(A), ref);
+  EXPECT_EQ(hpf::reduce(A, Z{}, [](Z x, Z y) { return x + y; }), ref);
+}
+
 TEST(ElementTypes, ReusableTargetsKeepTheirStorage) {
   const int P = world_size();
   const auto grid = ProcessGrid::world({P});

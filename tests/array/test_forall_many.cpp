@@ -120,6 +120,21 @@ TEST(ForallMany, SameMapCountsAsSameLayout) {
   triad<1>(L, K, L);
 }
 
+TEST(ForallMany, AlignedAndReplicatedLayouts) {
+  const int P = world_size();
+  const int p0 = P % 2 == 0 ? 2 : 1;
+  const auto grid = ProcessGrid::world({p0, P / p0});
+  const Layout<2> base({9, 8}, {Cyclic(2), Block()}, grid);
+  // ALIGN B(i, j) WITH A(i, j): another Layout object with the same maps.
+  const Layout<2> same = Layout<2>::aligned(base, hpf::Alignment<2, 2>::identity(), {9, 8});
+  triad<2>(base, same, base.with_shadow({1, 1}));
+  // A 1-D array aligned with the base's first dimension: replicated along grid dimension 1.
+  hpf::Alignment<1, 2> row;
+  row.dims[0] = {0, 1, 0};
+  const Layout<1> R = Layout<1>::aligned(base, row, {9});
+  triad<1>(R, R, Layout<1>::aligned(base, row, {9}));
+}
+
 TEST(ForallMany, MismatchedLayoutsThrowNamingTheArgument) {
   const int P = world_size();
   const auto grid = ProcessGrid::world({P});

@@ -97,6 +97,18 @@ TEST(ScatterCombine, SubgridShadowAndRounds) {
              limit);
 }
 
+TEST(ScatterCombine, ReplicatedArrayUpdatesEveryCopy) {
+  const int P = world_size();
+  const int p0 = P % 2 == 0 ? 2 : 1;
+  const auto grid = ProcessGrid::world({p0, P / p0});
+  const Layout<2> base({10, 6}, {Cyclic(3), Block()}, grid);
+  hpf::Alignment<1, 2> row;
+  row.dims[0] = {0, 1, 0};
+  // check_op reads every copy (forall runs on each).
+  check_op(Layout<1>::aligned(base, row, {10}), std::bit_xor<U>{}, 300);
+  check_op(Layout<1>::aligned(base, row, {10}), std::plus<U>{}, 301);
+}
+
 TEST(ScatterCombine, TwoDimensionalWithShadow) {
   const int P = world_size();
   const int p0 = P % 2 == 0 ? 2 : 1;

@@ -238,7 +238,7 @@ void scatter_combine_impl(DistArray<T, N>& A, std::size_t n, IndexAt&& index_at,
     if (rounds > 1) { // this round's slices, side by side
       pack.resize(static_cast<std::size_t>(ns));
       for (std::size_t q = 0; q < uP; ++q)
-        std::copy_n(send.begin() + first[q] + k * chunk, sc[q], pack.begin() + sd[q]);
+        if (sc[q] > 0) std::copy_n(send.begin() + first[q] + k * chunk, sc[q], pack.begin() + sd[q]);
       from = pack.data();
     }
     recv.resize(static_cast<std::size_t>(nr));
