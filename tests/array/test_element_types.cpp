@@ -173,8 +173,7 @@ TEST(ElementTypes, ReusableTargetsKeepTheirStorage) {
   for (index_t g = 0; g < n; ++g) ref.push_back(z_of(g));
   const auto check = [&](const DistArray<Z, 1>& X) {
     index_t wrong = 0;
-    hpf::forall(X, std::as_const(X),
-                [&](const Index<1>& g, const Z& x, const Z&) { wrong += x == z_of(g[0]) ? 0 : 1; });
+    hpf::forall(X, [&](const Index<1>& g, const Z& x) { wrong += x == z_of(g[0]) ? 0 : 1; });
     EXPECT_EQ(wrong, 0);
   };
 

@@ -188,6 +188,8 @@ template <class Refs, std::size_t... I> void forall_split(Refs refs, std::index_
 /// same value: a function of the global index and of replicated data). The iteration order is unspecified; f
 /// must not depend on it.
 template <class T, int N, class F> void forall(DistArray<T, N>& A, F f) { detail::forall_zip(f, A); }
+/// forall over a const array: f(Index<N> global_index, const T& element), to read.
+template <class T, int N, class F> void forall(const DistArray<T, N>& A, F f) { detail::forall_zip(f, A); }
 
 /// forall over several arrays at once: f(const Index<N>& g, T0& a0, T1& a1, ...) runs for every
 /// locally owned global index g with a reference to g's element in each array, in argument order
