@@ -48,6 +48,21 @@ template <int N, class IndexAt> std::size_t locate_updates(const Layout<N>& L, s
                                                            std::vector<index_t>& key) {
   pos.resize(n);
   key.resize(n);
+  // A 1-D CYCLIC(r) layout on a 1-D grid (the common case): the grid position is the coordinate, and
+  // owner and local index share their divisions.
+  if constexpr (N == 1) {
+    const CyclicMap& m = L.map(0);
+    if (m.regular() && L.grid().ndims() == 1 && !L.replicates_or_fixes()) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const index_t g = index_at(i)[0];
+        if (g < 0 || g >= m.n) return i;
+        const index_t q = g / m.r; // block
+        pos[i] = static_cast<int>(q % m.P);
+        key[i] = (q / m.P) * m.r + (g - q * m.r);
+      }
+      return n;
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Index<N> g = index_at(i);
     if (!L.in_bounds(g)) return i;
