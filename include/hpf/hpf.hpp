@@ -44,6 +44,7 @@
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>
 #include <hpf/array/realign.hpp>
+#include <hpf/array/scatter_combine.hpp>
 #include <hpf/array/section.hpp>
 #include <hpf/array/series.hpp>
 #include <hpf/array/shift.hpp>

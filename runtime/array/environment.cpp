@@ -41,6 +41,9 @@ void Environment::init(int* argc, char*** argv) {
   }
 }
 
+int Environment::rank() const { return comm_rank(MPI_COMM_WORLD); }
+int Environment::size() const { return comm_size(MPI_COMM_WORLD); }
+
 Environment::~Environment() {
   // Cached plans hold communicators and executors: release them while MPI is still running.
   clear_plan_cache();

@@ -9,6 +9,12 @@
 // Collective operations (say so in their first comment line) are called by every rank of the grid's
 // parent communicator, in or out of the grid; ranks outside the grid hold an empty local view.
 //
+// Reusable targets: redistribute() and hpf::redistribute() may give the array a new local block. To move
+// the elements into an existing array whose storage must stay put (local_data() unchanged, e.g. for
+// a plan of a local FFT library made on it), use DistArray::redistribute_into(src, dst) or
+// RedistributionPlan::execute(src, dst) (redist/plan.hpp); hpf::assign with a Permutation
+// (array/section.hpp) does the same for a transpose.
+//
 // Replicated and fixed layouts (ALIGN, docs/align.md): every copy holds its block (a process off a
 // fixed coordinate holds an empty one); forall runs on every copy, so it writes every copy; gather
 // reads the primary copy and scatter writes every copy; REDISTRIBUTE sends from the primary copy to

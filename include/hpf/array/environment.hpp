@@ -24,6 +24,11 @@ public:
   /// True when this object initialised Kokkos (and will finalise it).
   [[nodiscard]] bool initialized_kokkos() const noexcept { return m_kokkos; }
 
+  /// This process's rank in MPI_COMM_WORLD. Local.
+  [[nodiscard]] int rank() const;
+  /// The number of processes in MPI_COMM_WORLD (what ProcessGrid::world({env.size()}) takes). Local.
+  [[nodiscard]] int size() const;
+
 private:
   void init(int* argc, char*** argv);
   bool m_mpi = false;

@@ -182,6 +182,9 @@ template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, 
 /// Collective over the parent communicator of both grids: a new array laid out by `layout` with
 /// C(i_0, ..., i_{N-1}) = A(j) where j[perm[d]] = i_d, i.e. C's dimension d is A's dimension perm[d].
 /// Throws hpf::Error on every rank when layout's extent d differs from A's extent perm[d].
+/// It allocates C at every call: to transpose into an existing array, keeping its storage (its
+/// local_data(), e.g. for a plan of a local FFT library made on it), use
+/// assign(C, whole_section<N>(C.layout().extents()), A, whole_section<N>(A.layout().extents()), perm).
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 transpose(const DistArray<T, N>& A, const Layout<N>& layout, const Permutation<N>& perm) {
   const Section<N> sc = whole_section<N>(layout.extents());
