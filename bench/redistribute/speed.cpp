@@ -12,6 +12,8 @@
 //   - executor:       one RedistributionExecutor, kept, into a preallocated target (no allocation);
 //   - executor-packed: the same with every message packed (no MPI datatypes; see RedistOptions::
 //                     in_place_min_piece_bytes);
+//   - redistribute-first: A.redistribute(b) as the first call of a program: the plan cache, the pooled
+//                     blocks and buffers are emptied (untimed) before each call;
 //   - memcpy:         one memcpy of each rank's local block, every rank copying at once (the limit);
 //   - alltoallw:      MPI_Alltoallw with one MPI_Type_indexed per pair over the runs (MPI packs);
 //   - pdgemr2d:       ScaLAPACK: an M x 1 matrix, MB = r then s, NB = 1, one P x 1 BLACS context for
@@ -191,6 +193,21 @@ int main(int argc, char** argv) {
     auto& pp = pairs.own("executor-packed");
     methods.push_back(
         {"executor-packed", [&] { ex_packed.execute(pp.X, pp.Y); }, target_ok("executor-packed"), {}, {}});
+
+    // The first REDISTRIBUTE of a program: no plan cached, no executor, no pooled block or buffer (each
+    // released before the timed call), so the call plans, builds its executor and faults in a fresh target.
+    hpf::DistArray<double, 1> A1("A1", a);
+    hpf::forall(A1, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
+    methods.push_back({"redistribute-first",
+                       [&] { A1.redistribute(b); },
+                       [&] { return holds_global_index(A1.local_data(), b); },
+                       [&] {
+                         if (!(A1.layout() == a)) A1.redistribute(a);
+                         hpf::clear_plan_cache();
+                         hpf::detail::release_block_pool();
+                         hpf::detail::release_buffer_pool();
+                       },
+                       {}});
 
     // Checks (one call each, untimed; this is also the warm-up).
     bool ok = true;

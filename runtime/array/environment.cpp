@@ -33,11 +33,12 @@ void Environment::init(int* argc, char*** argv) {
   // duplicate of MPI_COMM_WORLD (each ProcessGrid on it) inherits it through the attribute.
   if (!has_machine_model(MPI_COMM_WORLD)) {
     const char* path = std::getenv("HPF_MACHINE_MODEL");
-    if (path != nullptr && *path != '\0') {
-      set_machine_model(MPI_COMM_WORLD, load_machine_model(path));
-    } else {
-      set_machine_model(MPI_COMM_WORLD, measure_machine_model(Comm::duplicate(MPI_COMM_WORLD)));
-    }
+    const MachineModel m = path != nullptr && *path != '\0'
+                               ? load_machine_model(path)
+                               : measure_machine_model(Comm::duplicate(MPI_COMM_WORLD));
+    set_machine_model(MPI_COMM_WORLD, m);
+    // A local threshold (the store instruction of the copy loops), from the model as well.
+    detail::stream_store_min_bytes() = m.shared_cache_bytes / 2;
   }
 }
 

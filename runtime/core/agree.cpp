@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,38 +63,21 @@ void set_argument_checks(bool on) noexcept {
   detail::argument_checks_flag().store(on, std::memory_order_relaxed);
 }
 
-void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
-                             std::span<const std::string_view> names, std::string_view local_problem) {
-  const auto spread = [&](bool any_failed) {
-    if (any_failed) detail::agree_on_error(comm, std::string(local_problem)); // throws on every rank
-  };
-  if (!argument_checks()) {
-    if (!local_problem.empty()) throw Error(std::string(local_problem));
-    return;
-  }
-  const std::uint64_t failed = local_problem.empty() ? 0 : 1;
-#ifdef NDEBUG
-  const std::uint64_t h = detail::hash_words(words);
-  std::uint64_t local[3] = {h, ~h, failed};
-  std::uint64_t global[3] = {0, 0, 0};
-  HPF_MPI_CHECK(MPI_Allreduce(local, global, 3, MPI_UINT64_T, MPI_MAX, comm));
-  spread(global[2] != 0);
-  if (global[0] == h && global[1] == ~h) return;
-  (void)names;
-  detail::fail(what, ": the ranks passed different arguments to a collective (hashes ", ~global[1], " to ",
-               global[0], "); every rank must pass the same");
-#else
-  // Debug: a full compare. The word count is agreed first (a cheap allreduce), so that every rank
-  // reduces buffers of the same length.
+namespace {
+
+// The full compare, on every rank together: the word count is agreed first (a cheap allreduce), so
+// that every rank reduces buffers of the same length; then the maximum of every word and of its
+// complement (the minimum) in one allreduce. Throws naming the first word that differs, by its name
+// from `names`, else by its index.
+[[noreturn]] void compare_words(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
+                                std::span<const std::string_view> names) {
   const long long n = static_cast<long long>(words.size());
-  long long counts[3] = {n, -n, static_cast<long long>(failed)};
-  long long cmax[3] = {0, 0, 0};
-  HPF_MPI_CHECK(MPI_Allreduce(counts, cmax, 3, MPI_LONG_LONG, MPI_MAX, comm));
-  spread(cmax[2] != 0);
+  long long counts[2] = {n, -n};
+  long long cmax[2] = {0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(counts, cmax, 2, MPI_LONG_LONG, MPI_MAX, comm));
   if (cmax[0] != -cmax[1])
     detail::fail(what, ": the ranks passed arguments of different lengths to a collective (", -cmax[1],
                  " to ", cmax[0], " words); every rank must pass the same");
-  // max over the ranks of w and of ~w gives the maximum and (as ~max(~w)) the minimum of every word.
   std::vector<std::int64_t> local(2 * words.size());
   for (std::size_t i = 0; i < words.size(); ++i) {
     local[i] = words[i];
@@ -111,7 +96,31 @@ void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<con
     detail::fail(what, ": the ranks passed different arguments to a collective: ", name, " ranges from ", lo,
                  " to ", hi, " over the ranks; every rank must pass the same");
   }
-#endif
+  // Equal words with unequal hashes cannot be: the hashes were of these words.
+  detail::fail(what, ": the ranks passed different arguments to a collective; every rank must pass the same");
+}
+
+} // namespace
+
+void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
+                             std::span<const std::string_view> names, std::string_view local_problem,
+                             const std::function<NamedWords()>& full_words) {
+  if (!argument_checks()) {
+    if (!local_problem.empty()) throw Error(std::string(local_problem));
+    return;
+  }
+  // One allreduce: the maximum of the hash and of its complement (so also its minimum) and of a
+  // failure flag. Only when they differ does the full compare run (every rank sees the same).
+  const std::uint64_t h = detail::hash_words(words);
+  std::uint64_t local[3] = {h, ~h, local_problem.empty() ? 0U : 1U};
+  std::uint64_t global[3] = {0, 0, 0};
+  HPF_MPI_CHECK(MPI_Allreduce(local, global, 3, MPI_UINT64_T, MPI_MAX, comm));
+  if (global[2] != 0) detail::agree_on_error(comm, std::string(local_problem)); // throws on every rank
+  if (global[0] == h && global[1] == ~h) return;
+  if (!full_words) compare_words(comm, what, words, names);
+  const NamedWords full = full_words();
+  const std::vector<std::string_view> views(full.names.begin(), full.names.end());
+  compare_words(comm, what, full.words, views);
 }
 
 } // namespace hpf

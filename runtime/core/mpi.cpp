@@ -107,30 +107,6 @@ Requests::~Requests() {
     MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE);
 }
 
-void Requests::cancel_receives() noexcept {
-  if (m_reqs.empty() || !detail::mpi_alive()) return;
-  for (MPI_Request& r : m_reqs) {
-    // A receive that has completed (maybe truncated: the caller is already failing) is only freed:
-    // Open MPI 4.1 never completes a truncated receive once it is cancelled. One still pending is
-    // cancelled, and completes locally (MPI 3.1 Sec. 3.8.4), or else was matched and completes with
-    // its sender's progress.
-    int done = 0;
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (done == 0 && r != MPI_REQUEST_NULL) {
-      MPI_Cancel(&r);
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
-    }
-  }
-  m_reqs.clear();
-}
-
-void Requests::release_sends() noexcept {
-  if (detail::mpi_alive())
-    for (MPI_Request& r : m_reqs)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-  m_reqs.clear();
-}
-
 void Requests::wait_all() {
   if (m_reqs.empty()) return;
   m_status.resize(m_reqs.size());
@@ -208,6 +184,7 @@ PersistentRequests& PersistentRequests::operator=(PersistentRequests&& other) no
   if (this != &other) {
     clear();
     m_reqs = std::exchange(other.m_reqs, {});
+    m_active = std::exchange(other.m_active, {});
   }
   return *this;
 }
@@ -220,80 +197,42 @@ std::size_t status_bytes(const MPI_Status& status) {
 }
 } // namespace
 
-void PersistentRequests::start_all() {
-  if (m_reqs.empty()) return;
-  if (std::find(m_reqs.begin(), m_reqs.end(), MPI_REQUEST_NULL) == m_reqs.end()) {
-    HPF_MPI_CHECK(MPI_Startall(static_cast<int>(m_reqs.size()), m_reqs.data()));
-    return;
-  }
-  for (MPI_Request& r : m_reqs) // MPI_Startall of a null request is erroneous: add_null()'s are skipped
-    if (r != MPI_REQUEST_NULL) HPF_MPI_CHECK(MPI_Start(&r));
-}
-
 void PersistentRequests::start(std::size_t i) {
-  if (m_reqs[i] != MPI_REQUEST_NULL) HPF_MPI_CHECK(MPI_Start(&m_reqs[i]));
+  HPF_MPI_CHECK(MPI_Start(&m_reqs[i]));
+  m_active[i] = 1;
 }
 
-void PersistentRequests::wait_all() {
-  if (!m_reqs.empty())
-    HPF_MPI_CHECK(MPI_Waitall(static_cast<int>(m_reqs.size()), m_reqs.data(), MPI_STATUSES_IGNORE));
-}
-
-bool PersistentRequests::test(std::size_t i, bool block, std::size_t* received) {
-  MPI_Status status;
-  int flag = 1;
-  if (block)
-    HPF_MPI_CHECK(MPI_Wait(&m_reqs[i], &status));
-  else
-    HPF_MPI_CHECK(MPI_Test(&m_reqs[i], &flag, &status));
-  if (flag != 0 && received != nullptr) *received = status_bytes(status);
-  return flag != 0;
-}
-
-bool PersistentRequests::test_all() {
-  if (m_reqs.empty()) return true;
-  int flag = 0;
-  HPF_MPI_CHECK(MPI_Testall(static_cast<int>(m_reqs.size()), m_reqs.data(), &flag, MPI_STATUSES_IGNORE));
-  return flag != 0;
-}
-
+// Only the started requests go to MPI_Waitsome: an inactive persistent request is to be ignored, but
+// passing only the active ones costs less and does not lean on every MPI (SimGrid SMPI among them)
+// getting that right. The handle of a persistent request does not change when it completes, so the
+// copies stand for the requests.
 std::span<const int> PersistentRequests::some(bool block, std::vector<std::size_t>* received) {
-  const int n = static_cast<int>(m_reqs.size());
-  m_indices.resize(m_reqs.size());
-  m_status.resize(m_reqs.size());
+  m_live.clear();
+  m_live_index.clear();
+  for (std::size_t i = 0; i < m_reqs.size(); ++i)
+    if (m_active[i] != 0) {
+      m_live.push_back(m_reqs[i]);
+      m_live_index.push_back(static_cast<int>(i));
+    }
+  m_indices.resize(m_live.size());
+  m_status.resize(m_live.size());
   int count = 0;
-  if (block)
-    HPF_MPI_CHECK(MPI_Waitsome(n, m_reqs.data(), &count, m_indices.data(), m_status.data()));
-  else
-    HPF_MPI_CHECK(MPI_Testsome(n, m_reqs.data(), &count, m_indices.data(), m_status.data()));
-  if (count == MPI_UNDEFINED) count = 0;
-  if (received != nullptr) {
-    received->resize(static_cast<std::size_t>(count));
-    for (int k = 0; k < count; ++k) (*received)[static_cast<std::size_t>(k)] = status_bytes(m_status[k]);
+  if (!m_live.empty()) {
+    const int n = static_cast<int>(m_live.size());
+    if (block)
+      HPF_MPI_CHECK(MPI_Waitsome(n, m_live.data(), &count, m_indices.data(), m_status.data()));
+    else
+      HPF_MPI_CHECK(MPI_Testsome(n, m_live.data(), &count, m_indices.data(), m_status.data()));
+    if (count == MPI_UNDEFINED) count = 0;
+  }
+  if (received != nullptr) received->resize(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const int i = m_live_index[static_cast<std::size_t>(m_indices[static_cast<std::size_t>(k)])];
+    m_active[static_cast<std::size_t>(i)] = 0;
+    m_indices[static_cast<std::size_t>(k)] = i;
+    if (received != nullptr) (*received)[static_cast<std::size_t>(k)] = status_bytes(m_status[k]);
   }
   return {m_indices.data(), static_cast<std::size_t>(count)};
-}
-
-void PersistentRequests::cancel_receives() noexcept {
-  if (detail::mpi_alive())
-    for (MPI_Request& r : m_reqs) {
-      if (r == MPI_REQUEST_NULL) continue;
-      // As Requests::cancel_receives: one that has completed is only completed (Open MPI 4.1 never
-      // completes a truncated receive once it is cancelled); one still pending is cancelled first.
-      int done = 0;
-      MPI_Request_get_status(r, &done, MPI_STATUS_IGNORE);
-      if (done == 0) MPI_Cancel(&r);
-      MPI_Wait(&r, MPI_STATUS_IGNORE); // returns at once for an inactive request
-      MPI_Request_free(&r);
-    }
-  m_reqs.clear();
-}
-
-void PersistentRequests::release_sends() noexcept {
-  if (detail::mpi_alive())
-    for (MPI_Request& r : m_reqs)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r); // an active send completes on its own
-  m_reqs.clear();
 }
 
 void PersistentRequests::clear() noexcept {
@@ -304,6 +243,7 @@ void PersistentRequests::clear() noexcept {
         MPI_Request_free(&r);
       }
   m_reqs.clear();
+  m_active.clear();
 }
 
 void isend_bytes(const Comm& comm, const void* data, std::size_t nbytes, int dest, int tag, Requests& reqs) {

@@ -15,7 +15,10 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 namespace hpf {
 
@@ -34,8 +37,11 @@ std::string to_json(const MachineModel& m) {
   nlohmann::json samples = nlohmann::json::array();
   for (const PLogPSample& s : m.plogp.samples())
     samples.push_back({{"m", s.m}, {"g", s.g}, {"os", s.os}, {"or", s.orr}});
-  const nlohmann::json j = {
-      {"alpha", m.alpha}, {"beta", m.beta}, {"plogp", {{"L", m.plogp.L()}, {"samples", samples}}}};
+  const nlohmann::json j = {{"alpha", m.alpha},
+                            {"beta", m.beta},
+                            {"plogp", {{"L", m.plogp.L()}, {"samples", samples}}},
+                            {"cache_bytes", m.cache_bytes},
+                            {"shared_cache_bytes", m.shared_cache_bytes}};
   return j.dump(2);
 }
 
@@ -78,6 +84,13 @@ MachineModel machine_model_from_json(std::string_view text) {
                        field(s, "or", "sample")});
   }
   m.plogp = PLogP(L, std::move(samples)); // checks increasing sizes
+  for (auto [name, out] :
+       {std::pair{"cache_bytes", &m.cache_bytes}, {"shared_cache_bytes", &m.shared_cache_bytes}}) {
+    if (!j.contains(name)) continue; // optional: the defaults of MachineModel
+    detail::require(j.at(name).is_number_unsigned() && j.at(name).get<std::size_t>() > 0,
+                    "machine model JSON: ", name, " must be a positive integer of bytes");
+    *out = j.at(name).get<std::size_t>();
+  }
   return m;
 }
 
@@ -200,6 +213,17 @@ MachineModel measure_machine_model(const Comm& comm) {
   }
   HPF_MPI_CHECK(MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm.get()));
   MachineModel m;
+  // The caches as the operating system reports them (0 or -1 where it does not: the defaults), the
+  // smallest over the ranks, so that every rank makes the same choices from them.
+  const auto sys = [](int name, std::size_t fallback) {
+    const long v = sysconf(name);
+    return v > 0 ? static_cast<unsigned long long>(v) : static_cast<unsigned long long>(fallback);
+  };
+  std::array<unsigned long long, 2> caches = {sys(_SC_LEVEL2_CACHE_SIZE, m.cache_bytes),
+                                              sys(_SC_LEVEL3_CACHE_SIZE, m.shared_cache_bytes)};
+  HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, caches.data(), 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm.get()));
+  m.cache_bytes = static_cast<std::size_t>(caches[0]);
+  m.shared_cache_bytes = static_cast<std::size_t>(caches[1]);
   m.alpha = v[0];
   m.beta = std::max(v[1], 1e-12);
   std::vector<PLogPSample> samples;
@@ -307,6 +331,12 @@ std::pair<double, double> detail::machine_alpha_beta(const Comm& comm) {
   }
   const MachineModel m = machine_model(comm);
   return {m.alpha, m.beta};
+}
+
+std::size_t detail::machine_cache_bytes(const Comm& comm) {
+  if (const void* attr = comm.is_null() ? nullptr : comm.attribute(model_keyval()))
+    return static_cast<const MachineModel*>(attr)->cache_bytes;
+  return machine_model(comm).cache_bytes;
 }
 
 } // namespace hpf

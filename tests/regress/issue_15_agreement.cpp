@@ -173,6 +173,11 @@ TEST(Issue15, RedistributeAgreementRefusesAndRecovers) {
           const Layout<1> bad({M}, {hpf::Cyclic(me == round % n ? good + 1 : good)}, grid);
           EXPECT_EQ(ranks_that_threw([&] { A.redistribute(bad, opt); }, kDiffers), n)
               << "strategy " << hpf::to_string(st) << " round " << round;
+          // The message names the argument that differs, in release builds too.
+          EXPECT_EQ(ranks_that_threw([&] { A.redistribute(bad, opt); }, "target.dists[0].block ranges from " +
+                                                                            std::to_string(good) + " to " +
+                                                                            std::to_string(good + 1)),
+                    n);
           // One rank asks for a different strategy only.
           hpf::RedistOptions other = opt;
           if (me == 0)

@@ -38,7 +38,7 @@ TEST(SmallDevShm, RedistributeOf128MB) {
   const auto grid = ProcessGrid::world({world_size()});
   DistArray<double, 1> A("A", Layout<1>({kElements}, {hpf::Cyclic(3)}, grid));
   hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = static_cast<double>(g[0]); });
-  for (const hpf::Distribution d : {hpf::Cyclic(5), hpf::Block(), hpf::Cyclic(3)}) {
+  for (const hpf::Distribution& d : {hpf::Cyclic(5), hpf::Block(), hpf::Cyclic(3)}) {
     A.redistribute(Layout<1>({kElements}, {d}, grid));
     EXPECT_EQ(wrong(A, [](const hpf::Index<1>& g) { return static_cast<double>(g[0]); }), 0);
   }
@@ -48,7 +48,7 @@ TEST(SmallDevShm, TransposeAndSectionOf128MB) {
   const int n = world_size();
   const index_t rows = 4096;
   const index_t cols = kElements / rows;
-  const auto grid = ProcessGrid::world({n, 1});
+  const auto grid = ProcessGrid::world({n});
   const Layout<2> a({rows, cols}, {hpf::Block(), hpf::Collapsed()}, grid);
   DistArray<double, 2> A("A", a);
   const auto value = [cols](index_t i, index_t j) { return static_cast<double>(i * cols + j); };

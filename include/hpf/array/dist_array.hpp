@@ -64,11 +64,14 @@ template <class T> struct ViewData<T, 4> { using type = T****; };
 struct Uninitialized {};
 } // namespace detail
 
+/// An N-dimensional array of T distributed by a Layout<N> (see the header comment).
 template <class T, int N> class DistArray {
   static_assert(std::is_trivially_copyable_v<T>, "hpf::DistArray<T, N>: T must be trivially copyable");
 
 public:
+  /// The element type.
   using value_type = T;
+  /// The local storage: a Kokkos::View in Fortran order (LayoutLeft) in host memory.
   using view_type =
       Kokkos::View<typename detail::ViewData<T, N>::type, Kokkos::LayoutLeft, Kokkos::HostSpace>;
 
@@ -84,7 +87,9 @@ public:
     allocate(false);
   }
 
+  /// The name given to the constructor (in error messages and as the Kokkos label).
   [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+  /// The layout the array is distributed by.
   [[nodiscard]] const Layout<N>& layout() const noexcept { return m_layout; }
   /// The local storage: the owned block, plus its shadow when the layout has one.
   [[nodiscard]] const view_type& local_view() const noexcept { return m_view; }
@@ -124,8 +129,11 @@ public:
   /// hpf::Error for an index that is neither owned nor in the shadow, and for a shadow read before
   /// the first update (or after redistribute(), which leaves the shadow stale).
   [[nodiscard]] T shadow(const Index<N>& g) const { return m_view.data()[shadow_offset(g)]; }
+  /// The owned element at global index g, read-only. Throws as the non-const operator[].
   [[nodiscard]] const T& operator[](const Index<N>& g) const { return m_view.data()[checked_offset(g)]; }
+  /// A copy of the owned element at global index g. Throws as operator[].
   [[nodiscard]] T get(const Index<N>& g) const { return (*this)[g]; }
+  /// Writes `value` to the owned element at global index g. Throws as operator[].
   void set(const Index<N>& g, const T& value) { (*this)[g] = value; }
 
   /// Sets every local element (and shadow slot) to `value`. Not collective.
@@ -190,7 +198,7 @@ public:
   /// maps, layout/halo.hpp) is cached with the layout; target's shadow is stale afterwards.
   /// When `boundary` is given, every element of target is set to it first (EOSHIFT's boundary), after
   /// the checks. Throws hpf::Error on every rank unless every rank passed the same layouts, dim and
-  /// shift (issue 15).
+  /// shift.
   void shift_into(DistArray& target, int dim, index_t s, bool circular, const T* boundary = nullptr) const {
     const char* what = circular ? "cshift" : "eoshift";
     {
@@ -232,7 +240,7 @@ public:
   /// Collective over the grid's parent communicator: the whole array on `root` (a rank of the parent
   /// communicator) in global Fortran order; an empty vector elsewhere.
   [[nodiscard]] std::vector<T> gather(int root) const {
-    check_same_layout_and_root(m_layout, root, "DistArray::gather"); // same on every rank (issue 15)
+    check_same_layout_and_root(m_layout, root, "DistArray::gather"); // same on every rank
     check_root(root, "gather");
     const ProcessGrid& grid = m_layout.grid();
     const bool is_root = grid.parent_rank() == root;
@@ -255,7 +263,7 @@ public:
   /// Fortran order, significant on `root` only) into the local blocks. Throws hpf::Error on every rank
   /// if the root's data does not hold exactly global_size() elements.
   void scatter(int root, const std::vector<T>& data) {
-    check_same_layout_and_root(m_layout, root, "DistArray::scatter"); // same on every rank (issue 15)
+    check_same_layout_and_root(m_layout, root, "DistArray::scatter"); // same on every rank
     check_root(root, "scatter");
     const ProcessGrid& grid = m_layout.grid();
     const bool is_root = grid.parent_rank() == root;
@@ -385,6 +393,7 @@ public:
   /// neighbour exchange), with pack/unpack callbacks that walk the boxes. Built once per plan.
   class HaloRun {
   public:
+    /// Builds the exchange of `plan` among the ranks of `layout`'s grid, with message tag `tag`. Local.
     HaloRun(const Layout<N>& layout, std::shared_ptr<const HaloPlan<N>> plan, int tag)
         : m_plan(std::move(plan)), m_ex(make_exchange(layout, *m_plan, tag)) {
       const ProcessGrid& grid = layout.grid();
@@ -393,7 +402,9 @@ public:
       for (const Transfer& t : m_ex.plan().recvs)
         m_recv_boxes.push_back(&find(m_plan->recvs, grid.position_of_rank(t.peer)));
     }
+    /// The halo plan this run executes.
     [[nodiscard]] const HaloPlan<N>& plan() const noexcept { return *m_plan; }
+    /// The same plan, shared (tells whether this run is the one for a given cached plan).
     [[nodiscard]] const std::shared_ptr<const HaloPlan<N>>& plan_ptr() const noexcept { return m_plan; }
     /// Starts moving the boxes from `from`'s storage to `to`'s (the local boxes are copied here).
     void post(const view_type& from, const view_type& to) {
@@ -424,6 +435,7 @@ public:
                    b.len[0]);
         });
     }
+    /// Completes the exchange started by post().
     void wait() { m_ex.wait(); }
     /// Allocates the message buffers now (Exchange::reserve).
     void reserve() { m_ex.reserve(); }
@@ -513,8 +525,8 @@ public:
   /// Grid coordinate of the calling rank along each array dimension (0 when collapsed or outside).
   [[nodiscard]] const std::array<int, N>& my_dim_coords() const noexcept { return m_coords; }
 
-  /// Bytes of metadata this array keeps besides its elements: independent of the extents (issue 10:
-  /// no per-element tables; global indices come from the layout's CyclicMap). Cached halo plans and
+  /// Bytes of metadata this array keeps besides its elements: independent of the extents (no
+  /// per-element tables; global indices come from the layout's CyclicMap). Cached halo plans and
   /// their buffers belong to the layout and the exchange, not counted here.
   [[nodiscard]] std::size_t metadata_bytes() const noexcept { return sizeof(*this) + m_label.capacity(); }
 
@@ -641,7 +653,7 @@ private:
   /// that an earlier REDISTRIBUTE released when the pool has one.
   static view_type make_block(const std::string& label, bool shadow, const Index<N>& e, bool init) {
     // The local storage's size is checked, and a failed allocation is an hpf::Error naming the array,
-    // not Kokkos' std::runtime_error (issue 15, finding 8).
+    // not Kokkos' std::runtime_error.
     index_t bytes = static_cast<index_t>(sizeof(T));
     for (int d = 0; d < N; ++d)
       bytes = detail::checked_mul(bytes, e[static_cast<std::size_t>(d)], "DistArray '", label,

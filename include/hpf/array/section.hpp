@@ -113,21 +113,25 @@ template <class T, int N>
 void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src,
                            const Section<N>& sa, const std::optional<Permutation<N>>& perm,
                            const SectionOptions& opt, const char* what, std::string_view local_problem = {}) {
-  AgreementWords w;
-  w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
-  add_layout_words(w, dst, "target.");
-  add_section_words<N>(w, sb, "target section");
-  add_layout_words(w, src, "source.");
-  add_section_words<N>(w, sa, "source section");
-  w.add(perm ? 1 : 0, [] { return std::string("has a permutation"); });
-  if (perm) {
-    for (int d = 0; d < N; ++d)
-      w.add((*perm)[static_cast<std::size_t>(d)], [&] { return "perm[" + std::to_string(d) + "]"; });
-  }
-  w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
-  w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
-  w.add(opt.tag, [] { return std::string("options.tag"); });
-  w.check(dst.grid().comm().get(), what, local_problem);
+  const auto build = [&](bool named) {
+    AgreementWords w;
+    w.named = w.named || named;
+    w.add(static_cast<std::int64_t>(sizeof(T)), [] { return std::string("sizeof(T)"); });
+    add_layout_words(w, dst, "target.");
+    add_section_words<N>(w, sb, "target section");
+    add_layout_words(w, src, "source.");
+    add_section_words<N>(w, sa, "source section");
+    w.add(perm ? 1 : 0, [] { return std::string("has a permutation"); });
+    if (perm) {
+      for (int d = 0; d < N; ++d)
+        w.add((*perm)[static_cast<std::size_t>(d)], [&] { return "perm[" + std::to_string(d) + "]"; });
+    }
+    w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
+    w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
+    w.add(opt.tag, [] { return std::string("options.tag"); });
+    return w;
+  };
+  build(false).check(dst.grid().comm().get(), what, local_problem, [&] { return build(true); });
 }
 
 /// The options of hpf::assign and hpf::transpose, which take none: SectionOptions' defaults, run all at

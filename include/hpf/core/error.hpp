@@ -15,6 +15,7 @@ namespace hpf {
 /// The one exception type of hpfrt.
 class Error : public std::runtime_error {
 public:
+  /// An error whose message is `what` (detail::fail appends the rank).
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 

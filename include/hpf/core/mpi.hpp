@@ -9,7 +9,7 @@
 //   bytes, so no count is ever narrowed to int with wrap-around.
 // - Agreement (runtime/core/agree.cpp): detail::agree_on_error makes a check that failed on some ranks
 //   fail on all of them; check_same_on_all_ranks checks that every rank passed the same arguments to
-//   a collective (issue 15), both at the cost of one small allreduce when nothing is wrong.
+//   a collective, both at the cost of one small allreduce when nothing is wrong.
 #pragma once
 
 #include <hpf/core/error.hpp>
@@ -21,6 +21,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,9 +58,13 @@ public:
   /// Takes ownership of an existing handle (MPI_COMM_NULL gives an empty Comm).
   static Comm adopt(MPI_Comm owned);
 
+  /// The handle (MPI_COMM_NULL for an empty Comm); the Comm keeps ownership.
   [[nodiscard]] MPI_Comm get() const noexcept { return m_shared ? m_shared->handle : MPI_COMM_NULL; }
+  /// True for an empty Comm.
   [[nodiscard]] bool is_null() const noexcept { return get() == MPI_COMM_NULL; }
+  /// Rank of the calling process (MPI_Comm_rank). Local. Throws hpf::Error for an empty Comm.
   [[nodiscard]] int rank() const;
+  /// Number of processes (MPI_Comm_size). Local. Throws hpf::Error for an empty Comm.
   [[nodiscard]] int size() const;
 
   /// The value of the attribute `keyval` on this communicator, or nullptr when it has none
@@ -96,10 +101,13 @@ public:
   Requests() = default;
   Requests(const Requests&) = delete;
   Requests& operator=(const Requests&) = delete;
+  /// Takes over the requests of the list moved from, which is left empty.
   Requests(Requests&&) noexcept = default;
+  /// Completes this list's pending requests, then takes over `other`'s; `other` is left empty.
   Requests& operator=(Requests&& other) noexcept;
   ~Requests();
 
+  /// A slot for a nonblocking call (MPI_Isend, MPI_Irecv) to fill; its index counts from 0.
   MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
   /// Blocks until every request has completed; the list is emptied.
   void wait_all();
@@ -119,13 +127,9 @@ public:
   [[nodiscard]] bool done(std::size_t i) const { return m_reqs.at(i) == MPI_REQUEST_NULL; }
   /// Forgets every request; all must have completed. Throws hpf::Error otherwise.
   void clear();
-  /// Takes back pending receives: cancels each and completes it (a cancelled receive completes
-  /// locally, MPI 3.1 Sec. 3.8.4), so that MPI no longer writes to their buffers. Never throws.
-  void cancel_receives() noexcept;
-  /// Gives up pending sends without waiting for them (MPI_Request_free; a send never matched stays
-  /// with MPI). For an exchange abandoned on a communicator about to be freed. Never throws.
-  void release_sends() noexcept;
+  /// True when the list holds no request.
   [[nodiscard]] bool empty() const noexcept { return m_reqs.empty(); }
+  /// Number of requests in the list, completed slots included.
   [[nodiscard]] std::size_t size() const noexcept { return m_reqs.size(); }
   /// After wait_all(), or a test() that returned true: the bytes request i (a receive of MPI_BYTE)
   /// brought, i counting from 0 in the order of add() since the list was last emptied.
@@ -145,41 +149,33 @@ public:
   PersistentRequests() = default;
   PersistentRequests(const PersistentRequests&) = delete;
   PersistentRequests& operator=(const PersistentRequests&) = delete;
-  PersistentRequests(PersistentRequests&& other) noexcept : m_reqs(std::exchange(other.m_reqs, {})) {}
+  /// Takes over `other`'s requests; `other` is left empty.
+  PersistentRequests(PersistentRequests&& other) noexcept
+      : m_reqs(std::exchange(other.m_reqs, {})), m_active(std::exchange(other.m_active, {})) {}
+  /// Frees this object's requests (as clear()), then takes over `other`'s; `other` is left empty.
   PersistentRequests& operator=(PersistentRequests&& other) noexcept;
   ~PersistentRequests() { clear(); }
 
   /// A slot for MPI_Send_init / MPI_Recv_init to fill.
-  MPI_Request* add() { return &m_reqs.emplace_back(MPI_REQUEST_NULL); }
-  /// A slot that stays MPI_REQUEST_NULL: a message that MPI does not carry keeps its index (start and
-  /// start_all skip it; the completions ignore it).
-  void add_null() { m_reqs.emplace_back(MPI_REQUEST_NULL); }
-  /// Starts every request but the null ones (MPI_Startall); each must be inactive.
-  void start_all();
-  /// Starts request i (MPI_Start); nothing for a null one.
+  MPI_Request* add() {
+    m_active.push_back(0);
+    return &m_reqs.emplace_back(MPI_REQUEST_NULL);
+  }
+  /// Starts request i (MPI_Start); it must be inactive.
   void start(std::size_t i);
-  /// Blocks until every request started is complete (they stay, inactive).
-  void wait_all();
-  /// Whether request i is complete (MPI_Test; with `block`, MPI_Wait: true). `received` gets the
-  /// bytes a receive of MPI_BYTE brought (SIZE_MAX when MPI cannot count them).
-  bool test(std::size_t i, bool block, std::size_t* received = nullptr);
-  /// True when every request started is complete; never blocks.
-  [[nodiscard]] bool test_all();
-  /// Blocks until at least one active receive or send completes (MPI_Waitsome; with `block` false,
-  /// MPI_Testsome) and returns the indices that did (empty: none yet, or none active). `received`
-  /// gets, per index, the bytes a receive of MPI_BYTE brought (SIZE_MAX when MPI cannot count them).
+  /// Blocks until at least one started request completes (MPI_Waitsome; with `block` false,
+  /// MPI_Testsome) and returns the indices that did (empty: none yet, or none active). Only the started
+  /// requests are passed to MPI. `received` gets, per index, the bytes a receive of MPI_BYTE brought
+  /// (SIZE_MAX when MPI cannot count them).
   std::span<const int> some(bool block, std::vector<std::size_t>* received = nullptr);
-  /// Takes back active receives (each cancelled and completed, as Requests::cancel_receives) and
-  /// frees every request. Never throws.
-  void cancel_receives() noexcept;
-  /// Gives up active sends without waiting for them (MPI_Request_free; as Requests::release_sends)
-  /// and frees every request. Never throws.
-  void release_sends() noexcept;
   /// Frees every request, waiting first for any still active. Never throws.
   void clear() noexcept;
 
 private:
   std::vector<MPI_Request> m_reqs;
+  std::vector<char> m_active;       // per request: started and not yet seen complete
+  std::vector<MPI_Request> m_live;  // of the last some(): the active requests' handles
+  std::vector<int> m_live_index;    // ... and their indices in m_reqs
   std::vector<MPI_Status> m_status; // of the last some()
   std::vector<int> m_indices;       // of the last some()
 };
@@ -192,7 +188,9 @@ public:
   explicit Datatype(MPI_Datatype owned) noexcept : m_type(owned) {}
   Datatype(const Datatype&) = delete;
   Datatype& operator=(const Datatype&) = delete;
+  /// Takes over `other`'s handle; `other` is left empty.
   Datatype(Datatype&& other) noexcept : m_type(other.release()) {}
+  /// Frees this handle (reset()), then takes over `other`'s; `other` is left empty.
   Datatype& operator=(Datatype&& other) noexcept {
     if (this != &other) {
       reset();
@@ -202,7 +200,9 @@ public:
   }
   ~Datatype() { reset(); }
 
+  /// The handle (MPI_DATATYPE_NULL when empty); the Datatype keeps ownership.
   [[nodiscard]] MPI_Datatype get() const noexcept { return m_type; }
+  /// True when no datatype is owned.
   [[nodiscard]] bool is_null() const noexcept { return m_type == MPI_DATATYPE_NULL; }
   /// Gives up ownership: the caller frees the handle.
   [[nodiscard]] MPI_Datatype release() noexcept {
@@ -317,20 +317,28 @@ private:
 
 } // namespace detail
 
+/// A collective's arguments as integers with a name each, for messages (check_same_on_all_ranks).
+struct NamedWords {
+  std::vector<std::int64_t> words; ///< the arguments, flattened
+  std::vector<std::string> names;  ///< one per word (or none)
+};
+
 /// Collective over `comm`: checks that every rank passed the same `words` (a collective's arguments
 /// flattened to integers: extents, block sizes, grid ranks and shape, a root...) and throws the same
-/// hpf::Error on every rank otherwise, naming `what`. Release builds compare a 64-bit hash of the
-/// words (one MPI_Allreduce of two 64-bit words: max of h and of ~h gives max and min of h); debug
-/// builds (no NDEBUG) compare every word and name the first that differs with its minimum and
-/// maximum over the ranks (one MPI_Allreduce of 2 * size words). `names`, when given, names the
-/// words in messages (one name per word). A non-empty `local_problem` is this rank's own failure before
-/// the collective (an allocation, a plan): it travels in the same allreduce, and when any rank has
-/// one, every rank throws the problem of the lowest such rank (as agree_on_error, which then runs),
+/// hpf::Error on every rank otherwise, naming `what`. One MPI_Allreduce of three 64-bit words (the
+/// maximum of a hash of the words and of its complement, and a failure flag) when the ranks agree;
+/// when they do not, a full compare (on the error path only) names the first word that differs, with
+/// its minimum and maximum over the ranks: the words and names of `full_words()` when given (`words`
+/// may then be a digest of them, such as cached hashes), else `words` with `names` (one per word, or
+/// none: named by index). A non-empty `local_problem` is this rank's own failure before the
+/// collective (an allocation, a plan): it travels in the same allreduce, and when any rank has one,
+/// every rank throws the problem of the lowest such rank (as agree_on_error, which then runs),
 /// before the arguments are compared. With argument checks off (argument_checks()), nothing is
 /// compared and no MPI call is made: a `local_problem` is thrown on this rank only.
 void check_same_on_all_ranks(MPI_Comm comm, std::string_view what, std::span<const std::int64_t> words,
                              std::span<const std::string_view> names = {},
-                             std::string_view local_problem = {});
+                             std::string_view local_problem = {},
+                             const std::function<NamedWords()>& full_words = {});
 
 /// Whether check_same_on_all_ranks compares arguments: true unless the environment variable
 /// HPF_CHECK_ARGUMENTS is 0 (read once) or set_argument_checks(false) was called. Every rank must see

@@ -22,7 +22,9 @@
 
 namespace hpf {
 
+/// The K names of the values of enum E, from which to_string and parse are made (see the header comment).
 template <class E, std::size_t K> struct NameTable {
+  /// (value, name) pairs: a value's first entry is its name, later ones are aliases.
   std::array<std::pair<E, std::string_view>, K> entries;
 
   /// The name of `e`. Throws hpf::Error for a value outside the table (e.g. a cast integer).

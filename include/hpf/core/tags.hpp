@@ -6,9 +6,13 @@
 
 namespace hpf::tags {
 
+/// A range of message tags, [base, base + width).
 struct Range {
+  /// First tag of the range.
   int base;
+  /// Number of tags in the range.
   int width;
+  /// Whether `tag` lies in [base, base + width).
   [[nodiscard]] constexpr bool contains(int tag) const noexcept { return tag >= base && tag < base + width; }
 };
 

@@ -102,16 +102,23 @@ private:
 
 /// One message of the calling rank: peer rank in the exchange's communicator, bytes, schedule step.
 struct Transfer {
+  /// Peer rank in the exchange's communicator.
   int peer = 0;
+  /// Bytes of the message.
   std::size_t bytes = 0;
+  /// Schedule step.
   int step = 0;
 };
 
 /// The calling rank's part of an exchange: sends and receives, each sorted by step.
 struct ExchangePlan {
+  /// Messages this rank sends, sorted by step.
   std::vector<Transfer> sends;
+  /// Messages this rank receives, sorted by step.
   std::vector<Transfer> recvs;
+  /// Total bytes of the sends.
   [[nodiscard]] std::size_t send_bytes() const noexcept;
+  /// Total bytes of the receives.
   [[nodiscard]] std::size_t recv_bytes() const noexcept;
 };
 
@@ -153,6 +160,7 @@ public:
   /// addresses inside it).
   // NOLINTNEXTLINE(bugprone-exception-escape): refuses by design (PendingFlag)
   Exchange(Exchange&&) = default;
+  /// Moves an idle exchange (see the move constructor).
   // NOLINTNEXTLINE(bugprone-exception-escape): refuses by design (PendingFlag)
   Exchange& operator=(Exchange&&) = default;
   ~Exchange() = default;
@@ -196,6 +204,7 @@ public:
   void set_in_place(std::vector<MPI_Datatype> send_types, std::vector<MPI_Datatype> recv_types);
   /// Sends / receives that move in place (set_in_place; none in Alltoallv mode).
   [[nodiscard]] std::size_t in_place_sends() const noexcept;
+  /// Receives that move in place (set_in_place; none in Alltoallv mode).
   [[nodiscard]] std::size_t in_place_recvs() const noexcept;
   /// Allocates the message buffers now instead of in the first post(), so that a caller can learn of
   /// a failure before any message goes out (and tell the other ranks: DistArray::redistribute folds
@@ -205,8 +214,11 @@ public:
   /// w = 1 a transfer overlaps the combination of the previous input (Canon and Antoniu, Sec. 3.1).
   void set_receive_window(std::size_t w) noexcept { m_window = w; }
 
+  /// True between post() and the wait() (or the test() that returned true) that completes it.
   [[nodiscard]] bool posted() const noexcept { return m_posted; }
+  /// The calling rank's part of the exchange, as given to the constructor.
   [[nodiscard]] const ExchangePlan& plan() const noexcept { return m_plan; }
+  /// The mode given to the constructor.
   [[nodiscard]] ExecMode mode() const noexcept { return m_mode; }
   /// How many times this exchange made a message's persistent request (a diagnostic: the first post()
   /// makes one per MPI message; later ones only for in-place messages whose base address changed).
@@ -299,8 +311,8 @@ private:
   std::size_t m_window = 0;
   std::size_t m_arrived = 0;     // receives complete (not yet necessarily unpacked)
   std::size_t m_send_prefix = 0; // sends before this index are complete
-  // Alltoallv: counts and displacements, set up by the first post(), or the fallback to AllAtOnce
-  // (agreed by every rank) when any count or displacement would not fit an int.
+  // Alltoallv: counts and displacements, computed by the first post(), and the fallback to AllAtOnce
+  // (agreed by every rank in every post) when any count or displacement would not fit an int.
   bool m_a2a_ready = false;
   bool m_fallback = false;
   std::vector<int> m_sc, m_sd, m_rc, m_rd;

@@ -1,5 +1,5 @@
-// The parameterized LogP model (pLogP, Kielmann et al.) that seed 003 (Steffenel, "Adaptive
-// collective communications on heterogeneous hierarchical networks", INRIA RR-6036) uses for every
+// The parameterized LogP model (pLogP, Kielmann et al.) that Steffenel ("Adaptive collective
+// communications on heterogeneous hierarchical networks", INRIA RR-6036) uses for every
 // prediction: L is the end-to-end latency, g(m) the gap of an m-byte message (the minimum time between
 // two consecutive sends or receives of that size), os(m) / or(m) the send / receive overheads.
 //
@@ -17,10 +17,12 @@ namespace hpf {
 
 /// pLogP values measured for one message size (bytes).
 struct PLogPSample {
+  /// Message size in bytes.
   std::size_t m = 0;
   double g = 0;   ///< gap g(m)
   double os = 0;  ///< send overhead os(m)
   double orr = 0; ///< receive overhead or(m) ("or" is a C++ keyword)
+  /// Member-wise equality.
   friend bool operator==(const PLogPSample&, const PLogPSample&) = default;
 };
 
@@ -33,12 +35,18 @@ public:
   /// g(m) = g0 + G m (os = or = 0): the linear model used by the simulations and the CLI.
   static PLogP linear(double L, double g0, double G);
 
+  /// End-to-end latency L.
   [[nodiscard]] double L() const noexcept { return m_L; }
+  /// Gap g(m) of an m-byte message, interpolated between the samples (see the header comment).
   [[nodiscard]] double g(std::size_t m) const;
+  /// Send overhead os(m), interpolated likewise.
   [[nodiscard]] double os(std::size_t m) const;
+  /// Receive overhead or(m), interpolated likewise.
   [[nodiscard]] double orr(std::size_t m) const;
+  /// The measured samples, by increasing size.
   [[nodiscard]] const std::vector<PLogPSample>& samples() const noexcept { return m_samples; }
 
+  /// Member-wise equality.
   friend bool operator==(const PLogP&, const PLogP&) = default;
 
 private:

@@ -1,5 +1,5 @@
-// Inspector/executor plans for index-array gathers and scatters (PARTI style, seed 001 §1), the
-// layout-free half. The DistArray faces hpf::GatherPlan<T, N> / hpf::ScatterPlan<T, N> are in
+// Inspector/executor plans for index-array gathers and scatters (PARTI style; Wang and Ranka, Sec. 1),
+// the layout-free half. The DistArray faces hpf::GatherPlan<T, N> / hpf::ScatterPlan<T, N> are in
 // array/irregular.hpp; they locate each global index (owner rank, local offset) and hand it here:
 //
 //   hpf::IrregularPlan<T, Gather>   y(i) = local_of(owner(i))[offset(i)]   duplicates, any order
@@ -104,8 +104,7 @@ public:
                     " elements; expected one per index, ", P.num_positions);
     const auto me = static_cast<std::size_t>(P.rank);
     for (const auto& [pos, slot] : P.fill[me]) y[pos] = local[P.requested[me][slot]];
-    Exchange ex(P.comm, m_xplan, P.mode, P.tag);
-    ex.execute(
+    exchange().execute(
         [&](std::size_t i, std::byte* buf) {
           const auto& offs = P.served[static_cast<std::size_t>(m_xplan.sends[i].peer)];
           for (std::size_t j = 0; j < offs.size(); ++j)
@@ -138,8 +137,7 @@ public:
     };
     std::vector<std::vector<T>> incoming(static_cast<std::size_t>(P.size));
     std::vector<T> tmp;
-    Exchange ex(P.comm, m_xplan, P.mode, P.tag);
-    ex.execute(
+    exchange().execute(
         [&](std::size_t i, std::byte* buf) {
           combine(static_cast<std::size_t>(m_xplan.sends[i].peer), tmp);
           if (!tmp.empty()) std::memcpy(buf, tmp.data(), tmp.size() * sizeof(T));
@@ -166,11 +164,24 @@ public:
   /// The data schedule: owner -> requester for a gather (the transpose of com()), requester -> owner
   /// for a scatter (on com()).
   [[nodiscard]] const Schedule& schedule() const noexcept { return m_pattern->schedule; }
+  /// The executor mode: IrregularOptions::mode, or the default of its schedule algorithm.
   [[nodiscard]] ExecMode mode() const noexcept { return m_pattern->mode; }
 
 private:
+  // The plan's executor, built on first use and reused by every execution (its buffers and persistent
+  // requests with it), as every other engine keeps its own; shared by copies of the plan, which run
+  // one at a time like the plan itself.
+  Exchange& exchange() const {
+    if (!m_exchange) {
+      const detail::IrregularPattern& P = *m_pattern;
+      m_exchange = std::make_shared<Exchange>(P.comm, m_xplan, P.mode, P.tag);
+    }
+    return *m_exchange;
+  }
+
   std::shared_ptr<const detail::IrregularPattern> m_pattern;
   ExchangePlan m_xplan;
+  mutable std::shared_ptr<Exchange> m_exchange;
 };
 
 } // namespace hpf

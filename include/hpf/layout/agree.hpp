@@ -6,6 +6,7 @@
 #include <hpf/layout/layout.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,26 +14,40 @@
 
 namespace hpf {
 
-/// A collective's arguments as integers, each with a name for messages. Names are built only in
-/// debug builds (they appear only in the debug path's messages): `name` is a callable returning it.
+/// A collective's arguments as integers, each with a name for messages. Names are built only when
+/// `named` is set (debug builds, or the error path's rebuild: check()): `name` is a callable
+/// returning it, so that a check that passes builds no string.
 struct AgreementWords {
-  std::vector<std::int64_t> words; ///< the arguments, in a fixed order
-  std::vector<std::string> names;  ///< debug builds: the name of each word
+  /// The arguments, flattened to integers.
+  std::vector<std::int64_t> words;
+  /// One name per word when `named`, else none.
+  std::vector<std::string> names;
+#ifndef NDEBUG
+  /// Whether add() builds names (debug builds, and the error path's rebuild).
+  bool named = true;
+#else
+  /// Whether add() builds names (debug builds, and the error path's rebuild).
+  bool named = false;
+#endif
 
-  /// Appends word `w`; `name()` is called in debug builds only.
+  /// Appends word `w`; `name()` gives its name, called only when `named`.
   template <class Name> void add(std::int64_t w, Name&& name) {
     words.push_back(w);
-#ifndef NDEBUG
-    names.push_back(std::string(name()));
-#else
-    (void)name;
-#endif
+    if (named) names.push_back(std::string(name()));
   }
   /// Collective over `comm`: throws the same hpf::Error on every rank unless all passed the same words
-  /// and none has a `local_problem` of its own (check_same_on_all_ranks).
-  void check(MPI_Comm comm, std::string_view what, std::string_view local_problem = {}) const {
+  /// and none has a `local_problem` of its own (check_same_on_all_ranks). `rebuild` makes the same
+  /// words with their names (named set): called on the error path only, to name the word that differs.
+  void check(MPI_Comm comm, std::string_view what, std::string_view local_problem = {},
+             const std::function<AgreementWords()>& rebuild = {}) const {
     const std::vector<std::string_view> views(names.begin(), names.end());
-    check_same_on_all_ranks(comm, what, words, views, local_problem);
+    std::function<NamedWords()> full;
+    if (rebuild)
+      full = [&rebuild] {
+        AgreementWords w = rebuild();
+        return NamedWords{std::move(w.words), std::move(w.names)};
+      };
+    check_same_on_all_ranks(comm, what, words, views, local_problem, full);
   }
 };
 
@@ -72,17 +87,25 @@ template <int N> void add_layout_words(AgreementWords& out, const Layout<N>& L, 
 /// Collective over the layout's communicator: throws the same hpf::Error on every rank unless every
 /// rank passed the same layout (extents, distributions, grid). One small allreduce in release builds.
 template <int N> void check_same_layout(const Layout<N>& L, std::string_view what) {
-  AgreementWords w;
-  add_layout_words(w, L, "layout.");
-  w.check(L.grid().comm().get(), what);
+  const auto build = [&](bool named) {
+    AgreementWords w;
+    w.named = w.named || named;
+    add_layout_words(w, L, "layout.");
+    return w;
+  };
+  build(false).check(L.grid().comm().get(), what, {}, [&] { return build(true); });
 }
 
 /// As check_same_layout, with a root rank too (gather, scatter).
 template <int N> void check_same_layout_and_root(const Layout<N>& L, int root, std::string_view what) {
-  AgreementWords w;
-  w.add(root, [] { return std::string("root"); });
-  add_layout_words(w, L, "layout.");
-  w.check(L.grid().comm().get(), what);
+  const auto build = [&](bool named) {
+    AgreementWords w;
+    w.named = w.named || named;
+    w.add(root, [] { return std::string("root"); });
+    add_layout_words(w, L, "layout.");
+    return w;
+  };
+  build(false).check(L.grid().comm().get(), what, {}, [&] { return build(true); });
 }
 
 /// An option of a collective that every rank must pass the same: its name and its value as a word.
@@ -93,22 +116,15 @@ struct OptionWord {
 
 /// The words of a REDISTRIBUTE's arguments: its options, then the source and target layouts.
 template <int N> AgreementWords redistribution_words(const Layout<N>& from, const Layout<N>& to,
-                                                     std::span<const OptionWord> options) {
+                                                     std::span<const OptionWord> options,
+                                                     bool named = false) {
   AgreementWords w;
+  w.named = w.named || named;
   w.words.reserve(64); // a call's words in one allocation (REDISTRIBUTE of small arrays is latency-bound)
   for (const OptionWord& o : options) w.add(o.value, [&] { return std::string(o.name); });
   add_layout_words(w, from, "source.");
   add_layout_words(w, to, "target.");
   return w;
-}
-
-/// Collective over the source grid's communicator: throws the same hpf::Error on every rank unless
-/// every rank passed the same layouts and options and none has a `local_problem` of its own (then every
-/// rank throws it: AgreementWords::check).
-template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
-                                                std::span<const OptionWord> options, std::string_view what,
-                                                std::string_view local_problem = {}) {
-  redistribution_words(from, to, options).check(from.grid().comm().get(), what, local_problem);
 }
 
 /// The hash of a layout's words (add_layout_words), computed once per layout and kept with it
@@ -121,8 +137,8 @@ template <int N> std::uint64_t layout_hash(const Layout<N>& L) {
   });
 }
 
-/// A hash of the same arguments as redistribution_words (what core/pairwise_agreement.hpp sends to the
-/// other ranks): the options' words, then the hash of each layout. Local; after the first call with
+/// A hash of the same arguments as redistribution_words (what check_same_redistribution compares):
+/// the options' words, then the hash of each layout. Local; after the first call with
 /// these layouts a handful of multiplications (REDISTRIBUTE of a small array is latency-bound).
 template <int N> std::uint64_t redistribution_hash(const Layout<N>& from, const Layout<N>& to,
                                                    std::span<const OptionWord> options) {
@@ -131,6 +147,22 @@ template <int N> std::uint64_t redistribution_hash(const Layout<N>& from, const 
   h.add(static_cast<std::int64_t>(layout_hash(from)));
   h.add(static_cast<std::int64_t>(layout_hash(to)));
   return h.value();
+}
+
+/// Collective over the source grid's communicator: throws the same hpf::Error on every rank unless
+/// every rank passed the same layouts and options and none has a `local_problem` of its own (then every
+/// rank throws it). One word travels: the hash of the options and of both layouts, whose own hashes
+/// each layout computes once (layout_hash), so that a repeated call builds no words; they are built,
+/// with their names, only when the ranks differ.
+template <int N> void check_same_redistribution(const Layout<N>& from, const Layout<N>& to,
+                                                std::span<const OptionWord> options, std::string_view what,
+                                                std::string_view local_problem = {}) {
+  const auto digest = static_cast<std::int64_t>(redistribution_hash(from, to, options));
+  check_same_on_all_ranks(from.grid().comm().get(), what, std::span<const std::int64_t>(&digest, 1), {},
+                          local_problem, [&] {
+                            AgreementWords w = redistribution_words(from, to, options, true);
+                            return NamedWords{std::move(w.words), std::move(w.names)};
+                          });
 }
 
 } // namespace hpf

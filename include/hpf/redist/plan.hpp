@@ -2,11 +2,12 @@
 // once and executed many times.
 //
 // Each dimension is an independent 1-D problem CYCLIC(r) on P -> CYCLIC(s) on Q (a collapsed dimension
-// is CYCLIC(n) on one process): its communication grid comes from the closed forms of seed 004 and its
-// schedule from the chosen Strategy. A message of the N-d problem is the tuple of one message per
-// dimension, and the product of the 1-D schedules is a schedule of the N-d problem (DESIGN.md): the
-// N-d step (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position
-// still sends and receives at most once per step. Data moves by runs of the fastest dimension.
+// is CYCLIC(n) on one process): its communication grid comes from the closed forms of Desprez, Dongarra,
+// Petitet, Randriamaro and Robert ("Scheduling block-cyclic array redistribution") and its schedule
+// from the chosen Strategy. A message of the N-d problem is the tuple of one message per dimension,
+// and the product of the 1-D schedules is a schedule of the N-d problem (DESIGN.md): the N-d step
+// (k_0, ..., k_{N-1}) holds the products of the messages of steps k_d, and every grid position still
+// sends and receives at most once per step. Data moves by runs of the fastest dimension.
 // A GEN_BLOCK or INDIRECT dimension has its grid read off the runs (redist/runs.hpp); GEN_BLOCK ->
 // GEN_BLOCK under Strategy::Auto is scheduled by the O(P + Q) interval-graph colouring of
 // schedule/gen_block.hpp, or on small grids by König's stepwise matchings when their TC is lower
@@ -58,6 +59,7 @@
 
 namespace hpf {
 
+/// The options of a RedistributionPlan: how it schedules and runs its messages.
 struct RedistOptions {
   /// How messages are ordered and run. Auto picks, per dimension, the schedule of least
   /// alpha*steps + beta*TC, and runs it step by step when the transfer term beta*TC dominates, or
@@ -67,6 +69,7 @@ struct RedistOptions {
   /// given comes from MachineModel::fallback(). DistArray::redistribute fills both from
   /// machine_model() of the source grid's communicator (exec/model.hpp).
   std::optional<double> alpha;
+  /// Seconds per byte for Auto (see alpha).
   std::optional<double> beta;
   /// Bytes per element, for the cost model (DistArray sets it to sizeof(T)).
   std::size_t element_bytes = 8;
@@ -87,25 +90,32 @@ struct RedistOptions {
   /// step's pass over the whole block costs more than the messages (docs/redistribute.md, "One pass for all
   /// messages"). Empty or false: alpha and beta alone decide.
   std::optional<bool> one_node;
+  /// For the one-pass choice: bytes of the cache private to one core. A local block that fits stays
+  /// in that cache between messages, so moving it message by message costs no extra pass over memory.
+  /// DistArray fills it from machine_model() (MachineModel::cache_bytes); empty: fuse_min_block_bytes.
+  std::optional<std::size_t> cache_bytes;
 
+  /// Member-wise equality.
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
 };
 
 /// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
 /// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
 /// itself, and element_bytes, which the array sets. Local.
-[[nodiscard]] inline std::array<OptionWord, 7> agreement_words(const RedistOptions& o) {
+[[nodiscard]] inline std::array<OptionWord, 8> agreement_words(const RedistOptions& o) {
   const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
   const auto bits = [](const std::optional<double>& v) {
     return std::bit_cast<std::int64_t>(v.value_or(0.0));
   };
-  return {{{"options.strategy", static_cast<std::int64_t>(o.strategy)},
-           {"options.alpha given", given(o.alpha)},
-           {"options.alpha", bits(o.alpha)},
-           {"options.beta given", given(o.beta)},
-           {"options.beta", bits(o.beta)},
-           {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
-           {"options.tag", o.tag}}};
+  return {
+      {{"options.strategy", static_cast<std::int64_t>(o.strategy)},
+       {"options.alpha given", given(o.alpha)},
+       {"options.alpha", bits(o.alpha)},
+       {"options.beta given", given(o.beta)},
+       {"options.beta", bits(o.beta)},
+       {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
+       {"options.cache_bytes", o.cache_bytes ? static_cast<std::int64_t>(*o.cache_bytes) : std::int64_t{-1}},
+       {"options.tag", o.tag}}};
 }
 
 namespace detail {
@@ -159,10 +169,11 @@ void move_message(const std::array<const PeriodicRuns*, N>& runs, const Index<N>
 
 /// Writes into a target block of at least this many bytes go by non-temporal stores where their
 /// pieces are long (stream_min_piece_bytes): such a block does not stay in cache until it is read,
-/// and an ordinary store reads every line it writes first. Half this machine's 32 MiB of L3.
-/// SIZE_MAX turns them off, for comparison. Process-wide, read at each move.
+/// and an ordinary store reads every line it writes first. Half the shared cache of the machine model
+/// (MachineModel::shared_cache_bytes; hpf::Environment sets it from the world's model). SIZE_MAX
+/// turns them off, for comparison. Process-wide and local, read at each move.
 inline std::atomic<std::size_t>& stream_store_min_bytes() noexcept {
-  static std::atomic<std::size_t> bytes{std::size_t{1} << 24U};
+  static std::atomic<std::size_t> bytes{default_shared_cache_bytes / 2};
   return bytes;
 }
 /// Whether a move into an area of `elements` elements of `elem_bytes` bytes uses stream_store_min_bytes.
@@ -191,11 +202,13 @@ inline std::atomic<std::size_t>& one_pass_max_piece_bytes() noexcept {
 }
 
 /// The executor mode that runs a strategy's schedule: the step schedules (caterpillar, class, König)
-/// step by step as seed 004 prescribes; AllAtOnce and Alltoallv as their names say.
+/// step by step as Desprez et al. prescribe; AllAtOnce and Alltoallv as their names say.
 ExecMode exec_mode_of(Strategy s);
 
 } // namespace detail
 
+/// HPF REDISTRIBUTE of an N-d array from one Layout to another, planned once and executed many times
+/// (see the header comment).
 template <int N> class RedistributionPlan {
 public:
   /// Plans the move of an array from `src` to `dst` (same extents). Local and pure: no MPI call.
@@ -262,7 +275,7 @@ public:
     m_mode = detail::exec_mode_of(opt.strategy);
     if (opt.strategy == Strategy::Auto) {
       // The product schedule has NS = prod NS_d steps and TC = prod TC_d (a step's longest message is
-      // the product of the dimensions' longest). Seed 004 (section 5) schedules steps to avoid
+      // the product of the dimensions' longest). Desprez et al. (section 5) schedule steps to avoid
       // contention, which matters when transfers dominate; when start-ups dominate (alpha NS > beta TC)
       // every step boundary only adds a synchronisation, and posting everything at once overlaps them.
       double ns = 1;
@@ -273,7 +286,9 @@ public:
       }
       // On one node, a pattern that repeats in short slices moves in one pass for all messages
       // (RedistOptions::one_node), which only the all-at-once mode can do.
-      const bool one_pass = opt.one_node.value_or(false) && one_pass_pattern(src, dst, opt.element_bytes);
+      const bool one_pass =
+          opt.one_node.value_or(false) &&
+          one_pass_pattern(src, dst, opt.element_bytes, opt.cache_bytes.value_or(fuse_min_block_bytes));
       m_mode = so.alpha * ns > so.beta * tc || one_pass ? ExecMode::AllAtOnce : ExecMode::StepSynchronous;
     }
     plan_my_part();
@@ -284,11 +299,12 @@ public:
   /// True when the plan between `src` and `dst` may move its messages in one pass (fuses_sends on
   /// some rank): 1-D, two CYCLIC / BLOCK maps whose pattern repeats (L = lcm(P r, Q s)) at least twice,
   /// in slices of at most detail::one_pass_max_slice_bytes() on one side; or whose blocks on one side
-  /// (of at least fuse_min_block_bytes) hold the pieces of several processes of the other side, of at
+  /// (of at least `cache_bytes`) hold the pieces of several processes of the other side, of at
   /// most detail::one_pass_max_piece_bytes() (CYCLIC(7) -> BLOCK: the target's). From the layouts
   /// alone: the same on every rank (Strategy::Auto's choice of mode depends on it).
   [[nodiscard]] static bool one_pass_pattern(const Layout<N>& src, const Layout<N>& dst,
-                                             std::size_t elem_bytes) {
+                                             std::size_t elem_bytes,
+                                             std::size_t cache_bytes = fuse_min_block_bytes) {
     if constexpr (N != 1) {
       return false;
     } else {
@@ -302,7 +318,7 @@ public:
       const auto interleaved = [&](const CyclicMap& mine, const CyclicMap& other) {
         return mine.r > other.r && other.P > 1 &&
                bytes(other.r) <= static_cast<double>(detail::one_pass_max_piece_bytes().load()) &&
-               bytes(detail::ceil_div(mine.n, index_t{mine.P})) >= static_cast<double>(fuse_min_block_bytes);
+               bytes(detail::ceil_div(mine.n, index_t{mine.P})) >= static_cast<double>(cache_bytes);
       };
       if (interleaved(a, b) || interleaved(b, a)) return true;
       const std::optional<index_t> L = block_cyclic_geometry(a.P, a.r, b.P, b.r).L;
@@ -312,18 +328,21 @@ public:
     }
   }
 
+  /// The source layout.
   [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
   /// True when every rank's local block is the same in both layouts (same elements at the same local
   /// offsets; e.g. P = Q = 1, or BLOCK and CYCLIC(ceil(n / P)) on one grid): nothing needs to move,
   /// and an in-place REDISTRIBUTE only relabels the array. The same on every rank (from the layouts).
   [[nodiscard]] bool storage_identical() const noexcept { return m_identical; }
+  /// The target layout.
   [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
+  /// The options the plan was made with.
   [[nodiscard]] const RedistOptions& options() const noexcept { return m_opt; }
-  /// How the executor runs the messages (from options().strategy).
   /// How the executor runs the messages: from options().strategy, and for Auto from the cost model.
   [[nodiscard]] ExecMode exec_mode() const noexcept { return m_mode; }
   /// The 1-D communication grid and schedule of dimension d (lengths in elements).
   [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
+  /// The 1-D schedule of dimension d (lengths in elements).
   [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
   /// The strategy that scheduled dimension d (what Strategy::Auto chose, or the requested one).
   [[nodiscard]] Strategy dim_strategy(int d) const { return dim(d).strategy; }
@@ -337,10 +356,13 @@ public:
 
   /// Elements this rank sends to / receives from other ranks, and copies locally.
   [[nodiscard]] index_t send_elements() const noexcept { return m_send_elems; }
+  /// Elements this rank receives from other ranks.
   [[nodiscard]] index_t recv_elements() const noexcept { return m_recv_elems; }
+  /// Elements this rank copies locally, from its source block to its target block.
   [[nodiscard]] index_t local_copy_elements() const noexcept { return m_self_elems; }
   /// Messages this rank sends / receives (the local copy not counted).
   [[nodiscard]] std::size_t num_sends() const noexcept { return m_sends.size(); }
+  /// Messages this rank receives (the local copy not counted).
   [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
 
   /// Collective over the parent communicator (every rank calls it; ranks in neither grid move
@@ -402,6 +424,7 @@ public:
     detail::move_message<N, detail::Side::Src, T>(message_runs<detail::Side::Src>(m_sends[i]), m_src_strides,
                                                   m_dst_strides, src, nullptr, nullptr, out);
   }
+  /// Unpacks receive i from `in` into the target block `dst` (the executor's unpack callback).
   template <class T> void unpack(std::size_t i, const T* in, T* dst) const {
     move_into_target<detail::Side::Dst>(message_runs<detail::Side::Dst>(m_recvs[i]),
                                         static_cast<const T*>(nullptr), dst, in);
@@ -433,6 +456,7 @@ public:
     return detail::committed(std::move(type));
   }
 
+  /// Copies the locally kept part from the source block `src` into the target block `dst`.
   template <class T> void copy_local(const T* src, T* dst) const {
     if (!m_self) return;
     if (m_identical) { // the whole block, as it is
@@ -462,6 +486,7 @@ public:
   /// them fuse (kept_with_recvs(): CYCLIC(3) -> BLOCK on 2 ranks, where one message and the kept part
   /// interleave in every cache line of the target block), else on its own (copy_local).
   [[nodiscard]] bool fuses_sends() const noexcept { return m_fuse_sends != Fusion::None; }
+  /// Whether unpack_many moves this rank's receives in one pass over the target block (see fuses_sends()).
   [[nodiscard]] bool fuses_recvs() const noexcept { return m_fuse_recvs != Fusion::None; }
   /// True when unpack_many copies the locally kept part with the receives (see fuses_sends()).
   [[nodiscard]] bool kept_with_recvs() const noexcept { return m_kept_with_recvs; }
@@ -469,9 +494,10 @@ public:
   static constexpr index_t fuse_chunk_bytes = index_t{1} << 11U;
   /// A fused pass by offsets moves this much of the block at a time.
   static constexpr index_t fuse_offset_chunk_bytes = index_t{1} << 14U;
-  /// The smallest block a pass by offsets fuses: a smaller one stays in this core's cache between
-  /// messages (1 MiB of L2 per core where this was measured), and its tables or whole runs move faster.
-  static constexpr std::size_t fuse_min_block_bytes = std::size_t{1} << 20U;
+  /// The smallest block a pass by offsets fuses when the options give no cache size
+  /// (RedistOptions::cache_bytes, from the machine model): a smaller block stays in one core's cache
+  /// between messages, and its tables or whole runs move faster. MachineModel's default.
+  static constexpr std::size_t fuse_min_block_bytes = default_cache_bytes;
 
   /// Packs sends[j] into bufs[j] for every j and, unless `kept` is null, copies the locally kept part
   /// into it (the executor's Exchange::set_batch callback): in one pass when fuses_sends(), else
@@ -627,7 +653,7 @@ private:
         index_t pieces = 0;
         for (const PeriodicRuns& r : runs) pieces += count(r.period) * r.reps + count(r.tail);
         const double bytes = static_cast<double>(elements) * static_cast<double>(m_opt.element_bytes);
-        return pieces > 0 && bytes >= static_cast<double>(fuse_min_block_bytes) &&
+        return pieces > 0 && bytes >= static_cast<double>(m_opt.cache_bytes.value_or(fuse_min_block_bytes)) &&
                bytes <= static_cast<double>(pieces) *
                             static_cast<double>(detail::one_pass_max_piece_bytes().load());
       };
@@ -926,6 +952,7 @@ public:
   RedistributionExecutor(RedistributionExecutor&& other) : m_plan(other.m_plan), m_tag(other.m_tag) {
     *this = std::move(other);
   }
+  /// Moves an idle executor (see the move constructor).
   // NOLINTNEXTLINE(bugprone-exception-escape,performance-noexcept-move-constructor): refuses by design
   RedistributionExecutor& operator=(RedistributionExecutor&& other) {
     if (this == &other) return *this;
@@ -951,6 +978,7 @@ public:
   RedistributionExecutor& operator=(const RedistributionExecutor&) = delete;
   ~RedistributionExecutor() = default;
 
+  /// The plan this executor runs.
   [[nodiscard]] const RedistributionPlan<N>& plan() const noexcept { return *m_plan; }
   /// True between post() and the wait() that completes it.
   [[nodiscard]] bool pending() const noexcept {
@@ -963,6 +991,7 @@ public:
     post(src, dst);
     wait();
   }
+  /// Collective: post() then wait(), array form.
   template <class SrcArray, class DstArray> void execute(const SrcArray& src, DstArray& dst) {
     post(src, dst);
     wait();
@@ -1011,6 +1040,7 @@ public:
     const Exchange* ex = current();
     return ex != nullptr ? ex->in_place_sends() : 0;
   }
+  /// Like in_place_sends(), for receives.
   [[nodiscard]] std::size_t in_place_recvs() const noexcept {
     const Exchange* ex = current();
     return ex != nullptr ? ex->in_place_recvs() : 0;

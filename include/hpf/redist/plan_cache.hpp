@@ -147,6 +147,7 @@ template <int N> RedistOptions with_model(const Layout<N>& src, RedistOptions op
     if (!opt.alpha) opt.alpha = alpha;
     if (!opt.beta) opt.beta = beta;
     if (!opt.one_node) opt.one_node = one_node;
+    if (!opt.cache_bytes) opt.cache_bytes = machine_cache_bytes(src.grid().comm());
   }
   return opt;
 }

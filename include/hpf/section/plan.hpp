@@ -4,10 +4,10 @@
 // Dimension d of B's section takes dimension perm[d] of A's section. Each such pair is an independent
 // 1-D problem solved in closed form by section_map.hpp (access sequences and runs that repeat with the
 // lcm of the two periods); its communication grid is scheduled by König's theorem (each step a partial
-// permutation: contention-free, NS = max degree, seed 004 Theorem 1). As for REDISTRIBUTE (DESIGN.md),
-// an N-d message is the tuple of one message per dimension and the product of the 1-D schedules is a
-// schedule of the N-d problem, run by hpf::Exchange. Both sides list a message's elements in B's
-// section order (dimension 0 fastest), so messages carry no indices.
+// permutation: contention-free, NS = max degree, Theorem 1 of Desprez et al.). As for REDISTRIBUTE
+// (DESIGN.md), an N-d message is the tuple of one message per dimension and the product of the 1-D
+// schedules is a schedule of the N-d problem, run by hpf::Exchange. Both sides list a message's
+// elements in B's section order (dimension 0 fastest), so messages carry no indices.
 //
 // Plans are computed locally on every rank from the two layouts and sections (no handshake, no MPI
 // call in the constructor). Source and target grids may be identical, overlap or be disjoint, with
@@ -47,12 +47,13 @@ namespace hpf {
 /// A dimension permutation: B's dimension d takes A's dimension perm[d].
 template <int N> using Permutation = std::array<int, static_cast<std::size_t>(N)>;
 
+/// The options of a SectionPlan: how it schedules and runs its messages.
 struct SectionOptions {
   /// How each dimension's grid is scheduled (any strategy of schedule/ but Class, which needs
   /// block-cyclic parameters of a whole-array move).
   Strategy strategy = Strategy::KoenigStepwise;
   /// How the executor runs the product schedule: StepSynchronous (one message in and out per rank
-  /// per step, seed 004) or AllAtOnce.
+  /// per step, Desprez et al.) or AllAtOnce.
   ExecMode mode = ExecMode::StepSynchronous;
   /// Message tag, in hpf::tags::section.
   int tag = tags::section.base;
@@ -62,6 +63,7 @@ struct SectionOptions {
   /// pieces (strided sections, transposes) are packed by the plan's tiled loops, which measure faster.
   /// Each end decides for itself: ranks may differ.
   std::size_t in_place_min_piece_bytes = 256;
+  /// Member-wise equality.
   friend bool operator==(const SectionOptions&, const SectionOptions&) = default;
 };
 
@@ -203,6 +205,8 @@ struct SectionPiece {
 
 } // namespace detail
 
+/// B(sb) = A(sa) between two distributed arrays of element type T, planned once and executed many
+/// times (see the header comment).
 template <class T, int N> class SectionPlan {
   static_assert(std::is_trivially_copyable_v<T>, "hpf::SectionPlan<T, N>: T must be trivially copyable");
   static constexpr auto n_ = static_cast<std::size_t>(N);
@@ -221,31 +225,42 @@ public:
               const Permutation<N>& perm, SectionOptions opt = {})
       : SectionPlan(dst, sb, src, sa, std::optional<Permutation<N>>(perm), opt) {}
 
+  /// A's layout.
   [[nodiscard]] const Layout<N>& source() const noexcept { return m_src; }
+  /// B's layout.
   [[nodiscard]] const Layout<N>& target() const noexcept { return m_dst; }
+  /// A's section sa.
   [[nodiscard]] const Section<N>& source_section() const noexcept { return m_sa; }
+  /// B's section sb.
   [[nodiscard]] const Section<N>& target_section() const noexcept { return m_sb; }
   /// B's dimension d takes A's dimension permutation()[d].
   [[nodiscard]] const Permutation<N>& permutation() const noexcept { return m_perm; }
+  /// The options the plan was made with.
   [[nodiscard]] const SectionOptions& options() const noexcept { return m_opt; }
   /// Number of elements assigned (the product of the section extents).
   [[nodiscard]] index_t elements() const noexcept { return m_elements; }
   /// The 1-D grid (A's processes along dimension perm[d] x B's along d) and schedule of B's dimension d.
   [[nodiscard]] const CommMatrix& dim_grid(int d) const { return dim(d).grid; }
+  /// The 1-D schedule of B's dimension d.
   [[nodiscard]] const Schedule& dim_schedule(int d) const { return dim(d).schedule; }
   /// Steps of the product schedule (the product of the dimensions' step counts).
   [[nodiscard]] int num_steps() const noexcept { return m_steps; }
   /// Elements this rank sends to / receives from other ranks, and copies locally.
   [[nodiscard]] index_t send_elements() const noexcept { return m_send_elems; }
+  /// Elements this rank receives from other ranks.
   [[nodiscard]] index_t recv_elements() const noexcept { return m_recv_elems; }
+  /// Elements this rank copies locally, from A's block to B's.
   [[nodiscard]] index_t local_copy_elements() const noexcept { return m_self_elems; }
+  /// Messages this rank sends (the local copy not counted).
   [[nodiscard]] std::size_t num_sends() const noexcept { return m_sends.size(); }
+  /// Messages this rank receives (the local copy not counted).
   [[nodiscard]] std::size_t num_recvs() const noexcept { return m_recvs.size(); }
   /// Sends / receives of this rank that move in place (SectionOptions::in_place_min_piece_bytes);
   /// known from the first execute() on (0 before).
   [[nodiscard]] std::size_t in_place_sends() const noexcept {
     return m_exec && m_exec->exchange ? m_exec->exchange->in_place_sends() : 0;
   }
+  /// Receives of this rank that move in place; known from the first execute() on (0 before).
   [[nodiscard]] std::size_t in_place_recvs() const noexcept {
     return m_exec && m_exec->exchange ? m_exec->exchange->in_place_recvs() : 0;
   }
