@@ -54,9 +54,9 @@ def main():
             ax.set_xticks([i + width * (len(sizes) - 1) / 2 for i in range(len(names))])
             ax.set_xticklabels(names, rotation=20, ha="right")
         ax.axhline(1.0, color="gray", lw=0.8)
-        ax.set_title(f"{title}: median of {jobs} jobs (bars: lowest and highest job)")
+        ax.set_title(f"{title}, median of {jobs} jobs", fontsize=10)
         ax.legend()
-    fig.suptitle("CYCLIC(3) -> CYCLIC(5) on 2 ranks, Open MPI defaults")
+    fig.suptitle("CYCLIC(3) -> CYCLIC(5) on 2 ranks, Open MPI defaults (bars: lowest and highest job)")
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)
 
