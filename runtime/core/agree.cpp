@@ -1,5 +1,5 @@
 // Agreement across the ranks of a communicator: errors seen by some ranks thrown on all of them, and
-// the check that every rank passed the same arguments to a collective (issue 15, finding 4).
+// the check that every rank passed the same arguments to a collective.
 #include <hpf/core/mpi.hpp>
 
 #include <atomic>

@@ -58,7 +58,7 @@ double field(const nlohmann::json& j, const char* name, const char* where) {
 
 MachineModel machine_model_from_json(std::string_view text) {
   // nlohmann's parser is iterative, but printing or destroying a deep tree is not: nesting is
-  // bounded first (issue 15).
+  // bounded first.
   detail::check_json_nesting(text, "machine model JSON");
   nlohmann::json j;
   try {
@@ -135,7 +135,7 @@ PingPongResult ping_pong(const Comm& comm, int a, int b, std::size_t bytes, cons
       HPF_MPI_CHECK(MPI_Send(buf.data(), n, MPI_BYTE, b, t0, c));
       HPF_MPI_CHECK(MPI_Recv(buf.data(), n, MPI_BYTE, b, t0, c, MPI_STATUS_IGNORE));
       if (rep >= 0) rtt.push_back(MPI_Wtime() - t);
-      if (opt.stream > 0) { // back-to-back sends closed by an empty acknowledgement (Figure 2, seed 003)
+      if (opt.stream > 0) { // back-to-back sends closed by an empty acknowledgement (Figure 2 of Steffenel)
         t = MPI_Wtime();
         for (int i = 0; i < opt.stream; ++i) {
           const double s = MPI_Wtime();
@@ -209,7 +209,7 @@ MachineModel measure_machine_model(const Comm& comm) {
     }
     v[0] = rtt0 / 2;
     v[1] = std::max(rtt_big / 2 - v[0], 0.0) / static_cast<double>(big);
-    v[2] = std::max(0.0, (rtt0 - 2 * v[3]) / 2); // Figure 2 of seed 003: L = (RTT(0) - 2 g(0)) / 2
+    v[2] = std::max(0.0, (rtt0 - 2 * v[3]) / 2); // Figure 2 of Steffenel: L = (RTT(0) - 2 g(0)) / 2
   }
   HPF_MPI_CHECK(MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm.get()));
   MachineModel m;

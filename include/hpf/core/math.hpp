@@ -1,6 +1,6 @@
 // Integer arithmetic used by the index maps and the block-cyclic pattern.
 //
-// Overflow (issue 15, finding 5): the noexcept helpers below never overflow for the arguments they
+// Overflow: the noexcept helpers below never overflow for the arguments they
 // document (ceil_div no longer computes a + b - 1); mul_nonneg reports an overflow as nullopt, and
 // checked_add / checked_mul / checked_narrow throw hpf::Error naming what was computed.
 #pragma once

@@ -1,4 +1,4 @@
-// Hostile input files (issue 15, finding 2): reading them whole with a size limit, a linear check of
+// Hostile input files: reading them whole with a size limit, a linear check of
 // JSON nesting before any parser sees them, and showing their bytes in messages without echoing
 // control characters or binary garbage back to the terminal.
 #pragma once
