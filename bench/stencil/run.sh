@@ -4,6 +4,7 @@
 #   bench/stencil/run.sh [build dir]   (default: build-release, configured Release here)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
+source "$(dirname "$0")/../common/bench_common.sh"
 build="${1:-$HPF_ROOT/build-release}"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
@@ -21,7 +22,9 @@ rm -f docs/results/stencil.csv
 check="$build/stencil_petsc_standalone.csv"
 rm -f "$check"
 [ -x "$standalone" ] && echo "ranks,width,standalone_seconds,bench_seconds,bench_over_standalone" > "$check"
+load_start
 for np in 2 4; do
+  load_note "before ranks $np"
   mpirun --oversubscribe --bind-to none -np "$np" "$build/bench/stencil/bench_stencil" \
     --n 4096 --widths 1,2 --repeats 31 --csv docs/results/stencil.csv
   if [ -x "$standalone" ]; then
@@ -33,6 +36,8 @@ for np in 2 4; do
     done
   fi
 done
+load_note after
+csv_stamp docs/results/stencil.csv
 [ -f "$check" ] && cat "$check"
 gnuplot <<'GP'
 set terminal pngcairo size 1000,520 noenhanced

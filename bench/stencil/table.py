@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Prints docs/results/stencil.csv as the markdown table of docs/shadow.md, with the claim annotations
+"""Prints docs/results/stencil.csv as a markdown table, with the claim annotations
 scripts/check-claims reads after it, and the ranges the README quotes (so that every number in the
 docs comes from the CSV)."""
 import csv
 import sys
 
 path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/stencil.csv"
-rows = list(csv.DictReader(open(path)))
+rows = list(csv.DictReader(line for line in open(path) if not line.startswith("#")))
 cases = []
 for r in rows:
     k = (r["ranks"], r["grid"], r["width"])
