@@ -814,6 +814,38 @@ hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_sectio
   });
 }
 
+hpf_status hpf_array_transform(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
+                               const hpf_triplet* src_section, const int32_t* perm, const void* alpha,
+                               const void* beta, int conjugate) {
+  return guarded([&] {
+    const char* what = "hpf_array_transform";
+    visit_same(
+        dst, "dst", src, "src", what,
+        [&] {
+          require_handle(dst_section, "hpf_array_transform: dst_section");
+          require_handle(src_section, "hpf_array_transform: src_section");
+          require_handle(alpha, "hpf_array_transform: alpha");
+          require_handle(beta, "hpf_array_transform: beta");
+        },
+        [&](auto& B, const auto& A) {
+          using T = typename std::decay_t<decltype(B)>::value_type;
+          constexpr int N = ArrayTraits<std::decay_t<decltype(B)>>::rank;
+          T a{};
+          T b{};
+          std::memcpy(&a, alpha, sizeof(T));
+          std::memcpy(&b, beta, sizeof(T));
+          // hpf::transform agrees on the sections, the permutation and the scalars.
+          if (perm == nullptr) {
+            hpf::transform(B, to_section<N>(dst_section), A, to_section<N>(src_section), a, b,
+                           conjugate != 0);
+          } else {
+            hpf::transform(B, to_section<N>(dst_section), A, to_section<N>(src_section),
+                           to_permutation<N>(perm), a, b, conjugate != 0);
+          }
+        });
+  });
+}
+
 hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target) {
   return guarded([&] {
     visit_same(

@@ -19,6 +19,12 @@
 //                 and the naive MPI_Alltoallv below. One more hpfrt row, hpf-section-packed: all at once
 //                 with in_place_min_piece_bytes = SIZE_MAX, so that every message is packed instead of
 //                 moving in place through an MPI datatype.
+//   transform-n   B = 2 A + 0.5 B (hpf::transform, MatrixOp::None), (CYCLIC(64), CYCLIC(64)) on pr x pc.
+//                 Peer: pdgeadd_('N').
+//   transform-t   B = 2 A^T + 0.5 B (MatrixOp::Transpose), the same layout. Peers: pdtran_, pdgeadd_('T').
+//   transform-c   B = 2 A^H + 0.5 B of complex doubles (MatrixOp::ConjTranspose), the same layout. Peer:
+//                 pztranc_. The three are ScaLAPACK's own operations, called as it documents them on
+//                 the DistArrays' local storage (the same block-cyclic blocks).
 //   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
 //                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
 //                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
@@ -42,10 +48,12 @@
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -54,6 +62,10 @@ void pdtran_(const int* m, const int* n, const double* alpha, const double* a, c
 void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
               const int* ia, const int* ja, const int* desca, const double* beta, double* c, const int* ic,
               const int* jc, const int* descc);
+// Complex*16 arguments as pairs of doubles (std::complex<double>'s layout).
+void pztranc_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
+              const int* desca, const double* beta, double* c, const int* ic, const int* jc,
+              const int* descc);
 }
 
 namespace {
@@ -472,6 +484,80 @@ int main(int argc, char** argv) {
                   {"pdtran-alone", Kind::Alone,
                    [&] { return timed([&] { pdtran(ni, sa.data(), sc.data(), desc); }); }}});
         bench_case(n, "transpose-bc", std::move(m), t.count * sizeof(double));
+      }
+
+      // ---- transform-n/t/c: B = 2 op(A) + 0.5 B, (CYCLIC(64), CYCLIC(64)) on pr x pc --------------------
+      for (const char* tc : {"transform-n", "transform-t", "transform-c"}) {
+        if (!wanted(tc)) continue;
+        const bool cplx = std::string(tc) == "transform-c";
+        const bool trans = std::string(tc) != "transform-n";
+        const int b = 64;
+        const hpf::Layout<2> L({n, n}, {hpf::Cyclic(b), hpf::Cyclic(b)}, hpf::ProcessGrid::world({pr, pc}));
+        const auto desc = descriptor(bc_grid, ni, ni, b, b);
+        const int one = 1;
+        const hpf::MatrixOp op = !trans ? hpf::MatrixOp::None
+                                 : cplx ? hpf::MatrixOp::ConjTranspose
+                                        : hpf::MatrixOp::Transpose;
+        // Runs hpfrt and the peers of one element type; B starts at the same values for each before the
+        // check, and the timed repeats keep accumulating into it (the same arithmetic per repeat).
+        const auto run_case = [&](auto zero) {
+          using T = decltype(zero);
+          hpf::DistArray<T, 2> A("A", L);
+          hpf::DistArray<T, 2> B("B", L);
+          hpf::DistArray<T, 2> D("D", L);
+          const auto init = [n](const hpf::Index<2>& g, T& x) {
+            x = T(static_cast<double>(g[0] + n * g[1]));
+          };
+          const auto binit = [n](const hpf::Index<2>& g, T& x) {
+            x = T(static_cast<double>(g[1] - n * g[0]));
+          };
+          hpf::forall(A, [&](const hpf::Index<2>& g, T& x) {
+            init(g, x);
+            if constexpr (!std::is_same_v<T, double>) x += T(0, static_cast<double>(g[0]));
+          });
+          const T alpha(2.0);
+          const T beta(0.5);
+          const auto count = static_cast<std::size_t>(A.local_size());
+          const auto* a = reinterpret_cast<const double*>(A.local_data());
+          const auto* al = reinterpret_cast<const double*>(&alpha);
+          const auto* be = reinterpret_cast<const double*>(&beta);
+          const auto peer = [&](const char* name, T* c) {
+            auto* cd = reinterpret_cast<double*>(c);
+            if (std::string(name) == "pztranc")
+              pztranc_(&ni, &ni, al, a, &one, &one, desc.data(), be, cd, &one, &one, desc.data());
+            else if (std::string(name) == "pdtran")
+              pdtran_(&ni, &ni, al, a, &one, &one, desc.data(), be, cd, &one, &one, desc.data());
+            else
+              pdgeadd_(trans ? "T" : "N", &ni, &ni, al, a, &one, &one, desc.data(), be, cd, &one, &one,
+                       desc.data());
+          };
+          std::vector<const char*> peers;
+          if (cplx)
+            peers = {"pztranc"};
+          else if (trans)
+            peers = {"pdtran", "pdgeadd"};
+          else
+            peers = {"pdgeadd"};
+          hpf::forall(B, binit);
+          hpf::transform(B, A, op, alpha, beta);
+          for (const char* name : peers) {
+            hpf::forall(D, binit);
+            peer(name, D.local_data());
+            long long bad = 0;
+            for (std::size_t i = 0; i < count; ++i) bad += B.local_data()[i] != D.local_data()[i];
+            MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            require_ok(bad, name);
+          }
+          std::vector<Method> m{{"hpf-transform", Kind::Hpf,
+                                 [&] { return timed([&] { hpf::transform(B, A, op, alpha, beta); }); }}};
+          for (const char* name : peers)
+            m.push_back({name, Kind::Peer, [&, name] { return timed([&] { peer(name, D.local_data()); }); }});
+          bench_case(n, tc, std::move(m), count * sizeof(T));
+        };
+        if (cplx)
+          run_case(std::complex<double>{});
+        else
+          run_case(0.0);
       }
 
       // ---- patch: B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK) -> (*, BLOCK) --------------------------------

@@ -17,22 +17,23 @@ CASES = [
     ("transpose-bc", "B = TRANSPOSE(A), (CYCLIC(64), CYCLIC(64)) on 1x2 / 2x2"),
     ("patch", "B(:, 0:n-h-1) = A(:, h:n-1), (*, BLOCK), h = n/3+1"),
     ("strided", "B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *)"),
+    ("transform-n", "B = 2 A + 0.5 B, (CYCLIC(64), CYCLIC(64))"),
+    ("transform-t", "B = 2 A^T + 0.5 B, (CYCLIC(64), CYCLIC(64))"),
+    ("transform-c", "B = 2 A^H + 0.5 B, complex, (CYCLIC(64), CYCLIC(64))"),
 ]
-SHOWN = ["hpf-section-step", "hpf-section-allatonce", "hpf-section-packed", "mpi-alltoall", "ga-copy-patch", "pdtran", "pdgeadd",
-         "naive-alltoallv", "cma-read-probe", "window-read-probe", "window-flags-probe",
-         "memcpy"]
+SHOWN = ["hpf-section-step", "hpf-section-allatonce", "hpf-section-packed", "hpf-transform", "mpi-alltoall",
+         "ga-copy-patch", "pdtran", "pdgeadd", "pztranc", "naive-alltoallv", "memcpy"]
 LABEL = {
     "hpf-section-step": "hpfrt SectionPlan (König steps)",
     "hpf-section-allatonce": "hpfrt SectionPlan (all at once)",
-    "hpf-section-packed": "hpfrt SectionPlan (all at once, packed into shared memory)",
+    "hpf-section-packed": "hpfrt SectionPlan (all at once, every message packed)",
+    "hpf-transform": "hpfrt hpf::transform",
     "mpi-alltoall": "hand-written MPI_Alltoall",
     "ga-copy-patch": "Global Arrays NGA_Copy_patch",
     "pdtran": "ScaLAPACK pdtran",
-    "pdgeadd": "ScaLAPACK pdgeadd('T')",
+    "pdgeadd": "ScaLAPACK pdgeadd",
+    "pztranc": "ScaLAPACK pztranc",
     "naive-alltoallv": "naive MPI_Alltoallv",
-    "cma-read-probe": "single-copy probe: process_vm_readv (not hpfrt)",
-    "window-read-probe": "single-copy probe: memcpy from MPI-3 shared windows (not hpfrt)",
-    "window-flags-probe": "the same, synchronised by flags in the windows (not hpfrt)",
     "memcpy": "one memcpy of the local bytes",
 }
 

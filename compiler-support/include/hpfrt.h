@@ -194,6 +194,15 @@ typedef struct hpf_triplet {
  * completely first. Plans are cached. On bad input every rank fails and dst is unchanged. */
 hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
                                     const hpf_triplet* src_section, const int32_t* perm);
+/** Collective, as hpf_array_assign_section: dst(dst_section) = alpha op(src(src_section)) +
+ * beta dst(dst_section), computed while the elements move (ScaLAPACK's pdgeadd and pdtran between
+ * any two distributions). op permutes dimensions as `perm` says (NULL: none) and conjugates complex
+ * elements when `conjugate` is non-zero (no effect on the real types of this ABI). `alpha` and `beta`
+ * point to one value of the arrays' element type; with *beta == 0 dst's old values are not read.
+ * Every rank passes the same scalars, or every rank fails. */
+hpf_status hpf_array_transform(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
+                               const hpf_triplet* src_section, const int32_t* perm, const void* alpha,
+                               const void* beta, int conjugate);
 /** Collective: target := source with its dimensions permuted, target(i) = source(j) with
  * j[perm[d]] = i[d]; perm NULL reverses the dimensions (TRANSPOSE for rank 2). `target` is another
  * array of the same type and rank, with any distribution, whose extent d is the source's extent

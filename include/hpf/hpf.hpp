@@ -46,6 +46,7 @@
 #include <hpf/array/realign.hpp>
 #include <hpf/array/scatter_combine.hpp>
 #include <hpf/array/section.hpp>
+#include <hpf/array/transform.hpp>
 #include <hpf/array/series.hpp>
 #include <hpf/array/shift.hpp>
 #include <hpf/array/tree_reduce.hpp>

@@ -1,4 +1,4 @@
-// The C ABI's array sections and transposes (issue 13, item 5) on 1..7 ranks: random sections with
+// The C ABI's array sections, transposes and transforms on 1..7 ranks: random sections with
 // positive and negative strides between random distributions over random grids, and permuted
 // transposes, each checked against the same assignment done serially on the gathered arrays; every
 // error is a status on every rank, with the target unchanged.
@@ -161,6 +161,51 @@ TEST(CApiSection, TransposeIntoAnyDistribution) {
       for (int64_t i = 0; i < ea[0]; ++i)
         ASSERT_EQ(b[static_cast<std::size_t>(j + eb[0] * i)], a[static_cast<std::size_t>(i + ea[0] * j)]);
   }
+}
+
+// hpf_array_transform: B = alpha A^T + beta B between two random distributions, against the same
+// arithmetic on the gathered arrays (small integers: exact); and its NULL scalars fail on every rank.
+TEST(CApiSection, TransformWithTransposeAndScalars) {
+  for (int iter = 0; iter < 10; ++iter) {
+    const int64_t ea[2] = {pick(0, 12), pick(1, 8)};
+    const int64_t eb[2] = {ea[1], ea[0]};
+    const hpf_dist da[2] = {random_dist(), random_dist()}, db[2] = {random_dist(), random_dist()};
+    GridGuard ga, gb;
+    make_grid(ga, da);
+    make_grid(gb, db);
+    ArrayGuard A, B;
+    make_array(A, ea, da, ga.g, 1.0);
+    make_array(B, eb, db, gb.g, 0.0);
+    const auto a = gathered(A.a, ea);
+    const auto b0 = gathered(B.a, eb);
+    const double alpha = static_cast<double>(pick(-3, 3)), beta = iter % 3 == 0 ? 0.0 : 2.0;
+    const hpf_triplet sa[2] = {{0, ea[0] - 1, 1}, {0, ea[1] - 1, 1}},
+                      sb[2] = {{0, eb[0] - 1, 1}, {0, eb[1] - 1, 1}};
+    const int32_t perm[2] = {1, 0};
+    HPF_C_OK(hpf_array_transform(B.a, sb, A.a, sa, perm, &alpha, &beta, 0));
+    const auto b = gathered(B.a, eb);
+    if (world_rank() != 0) continue;
+    for (int64_t j = 0; j < ea[1]; ++j)
+      for (int64_t i = 0; i < ea[0]; ++i) {
+        const auto k = static_cast<std::size_t>(j + eb[0] * i);
+        ASSERT_EQ(b[k], alpha * a[static_cast<std::size_t>(i + ea[0] * j)] + beta * b0[k])
+            << "iteration " << iter;
+      }
+  }
+  const int64_t ext[2] = {5, 4};
+  const hpf_dist d[2] = {{HPF_DIST_BLOCK, 0, nullptr}, {HPF_DIST_CYCLIC, 1, nullptr}};
+  GridGuard g;
+  make_grid(g, d);
+  ArrayGuard A, B;
+  make_array(A, ext, d, g.g, 3.0);
+  make_array(B, ext, d, g.g, -1.0);
+  const hpf_triplet whole[2] = {{0, 4, 1}, {0, 3, 1}};
+  const double one = 1.0;
+  EXPECT_EQ(hpf_array_transform(B.a, whole, A.a, whole, nullptr, &one, nullptr, 0), HPF_ERR_ARG);
+  EXPECT_NE(std::string(hpf_last_error()).find("beta"), std::string::npos) << hpf_last_error();
+  const double mine = world_rank() == 0 ? 1.0 : 2.0; // agreed: every rank fails when they differ
+  const hpf_status st = hpf_array_transform(B.a, whole, A.a, whole, nullptr, &mine, &one, 0);
+  EXPECT_EQ(st, world_size() > 1 ? HPF_ERR_ARG : HPF_OK) << hpf_last_error();
 }
 
 TEST(CApiSection, BadInputFailsOnEveryRankAndLeavesTheTargetAlone) {

@@ -4,6 +4,7 @@
 // disjoint), with and without dimension permutations; rank-reducing sections; overlapping sections of
 // one array; bad input thrown on every rank. Both arrays are gathered on rank 0 and compared there.
 #include "hpf_test.hpp"
+#include "section_layouts.hpp"
 #include "section_random.hpp"
 
 #include <hpf/exec/model.hpp>
@@ -23,68 +24,11 @@ using hpf::Layout;
 using hpf::ProcessGrid;
 using hpf::Section;
 using hpf::Triplet;
+using hpf::test::linear;
+using hpf::test::maybe_shadow;
+using hpf::test::random_layout;
 using hpf::test::random_triplet;
 using hpf::test::Rng;
-
-/// A grid of `gd` dimensions over a random subset of the world's ranks (gd = 0: one rank, shape {1}).
-ProcessGrid random_grid(Rng& rng, int gd) {
-  const int size = hpf::test::world_size();
-  std::vector<int> ranks(static_cast<std::size_t>(size));
-  std::iota(ranks.begin(), ranks.end(), 0);
-  std::shuffle(ranks.begin(), ranks.end(), rng.gen);
-  int count = gd == 0 ? 1 : static_cast<int>(rng.between(1, size));
-  ranks.resize(static_cast<std::size_t>(count));
-  std::vector<int> shape(static_cast<std::size_t>(std::max(gd, 1)), 1);
-  shape[0] = count;
-  for (std::size_t k = 1; k < shape.size(); ++k) { // move a random divisor of shape[0] to dimension k
-    std::vector<int> divs;
-    for (int v = 1; v <= shape[0]; ++v)
-      if (shape[0] % v == 0) divs.push_back(v);
-    const int v = divs[static_cast<std::size_t>(rng.between(0, static_cast<index_t>(divs.size()) - 1))];
-    shape[k] = v;
-    shape[0] /= v;
-  }
-  return ProcessGrid(MPI_COMM_WORLD, ranks, shape);
-}
-
-template <int N> Layout<N> random_layout(Rng& rng, const hpf::Index<N>& ext) {
-  std::array<hpf::Distribution, N> dists{};
-  int gd = 0;
-  for (auto& d : dists) {
-    switch (rng.between(0, 3)) {
-    case 0:
-      d = hpf::Collapsed();
-      break;
-    case 1:
-      d = hpf::Block();
-      ++gd;
-      break;
-    default:
-      d = hpf::Cyclic(rng.between(1, 4));
-      ++gd;
-    }
-  }
-  return Layout<N>(ext, dists, random_grid(rng, gd));
-}
-
-/// A third of the time, the layout with SHADOW width 1 on every dimension (when it takes one): an
-/// assignment moves owned elements only, and the local storage has shadow slots between them.
-template <int N> Layout<N> maybe_shadow(Rng& rng, const Layout<N>& L) {
-  if (rng.between(0, 2) != 0) return L;
-  hpf::Index<N> w{};
-  w.fill(1);
-  try {
-    return L.with_shadow(w);
-  } catch (const hpf::Error&) { // e.g. a CYCLIC block shorter than the width: same on every rank
-    return L;
-  }
-}
-
-template <int N> index_t linear(const hpf::Index<N>& ext, const hpf::Index<N>& g) {
-  index_t off = 0;
-  for (int d = N; d-- > 0;) off = off * ext[static_cast<std::size_t>(d)] + g[static_cast<std::size_t>(d)];
-  return off;
-}
 
 /// Values distinct per element and per array.
 std::vector<double> values(index_t n, double base) {
@@ -131,24 +75,8 @@ struct InPlaceCount {
 template <int N> void random_case(Rng& rng, int c, index_t max_extent,
                                   std::optional<std::size_t> in_place_min = std::nullopt,
                                   InPlaceCount* count = nullptr, int shared_rounds = 0) {
-  hpf::Index<N> ae{};
-  hpf::Index<N> be{};
-  for (auto& e : ae) e = rng.between(0, max_extent);
-  for (auto& e : be) e = rng.between(0, max_extent);
-  std::array<int, N> perm{};
-  std::iota(perm.begin(), perm.end(), 0);
-  const bool permuted = rng.between(0, 1) == 1;
-  if (permuted) std::shuffle(perm.begin(), perm.end(), rng.gen);
-  Section<N> sa{};
-  Section<N> sb{};
-  for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
-    const auto ad = static_cast<std::size_t>(perm[d]);
-    const index_t cnt = rng.between(0, 4) == 0 ? 0
-                                               : rng.between(std::min<index_t>(1, std::min(be[d], ae[ad])),
-                                                             std::min(be[d], ae[ad]));
-    sb[d] = random_triplet(rng, be[d], cnt);
-    sa[ad] = random_triplet(rng, ae[ad], cnt);
-  }
+  const auto [ae, be, perm, sa, sb] = hpf::test::random_sections<N>(rng, max_extent, true);
+  const bool permuted = !std::is_sorted(perm.begin(), perm.end());
   const Layout<N> la = maybe_shadow<N>(rng, random_layout<N>(rng, ae));
   const Layout<N> lb = maybe_shadow<N>(rng, random_layout<N>(rng, be));
   DistArray<double, N> A("A", la);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,10 +96,10 @@ template <int N> void add_section_words(AgreementWords& out, const Section<N>& s
 template <class T, int N> std::shared_ptr<const SectionPlan<T, N>>
 prepared_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src, const Section<N>& sa,
                       const std::optional<Permutation<N>>& perm, const SectionOptions& opt,
-                      std::string& problem) {
+                      std::string& problem, bool combining = false) {
   try {
     auto plan = cached_section_plan<T, N>(dst, sb, src, sa, perm, opt);
-    plan->prepare();
+    plan->prepare(combining);
     return plan;
   } catch (const std::exception& e) {
     problem = e.what();
@@ -108,11 +109,13 @@ prepared_section_plan(const Layout<N>& dst, const Section<N>& sb, const Layout<N
 
 /// Collective over the parent communicator of dst's grid: throws the same hpf::Error on every rank
 /// unless every rank passed the same layouts, sections, permutation and options to assign/transpose
-/// A `local_problem` (this rank\'s planning or allocation failure) is thrown on every rank.
+/// A `local_problem` (this rank\'s planning or allocation failure) is thrown on every rank. `extra`
+/// appends the words of further arguments (hpf::transform's scalars).
 template <class T, int N>
 void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Layout<N>& src,
                            const Section<N>& sa, const std::optional<Permutation<N>>& perm,
-                           const SectionOptions& opt, const char* what, std::string_view local_problem = {}) {
+                           const SectionOptions& opt, const char* what, std::string_view local_problem = {},
+                           const std::function<void(AgreementWords&)>& extra = {}) {
   const auto build = [&](bool named) {
     AgreementWords w;
     w.named = w.named || named;
@@ -129,6 +132,7 @@ void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Lay
     w.add(static_cast<std::int64_t>(opt.strategy), [] { return std::string("options.strategy"); });
     w.add(static_cast<std::int64_t>(opt.mode), [] { return std::string("options.mode"); });
     w.add(opt.tag, [] { return std::string("options.tag"); });
+    if (extra) extra(w);
     return w;
   };
   build(false).check(dst.grid().comm().get(), what, local_problem, [&] { return build(true); });

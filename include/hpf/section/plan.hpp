@@ -146,29 +146,39 @@ template <int N> Permutation<N> section_pairing(const Section<N>& sb, const Sect
   return p;
 }
 
-template <class T> inline void copy_strided(T* dst, index_t dstep, const T* src, index_t sstep, index_t len) {
-  if (dstep == 1 && sstep == 1 && len > 8) {
-    std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
-    return;
+/// The element operation of a plain copy: out = in. Copies of it take memcpy where both sides are
+/// contiguous.
+struct Assign {
+  template <class T> void operator()(T& out, const T& in) const { out = in; }
+};
+
+/// f(dst[t dstep], src[t sstep]) for t < len (f = Assign: a copy).
+template <class T, class F = Assign>
+inline void apply_strided(T* dst, index_t dstep, const T* src, index_t sstep, index_t len, const F& f = {}) {
+  if constexpr (std::is_same_v<F, Assign>) {
+    if (dstep == 1 && sstep == 1 && len > 8) {
+      std::memcpy(dst, src, static_cast<std::size_t>(len) * sizeof(T));
+      return;
+    }
   }
-  for (index_t t = 0; t < len; ++t) dst[t * dstep] = src[t * sstep];
+  for (index_t t = 0; t < len; ++t) f(dst[t * dstep], src[t * sstep]);
 }
 
 /// Elements of T in one 64-byte cache line (at least 1).
 template <class T> inline constexpr index_t line_elements = sizeof(T) >= 64 ? 1 : index_t(64 / sizeof(T));
-/// Side of the square tiles a transposed piece is copied in: 32 lines of doubles, so the tile's source
-/// and target pages stay in the TLB and its lines in L2 (measured on a 4096^2 transpose: 256 x 256
-/// tiles copy at 1.2-1.3x memcpy, a band of 8 across the whole piece at 4x, no tiling at 8x).
+/// Side of the square tiles a transposed piece is copied in: 32 lines, so the tile's source and
+/// target pages stay in the TLB and its lines in L2.
 template <class T> inline constexpr index_t tile_elements = 32 * line_elements<T>;
 
-/// dst[t0 d0 + t1 d1] = src[t0 s0 + t1 s1] for t0 < n0, t1 < n1. When both sides step within a
-/// cache line along t0, row by row (t0 innermost). A transposed piece (one side steps within a line
-/// along t0 only, the other along t1 only: the local part and the packing of a transpose) is copied in
-/// tiles of tile_elements<T> along t0 and bands of one cache line along t1, t1 innermost, so every line
-/// read or written is used whole while it is in L1 and the tile's pages stay in the TLB. Callers keep
-/// n1 <= tile_elements<T> (SectionPlan tiles dimension 1).
-template <class T> inline void copy_2d(T* dst, index_t d0, index_t d1, const T* src, index_t s0, index_t s1,
-                                       index_t n0, index_t n1) {
+/// f(dst[t0 d0 + t1 d1], src[t0 s0 + t1 s1]) for t0 < n0, t1 < n1 (f = Assign: a copy). When both
+/// sides step within a cache line along t0, row by row (t0 innermost). A transposed piece (one side
+/// steps within a line along t0 only, the other along t1 only: the local part and the packing of a
+/// transpose) is walked in tiles of tile_elements<T> along t0 and bands of one cache line along t1,
+/// t1 innermost, so every line read or written is used whole while it is in L1 and the tile's pages
+/// stay in the TLB. Callers keep n1 <= tile_elements<T> (SectionPlan tiles dimension 1).
+template <class T, class F = Assign> inline void apply_2d(T* dst, index_t d0, index_t d1, const T* src,
+                                                          index_t s0, index_t s1, index_t n0, index_t n1,
+                                                          const F& f = {}) {
   const auto near = [](index_t s) { return (s < 0 ? -s : s) < line_elements<T>; };
   if (n1 > 1 && n0 > 1 && !(near(s0) && near(d0)) && (near(s1) || near(d1))) {
     for (index_t a = 0; a < n0; a += tile_elements<T>) {
@@ -178,13 +188,13 @@ template <class T> inline void copy_2d(T* dst, index_t d0, index_t d1, const T* 
         for (index_t t0 = a; t0 < ea; ++t0) {
           T* out = dst + t0 * d0;
           const T* in = src + t0 * s0;
-          for (index_t t1 = b; t1 < eb; ++t1) out[t1 * d1] = in[t1 * s1];
+          for (index_t t1 = b; t1 < eb; ++t1) f(out[t1 * d1], in[t1 * s1]);
         }
       }
     }
     return;
   }
-  for (index_t t1 = 0; t1 < n1; ++t1) copy_strided(dst + t1 * d1, d0, src + t1 * s1, s0, n0);
+  for (index_t t1 = 0; t1 < n1; ++t1) apply_strided(dst + t1 * d1, d0, src + t1 * s1, s0, n0, f);
 }
 
 /// A 2-D piece of a section message: n0 x n1 elements (t0 < n0 along B's dimension 0, t1 < n1 along
@@ -276,7 +286,20 @@ public:
     b.layout();
     a.layout();
   } && std::is_same_v<typename DstArray::value_type, T> && std::is_same_v<typename SrcArray::value_type, T>
-  void execute(DstArray& B, const SrcArray& A) const {
+  void execute(DstArray& B, const SrcArray& A) const { execute(B, A, detail::Assign{}); }
+
+  /// Collective, as above, combining instead of assigning: f(b, a) for every element b of B(sb) and
+  /// its element a of A(sa), where f(T& b, const T& a) updates b (e.g. b = alpha a + beta b for
+  /// hpf::transform). Received messages are unpacked through f, so none is received in place.
+  template <class DstArray, class SrcArray, class F>
+  requires requires(DstArray& b, const SrcArray& a) {
+    b.local_data();
+    a.local_data();
+    b.layout();
+    a.layout();
+  } && std::is_same_v<typename DstArray::value_type, T> && std::is_same_v<typename SrcArray::value_type, T> &&
+      std::is_invocable_v<const F&, T&, const T&>
+  void execute(DstArray& B, const SrcArray& A, const F& f) const {
     require_layout(B.layout(), m_dst, "target (B)");
     require_layout(A.layout(), m_src, "source (A)");
     if constexpr (requires {
@@ -290,7 +313,7 @@ public:
         // elements outside sb are kept). B's shadow is not updated: call update_shadow() afterwards.
         const std::vector<T> in = A.owned_copy();
         std::vector<T> out = B.owned_copy();
-        execute(out.data(), in.data());
+        execute(out.data(), in.data(), f);
         B.copy_owned(out.data(), false);
         return;
       }
@@ -301,35 +324,36 @@ public:
       // The same storage on both sides: read the whole right-hand side first (Fortran semantics).
       const auto count = static_cast<std::size_t>(A.local_size());
       std::vector<T> copy(src, src + count);
-      execute(dst, copy.data());
+      execute(dst, copy.data(), f);
       return;
     }
-    execute(dst, src);
+    execute(dst, src, f);
   }
 
   /// Builds the executor and allocates its message buffers, as the first execute() would, so that a
-  /// failure (out of memory) comes before any message. Local.
-  void prepare() const {
-    if (!m_exec) build_executor();
-    m_exec->exchange->reserve();
-  }
+  /// failure (out of memory) comes before any message. `combining`: the executor of execute() with
+  /// an element operation (no receive in place). Local.
+  void prepare(bool combining = false) const { executor(combining).exchange->reserve(); }
 
   /// Collective, as above, on local blocks: `src` holds the calling rank's block of source() (its
   /// my_local_extents() in Fortran order), `dst` its block of target(). They must not overlap.
-  void execute(T* dst, const T* src) const {
-    if (!m_exec) build_executor();
-    Exchange& exchange = *m_exec->exchange;
+  void execute(T* dst, const T* src) const { execute(dst, src, detail::Assign{}); }
+
+  /// Collective, as above, on local blocks, combining through f (see execute(B, A, f)).
+  template <class F> void execute(T* dst, const T* src, const F& f) const {
+    constexpr bool copy = std::is_same_v<F, detail::Assign>;
+    Exchange& exchange = *executor(!copy).exchange;
     exchange.post(
         [this, src](std::size_t i, std::byte* buf) {
           T* out = reinterpret_cast<T*>(buf);
           for_message(m_sends[i], true, [&](const detail::SectionPiece& p) {
-            detail::copy_2d(out + p.pos, 1, p.ps1, src + p.so, p.ss0, p.ss1, p.n0, p.n1);
+            detail::apply_2d(out + p.pos, 1, p.ps1, src + p.so, p.ss0, p.ss1, p.n0, p.n1);
           });
         },
-        [this, dst](std::size_t i, const std::byte* buf) {
+        [this, dst, &f](std::size_t i, const std::byte* buf) {
           const T* in = reinterpret_cast<const T*>(buf);
           for_message(m_recvs[i], false, [&](const detail::SectionPiece& p) {
-            detail::copy_2d(dst + p.dof, p.ds0, p.ds1, in + p.pos, 1, p.ps1, p.n0, p.n1);
+            detail::apply_2d(dst + p.dof, p.ds0, p.ds1, in + p.pos, 1, p.ps1, p.n0, p.n1, f);
           });
         },
         src, dst);
@@ -341,7 +365,7 @@ public:
     index_t copied = 0;
     if (m_self)
       for_message(*m_self, true, [&](const detail::SectionPiece& p) {
-        detail::copy_2d(dst + p.dof, p.ds0, p.ds1, src + p.so, p.ss0, p.ss1, p.n0, p.n1);
+        detail::apply_2d(dst + p.dof, p.ds0, p.ds1, src + p.so, p.ss0, p.ss1, p.n0, p.n1, f);
         copied += p.n0 * p.n1;
         if (!done && copied >= index_t{1} << 15) {
           done = exchange.test();
@@ -509,7 +533,16 @@ private:
     std::optional<Exchange> exchange;
   };
 
-  void build_executor() const {
+  /// The executor of plain copies (combining false: messages in place where their pieces are long
+  /// enough) or of combining executions (received messages are always unpacked, through the element
+  /// operation); built on first use.
+  Executor& executor(bool combining) const {
+    std::shared_ptr<Executor>& exec = combining ? m_combine_exec : m_exec;
+    if (!exec) exec = build_executor(combining);
+    return *exec;
+  }
+
+  [[nodiscard]] std::shared_ptr<Executor> build_executor(bool combining) const {
     int cmp = MPI_UNEQUAL; // local: both grids must be built on one parent communicator
     HPF_MPI_CHECK(MPI_Comm_compare(m_src.grid().comm().get(), m_dst.grid().comm().get(), &cmp));
     detail::require(cmp == MPI_IDENT || cmp == MPI_CONGRUENT, "SectionPlan: the source grid (",
@@ -518,9 +551,10 @@ private:
     auto exec = std::make_shared<Executor>();
     exec->exchange.emplace(m_src.grid().comm(), exchange_plan(), m_opt.mode, m_opt.tag);
     for (const Msg& m : m_sends) exec->send_types.push_back(message_datatype(m, true));
-    for (const Msg& m : m_recvs) exec->recv_types.push_back(message_datatype(m, false));
+    for (const Msg& m : m_recvs)
+      exec->recv_types.push_back(combining ? Datatype{} : message_datatype(m, false));
     exec->exchange->set_in_place(raw_handles(exec->send_types), raw_handles(exec->recv_types));
-    m_exec = std::move(exec);
+    return exec;
   }
 
   /// The committed datatype of a message of this rank, relative to A's block (a send) or to B's (a
@@ -702,9 +736,10 @@ private:
   index_t m_send_elems = 0;
   index_t m_recv_elems = 0;
   index_t m_self_elems = 0;
-  // The executor of this plan, built on first execute and reused; shared by copies of the plan, so a
-  // plan must not be executed by two threads at once.
+  // The executors of this plan (plain copies, and combining executions), built on first use and
+  // reused; shared by copies of the plan, so a plan must not be executed by two threads at once.
   mutable std::shared_ptr<Executor> m_exec;
+  mutable std::shared_ptr<Executor> m_combine_exec;
 };
 
 } // namespace hpf
