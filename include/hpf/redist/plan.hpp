@@ -244,14 +244,8 @@ public:
       ScheduleOptions sod = so;
       const bool regular = dp.src.regular() && dp.dst.regular();
       const bool gen_blocks = dp.src.is_gen_block() && dp.dst.is_gen_block();
-      if (regular) {
-        dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
-        sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
-      } else if (gen_blocks) { // O(P + Q) intervals (schedule/gen_block.hpp)
-        dp.grid = gen_block_pattern(dp.src.irregular->offset, dp.dst.irregular->offset);
-      } else { // GEN_BLOCK or INDIRECT against anything: the grid read off the runs
-        dp.grid = runs_pattern(dp.src, dp.dst);
-      }
+      dp.grid = dim_pattern(dp.src, dp.dst); // closed form, GEN_BLOCK intervals, or off the runs
+      if (regular) sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
       // Auto is resolved here so that the plan can say what it runs (per dimension).
       if (gen_blocks && opt.strategy == Strategy::Auto) {
         // The interval-graph colouring: max-degree steps (a König schedule) in O(P + Q).
