@@ -15,6 +15,7 @@
 #include <hpf/layout/runs.hpp>
 
 #include <hpf/schedule/all_to_many.hpp>
+#include <hpf/schedule/assignment.hpp>
 #include <hpf/schedule/routing.hpp>
 #include <hpf/schedule/schedule.hpp>
 #include <hpf/schedule/strategy.hpp>
