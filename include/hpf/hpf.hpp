@@ -31,6 +31,7 @@
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/plan.hpp>
 #include <hpf/redist/plan_cache.hpp>
+#include <hpf/redist/relabel.hpp>
 #include <hpf/redist/runs.hpp>
 
 #include <hpf/section/plan.hpp>
