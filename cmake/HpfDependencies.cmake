@@ -20,3 +20,11 @@ find_path(HPF_GLPK_INCLUDE_DIR glpk.h REQUIRED)
 find_library(HPF_GLPK_LIBRARY glpk REQUIRED)
 find_library(HPF_GMP_LIBRARY gmp REQUIRED)
 set(HPF_LP_LIBRARIES ${HPF_QSOPTEX_LIBRARY} ${HPF_GLPK_LIBRARY} ${HPF_GMP_LIBRARY})
+
+# Process relabeling (schedule/assignment.cpp) solves its assignment problem exactly with LEMON's
+# network simplex (Debian liblemon-dev). Debian ships LEMON's own lemonConfig.cmake, which sets
+# LEMON_INCLUDE_DIRS and LEMON_LIBRARIES (the small static library liblemon.a; the network simplex
+# itself is in the headers). Linked PRIVATE to hpfrt by absolute path, like the LP solvers.
+find_package(lemon CONFIG REQUIRED)
+set(HPF_LEMON_INCLUDE_DIRS ${LEMON_INCLUDE_DIRS})
+set(HPF_LEMON_LIBRARIES ${LEMON_LIBRARIES})

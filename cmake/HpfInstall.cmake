@@ -27,7 +27,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hpfrtConfig.cmake
         DESTINATION ${HPF_CMAKE_DIR})
 
 # pkg-config (lib/pkgconfig/hpfrt.pc): the same library for builds without CMake. libhpfrt is static,
-# so Libs carries its private dependencies (Kokkos, the LP solvers) too; MPI comes from ompi-cxx.
+# so Libs carries its private dependencies (Kokkos, the LP solvers, LEMON) too; MPI comes from ompi-cxx.
 set(HPF_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH HPF_PC_RELATIVE_PREFIX /${HPF_PC_DIR} /)
 string(REGEX REPLACE "/$" "" HPF_PC_RELATIVE_PREFIX "${HPF_PC_RELATIVE_PREFIX}")
@@ -38,7 +38,7 @@ foreach(dir IN LISTS KokkosCore_LIBRARY_DIRS)
   get_filename_component(dir "${dir}" REALPATH)
   string(APPEND HPF_PC_LIBS " -L${dir}")
 endforeach()
-foreach(lib IN LISTS KokkosCore_LIBRARIES HPF_LP_LIBRARIES)
+foreach(lib IN LISTS KokkosCore_LIBRARIES HPF_LP_LIBRARIES HPF_LEMON_LIBRARIES)
   if(IS_ABSOLUTE "${lib}")
     string(APPEND HPF_PC_LIBS " ${lib}")
   else()

@@ -8,7 +8,8 @@
 #   |                |                             | error messages carry)                            |
 #   | hpf_core       | runtime/core/*.cpp, rest    | hpf_core_base, MPI                               |
 #   | hpf_layout     | runtime/layout/*.cpp        | hpf_core                                         |
-#   | hpf_schedule   | runtime/schedule/*.cpp      | hpf_core_base  (pure: no mpi.h on the path)      |
+#   | hpf_schedule   | runtime/schedule/*.cpp      | hpf_core_base  (pure: no mpi.h on the path);     |
+#   |                |                             | LEMON (assignment.cpp)                           |
 #   | hpf_exec       | runtime/exec/*.cpp          | hpf_schedule, hpf_core; nlohmann (no Kokkos)     |
 #   | hpf_redist     | runtime/redist/*.cpp        | hpf_layout, hpf_schedule, hpf_exec               |
 #   | hpf_irregular  | runtime/irregular/*.cpp     | hpf_schedule, hpf_exec                           |
@@ -80,6 +81,7 @@ hpf_arrows_of(steady _links)
 hpf_layer(hpf_steady FOLDER steady LINKS ${_links} Boost::headers
           PRIVATE_LINKS $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
 target_include_directories(hpf_steady PRIVATE ${HPF_QSOPTEX_INCLUDE_DIR} ${HPF_GLPK_INCLUDE_DIR})
+target_include_directories(hpf_schedule SYSTEM PRIVATE ${HPF_LEMON_INCLUDE_DIRS})
 hpf_arrows_of(array _links)
 hpf_layer(hpf_array FOLDER array LINKS ${_links} hpf_kokkos)
 

@@ -15,6 +15,7 @@
 #include <hpf/layout/runs.hpp>
 
 #include <hpf/schedule/all_to_many.hpp>
+#include <hpf/schedule/assignment.hpp>
 #include <hpf/schedule/routing.hpp>
 #include <hpf/schedule/schedule.hpp>
 #include <hpf/schedule/strategy.hpp>
@@ -30,6 +31,7 @@
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/plan.hpp>
 #include <hpf/redist/plan_cache.hpp>
+#include <hpf/redist/relabel.hpp>
 #include <hpf/redist/runs.hpp>
 
 #include <hpf/section/plan.hpp>

@@ -1,5 +1,7 @@
 #include <hpf/core/error.hpp>
+#include <hpf/redist/pattern.hpp>
 #include <hpf/redist/runs.hpp>
+#include <hpf/schedule/gen_block.hpp>
 
 #include <algorithm>
 #include <numeric>
@@ -235,6 +237,13 @@ CommMatrix runs_pattern(const CyclicMap& src, const CyclicMap& dst) {
       grid.add(p, q, len * cnt);
     });
   return grid;
+}
+
+CommMatrix dim_pattern(const CyclicMap& src, const CyclicMap& dst) {
+  if (src.regular() && dst.regular()) return block_cyclic_pattern(src.P, src.r, dst.P, dst.r, src.n);
+  if (src.is_gen_block() && dst.is_gen_block()) // O(P + Q) intervals
+    return gen_block_pattern(src.irregular->offset, dst.irregular->offset);
+  return runs_pattern(src, dst); // GEN_BLOCK or INDIRECT against anything
 }
 
 void PeriodicRuns::tabulate() {

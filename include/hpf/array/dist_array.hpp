@@ -33,6 +33,7 @@
 #include <hpf/layout/layout.hpp>
 #include <hpf/layout/runs.hpp>
 #include <hpf/redist/plan_cache.hpp>
+#include <hpf/redist/relabel.hpp>
 #include <hpf/schedule/strategy.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -292,7 +293,18 @@ public:
   /// cache, so alternating between layouts plans each move once. Throws hpf::Error on every rank,
   /// with the array unchanged, for other extents, a grid on another parent communicator, or layouts
   /// or options (agreement_words: all but in_place_min_piece_bytes) that differ between ranks.
+  /// With options.relabel, the array takes `layout` on the grid best_relabeling arranges
+  /// (redist/relabel.hpp), its layout().grid() telling which; every rank takes the same path, as the
+  /// arrangement is computed from the two layouts after they are checked to agree; grids over
+  /// different sets of ranks throw hpf::Error on every rank.
   void redistribute(const Layout<N>& layout, RedistOptions options = {}) {
+    if (options.relabel) {
+      const Layout<N> arranged =
+          detail::relabeled_target(m_layout, layout, options, "DistArray::redistribute");
+      options.relabel = false;
+      redistribute(arranged, options);
+      return;
+    }
     const auto words = agreement_words(options);
     // The cost model first, on every rank whatever its arguments: its measurement is collective the
     // first time on a communicator that has none (detail::with_model), and a rank that then returned
@@ -331,17 +343,24 @@ public:
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
   /// elements go through a contiguous copy); dst's shadow is stale afterwards. Every rank must pass
   /// the same layouts and options (checked in one allreduce, with this rank's plan's failure, if any,
-  /// folded in: every rank throws it).
+  /// folded in: every rank throws it). options.relabel is refused (hpf::Error on every rank): dst's
+  /// grid is fixed; arrange dst's layout with best_relabeling and relabeled_layout before making dst.
   static void redistribute_into(const DistArray& src, DistArray& dst, RedistOptions options = {}) {
     const auto words = agreement_words(options);
     options = detail::with_model(src.m_layout, options, sizeof(T));
     std::string problem;
     std::optional<decltype(executor_between(src.m_layout, dst.m_layout, options))> ex;
-    try {
-      ex.emplace(executor_between(src.m_layout, dst.m_layout, options));
-      (*ex)->template prepare<T>(); // message buffers: a failure here is every rank's error
-    } catch (const std::exception& e) {
-      problem = e.what();
+    if (options.relabel) {
+      problem = "DistArray::redistribute_into: options.relabel = true; expected false (the target array's "
+                "grid is fixed: use A.redistribute(layout, options) or hpf::redistribute, or arrange the "
+                "target layout with best_relabeling and relabeled_layout before making the target array)";
+    } else {
+      try {
+        ex.emplace(executor_between(src.m_layout, dst.m_layout, options));
+        (*ex)->template prepare<T>(); // message buffers: a failure here is every rank's error
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
     }
     check_same_redistribution(src.m_layout, dst.m_layout, words, "hpf::redistribute", problem);
     run_into(**ex, src, dst);
@@ -813,9 +832,15 @@ private:
 
 /// Collective over the parent communicator of both grids: a copy of `A` laid out by `layout` (same
 /// label, same values); `A` is unchanged. Plans through the plan cache. Throws hpf::Error on every
-/// rank for other extents or a grid on another parent communicator.
+/// rank for other extents or a grid on another parent communicator. With options.relabel, the copy is
+/// laid out by `layout` on the grid best_relabeling arranges (as DistArray::redistribute).
 template <class T, int N> [[nodiscard]] DistArray<T, N>
 redistribute(const DistArray<T, N>& A, const Layout<N>& layout, RedistOptions options = {}) {
+  if (options.relabel) {
+    const Layout<N> arranged = detail::relabeled_target(A.layout(), layout, options, "hpf::redistribute");
+    options.relabel = false;
+    return redistribute(A, arranged, options);
+  }
   // The copy's block may fail to allocate on some ranks only: every rank throws it then.
   std::optional<DistArray<T, N>> out;
   std::string problem;

@@ -238,6 +238,25 @@ public:
     out.m_cache = std::make_shared<Cache>();
     return out;
   }
+  /// The same layout (extents, distributions, placement, shadow widths) on `grid`, a grid of the same
+  /// shape: another arrangement of ranks (process relabeling, redist/relabel.hpp). The index maps
+  /// depend on the shape only, so every grid position holds the same elements as before. Throws
+  /// hpf::Error for a grid of another shape. Not collective.
+  [[nodiscard]] Layout with_grid(ProcessGrid grid) const {
+    if (grid.shape() != m_grid.shape()) {
+      const auto text = [](const std::vector<int>& shape) {
+        std::string t;
+        for (std::size_t k = 0; k < shape.size(); ++k) t += (k ? " x " : "") + std::to_string(shape[k]);
+        return t;
+      };
+      detail::fail("Layout::with_grid: grid of shape ", text(grid.shape()), "; expected the shape of the ",
+                   "layout's grid, ", text(m_grid.shape()));
+    }
+    Layout out = *this;
+    out.m_grid = std::move(grid);
+    out.m_cache = std::make_shared<Cache>();
+    return out;
+  }
   /// Shadow width of dimension d (0 unless set by with_shadow).
   [[nodiscard]] index_t shadow(int d) const { return m_shadow.at(u(d)); }
   /// Shadow widths of every dimension.

@@ -94,6 +94,13 @@ struct RedistOptions {
   /// in that cache between messages, so moving it message by message costs no extra pass over memory.
   /// DistArray fills it from machine_model() (MachineModel::cache_bytes); empty: fuse_min_block_bytes.
   std::optional<std::size_t> cache_bytes;
+  /// For DistArray::redistribute and hpf::redistribute (last, so that positional initialisers written
+  /// before it keep their meaning): lay the array out by the target layout's distributions on the grid
+  /// arranged by best_relabeling (redist/relabel.hpp), the target grid's ranks renumbered so that the
+  /// most bytes stay where they are, instead of on the target grid as given. The array's
+  /// layout().grid() then tells which arrangement was used. A RedistributionPlan and
+  /// DistArray::redistribute_into refuse it: their target layout is fixed.
+  bool relabel = false;
 
   /// Member-wise equality.
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
@@ -102,7 +109,7 @@ struct RedistOptions {
 /// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
 /// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
 /// itself, and element_bytes, which the array sets. Local.
-[[nodiscard]] inline std::array<OptionWord, 8> agreement_words(const RedistOptions& o) {
+[[nodiscard]] inline std::array<OptionWord, 9> agreement_words(const RedistOptions& o) {
   const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
   const auto bits = [](const std::optional<double>& v) {
     return std::bit_cast<std::int64_t>(v.value_or(0.0));
@@ -115,7 +122,8 @@ struct RedistOptions {
        {"options.beta", bits(o.beta)},
        {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
        {"options.cache_bytes", o.cache_bytes ? static_cast<std::int64_t>(*o.cache_bytes) : std::int64_t{-1}},
-       {"options.tag", o.tag}}};
+       {"options.tag", o.tag},
+       {"options.relabel", std::int64_t{o.relabel ? 1 : 0}}}};
 }
 
 namespace detail {
@@ -229,6 +237,10 @@ public:
                     tags::redist.base, ", ", tags::redist.base + tags::redist.width, "), got ", opt.tag);
     detail::require(opt.element_bytes >= 1, "RedistributionPlan: options.element_bytes must be >= 1, got ",
                     opt.element_bytes);
+    detail::require(!opt.relabel,
+                    "RedistributionPlan: options.relabel = true; expected false (a plan moves to its target "
+                    "layout as given: arrange the target with best_relabeling and relabeled_layout first, or "
+                    "pass relabel to DistArray::redistribute)");
     detail::require(!opt.alpha || *opt.alpha >= 0, "RedistributionPlan: options.alpha must be >= 0, got ",
                     opt.alpha.value_or(0));
     detail::require(!opt.beta || *opt.beta >= 0, "RedistributionPlan: options.beta must be >= 0, got ",
@@ -244,14 +256,8 @@ public:
       ScheduleOptions sod = so;
       const bool regular = dp.src.regular() && dp.dst.regular();
       const bool gen_blocks = dp.src.is_gen_block() && dp.dst.is_gen_block();
-      if (regular) {
-        dp.grid = block_cyclic_pattern(dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n);
-        sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
-      } else if (gen_blocks) { // O(P + Q) intervals (schedule/gen_block.hpp)
-        dp.grid = gen_block_pattern(dp.src.irregular->offset, dp.dst.irregular->offset);
-      } else { // GEN_BLOCK or INDIRECT against anything: the grid read off the runs
-        dp.grid = runs_pattern(dp.src, dp.dst);
-      }
+      dp.grid = dim_pattern(dp.src, dp.dst); // closed form, GEN_BLOCK intervals, or off the runs
+      if (regular) sod.params = BlockCyclicParams{dp.src.P, dp.src.r, dp.dst.P, dp.dst.r, dp.src.n};
       // Auto is resolved here so that the plan can say what it runs (per dimension).
       if (gen_blocks && opt.strategy == Strategy::Auto) {
         // The interval-graph colouring: max-degree steps (a König schedule) in O(P + Q).

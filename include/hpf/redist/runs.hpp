@@ -320,4 +320,10 @@ std::vector<PeriodicRuns> periodic_runs_to(const CyclicMap& src, const CyclicMap
 /// sources): O(P + Q) for GEN_BLOCK -> GEN_BLOCK, O(n) when a side is INDIRECT.
 CommMatrix runs_pattern(const CyclicMap& src, const CyclicMap& dst);
 
+/// The 1-D communication grid of any two maps of one extent (elements from source process p to target
+/// process q): the closed form for two CYCLIC maps (block_cyclic_pattern, redist/pattern.hpp), the
+/// O(P + Q) intervals for GEN_BLOCK -> GEN_BLOCK (gen_block_pattern, schedule/gen_block.hpp), else
+/// runs_pattern. What RedistributionPlan schedules and best_relabeling weighs (redist/relabel.hpp).
+CommMatrix dim_pattern(const CyclicMap& src, const CyclicMap& dst);
+
 } // namespace hpf
