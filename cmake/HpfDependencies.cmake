@@ -11,8 +11,8 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(KokkosCore REQUIRED)
 include(HpfKokkosTarget)
 
-# Steady-state linear programs (seed 000): QSopt_ex solves them exactly (GMP rationals), GLPK in
-# double precision as a cross-check. Plain libraries without CMake configs: found by path and linked
+# Steady-state linear programs (Legrand, Marchal and Robert): QSopt_ex solves them exactly (GMP rationals),
+# GLPK in double precision as a cross-check. Plain libraries without CMake configs: found by path and linked
 # PRIVATE to hpfrt (absolute paths, so the installed package needs no extra find_dependency).
 find_path(HPF_QSOPTEX_INCLUDE_DIR qsopt_ex/QSopt_ex.h REQUIRED)
 find_library(HPF_QSOPTEX_LIBRARY qsopt_ex REQUIRED)

@@ -7,7 +7,7 @@
 # array/ also reaches irregular/ and reduce/: it holds their DistArray faces (GatherPlan, ScatterPlan,
 # tree_reduce of a DistArray), which need both the array and the engine below it; and steady/ for the
 # series API (ReductionSeries, ScatterSeries). steady/ reaches adaptive/ for Lowekamp's clustering
-# (seed 003), which measure_platform uses above pairwise_max ranks.
+# (Steffenel), which measure_platform uses above pairwise_max ranks.
 set(HPF_LAYERS core_base core layout schedule exec redist irregular steady reduce adaptive section array)
 set(HPF_ARROWS_core_base "")
 set(HPF_ARROWS_core core_base)

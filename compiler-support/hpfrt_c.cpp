@@ -4,7 +4,7 @@
 // std::variant; visit() dispatches a generic lambda to the held alternative, so each entry point is
 // written once for all 16 instantiations.
 //
-// Handles are not pointers (issue 15, finding 3). An hpf_grid or hpf_array value is
+// Handles are not pointers. An hpf_grid or hpf_array value is
 //   magic (16 bits, one per handle type) | generation (24 bits) | slot (24 bits)
 // into a table of live objects, and is never dereferenced: a made-up value fails the magic or the
 // slot check, a freed one (use after free, double free) the generation check, and each returns

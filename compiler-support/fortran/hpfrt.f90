@@ -201,7 +201,7 @@ module hpfrt
     end function c_strlen
   end interface
 
-  ! SHADOW regions and shifts (issue 12): see hpfrt.h. With shadows, hpf_array_local gives the whole
+  ! SHADOW regions and shifts: see hpfrt.h. With shadows, hpf_array_local gives the whole
   ! storage: on BLOCK dimensions owned local index l (0-based) is element l + w + 1 of the pointer.
   integer(c_int32_t), parameter, public :: HPF_BOUNDARY_PLAIN = 0, HPF_BOUNDARY_PERIODIC = 1
   public :: hpf_array_create_shadow, hpf_array_shadow_widths, hpf_array_update_shadow, hpf_cshift, hpf_eoshift
@@ -249,7 +249,7 @@ module hpfrt
     end function hpf_eoshift
   end interface
 
-  ! Array sections and transposes (issue 13): see hpfrt.h. Triplets are 0-based and inclusive; perm
+  ! Array sections and transposes: see hpfrt.h. Triplets are 0-based and inclusive; perm
   ! is c_null_ptr or c_loc of an integer(c_int32_t), target :: perm(rank) array.
   type, bind(c), public :: hpf_triplet
     integer(c_int64_t) :: lo
@@ -273,7 +273,7 @@ module hpfrt
     end function hpf_array_transpose
   end interface
 
-  ! TEMPLATE and ALIGN (issue 13): see hpfrt.h. base_dim is 0-based (HPF_ALIGN_COLLAPSED: held
+  ! TEMPLATE and ALIGN: see hpfrt.h. base_dim is 0-based (HPF_ALIGN_COLLAPSED: held
   ! whole); base_index has one entry per base dimension (HPF_ALIGN_REPLICATED or a 0-based index).
   type, bind(c), public :: hpf_align_dim
     integer(c_int32_t) :: base_dim

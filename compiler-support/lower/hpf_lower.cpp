@@ -6,7 +6,7 @@
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
 // underscore (a__h, hpf__k), which HPF programs do not use.
 //
-// Scanning is linear and iterative (issue 15, finding 2): no std::regex, whose backtracking recursion
+// Scanning is linear and iterative: no std::regex, whose backtracking recursion
 // overflowed the stack on long names, deep parentheses and 60 KB lines. Names longer than Fortran's
 // 63 characters and statements longer than max_statement are rejected with the file and line.
 #include "hpf_lower.hpp"

@@ -1,4 +1,4 @@
-// The broadcast algorithms of Table 1 of seed 003 and the two-level (inter-cluster schedule, then
+// The broadcast algorithms of Table 1 of Steffenel and the two-level (inter-cluster schedule, then
 // intra-cluster algorithm) broadcast, run as hpf::Schedule steps by hpf::Exchange; pLogP from the one
 // machine model and cluster discovery with its ping-pong kernel.
 #include <hpf/adaptive/broadcast.hpp>

@@ -1,4 +1,4 @@
-// pLogP interpolation and the broadcast models of Table 1 of seed 003 (Steffenel). Pure.
+// pLogP interpolation and the broadcast models of Table 1 of Steffenel. Pure.
 #include <hpf/adaptive/broadcast_model.hpp>
 #include <hpf/adaptive/plogp.hpp>
 
@@ -236,7 +236,7 @@ BcastSchedule bcast_schedule(BcastAlgorithm a, int P, std::size_t m, std::size_t
                    a == BcastAlgorithm::binomial_rendezvous;
   const auto n = static_cast<std::size_t>(P);
   if (a == BcastAlgorithm::scatter_collect) {
-    // Scatter/collection ([20] of seed 003): block b of n is bytes [b bs, (b + 1) bs) clipped to m.
+    // Scatter/collection ([20] of Steffenel): block b of n is bytes [b bs, (b + 1) bs) clipped to m.
     const std::size_t bs = (m + n - 1) / n;
     auto off = [&](std::size_t b) { return std::min(b * bs, m); };
     auto piece = [&](std::size_t first, std::size_t count) {

@@ -1,5 +1,5 @@
-// Clustering (Lowekamp's Algorithm 1) and the inter-cluster heuristics of seed 003 (Steffenel,
-// Sections 4.1.2 and 5), and the two-level broadcast plan. Pure.
+// Clustering (Lowekamp's Algorithm 1) and the inter-cluster heuristics of Steffenel (Sections 4.1.2
+// and 5), and the two-level broadcast plan. Pure.
 #include <hpf/adaptive/hierarchical.hpp>
 
 #include <hpf/core/error.hpp>
@@ -36,7 +36,7 @@ std::vector<std::vector<int>> lowekamp_clusters(std::span<const double> w, int n
       const double x = w[idx(a) * idx(n) + idx(b)];
       detail::require(std::isfinite(x) && x >= 0, "lowekamp_clusters: distance w(", a, ",", b,
                       ") must be finite and >= 0, got ", x);
-      if (a == b || x == 0) continue; // 0: no link (the seed's matrix M)
+      if (a == b || x == 0) continue; // 0: no link (Steffenel's matrix M)
       node_min[idx(a)] = std::min(node_min[idx(a)], x);
       node_min[idx(b)] = std::min(node_min[idx(b)], x);
       if (a < b) edges.emplace_back(x, a, b);
@@ -77,7 +77,7 @@ constexpr std::array<InterHeuristic, 7> k_heuristics = {
     InterHeuristic::flat,     InterHeuristic::fef,      InterHeuristic::ecef,     InterHeuristic::ecef_la,
     InterHeuristic::ecef_lat, InterHeuristic::ecef_laT, InterHeuristic::bottom_up};
 
-// ECEF-LAt and ECEF-LAT of the seed differ only by the case of the T; in the one casing ECEF-LAT
+// ECEF-LAt and ECEF-LAT of Steffenel differ only by the case of the T; in the one casing ECEF-LAT
 // (F_j takes the max over B) is "ecef-lat-max".
 constexpr NameTable<InterHeuristic, 7> heuristic_names{{{{InterHeuristic::flat, "flat"},
                                                          {InterHeuristic::fef, "fef"},

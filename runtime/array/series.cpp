@@ -158,7 +158,7 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
       problem = steady::SteadyProblem::scatter(opts.root, all);
     }
     // Of the optimal solutions, the one that moves the least data: at small K a batch is a few
-    // periods, and every transfer of a value is a step of its pipeline (docs/steady.md).
+    // periods, and every transfer of a value is a step of its pipeline (docs/series.md).
     sol = steady::solve(m_platform.platform, problem, steady::SolveGoal::LeastTraffic);
     detail::require(sol.throughput > 0, who, ": the steady-state LP has throughput 0 (", sol.note, ")");
     auto trees = steady::extract_trees(m_platform.platform, sol);
@@ -220,7 +220,7 @@ SeriesCore::SeriesCore(MPI_Comm comm, steady::SteadyOp op, std::size_t value_byt
     m_choice.chosen =
         steady_total < m_choice.tree_seconds ? SeriesStrategy::SteadyState : SeriesStrategy::TreePerOperation;
     // The LP is solved by now whatever is chosen: it decides only whether the steady state pays it
-    // back against the tree (the rule); the vendor reduction, measured after the solve, is
+    // back against the tree; the vendor reduction, measured after the solve, is
     // compared with the run time of that choice alone.
     const double base =
         m_choice.chosen == SeriesStrategy::SteadyState ? m_choice.steady_seconds : m_choice.tree_seconds;
@@ -318,9 +318,9 @@ void SeriesCore::run_collective(std::int64_t K, const std::byte* in, std::byte* 
   t_active = {&fold};
   // The whole batch in one MPI_Reduce (count = phases; in pieces of at most k_vendor_piece_bytes):
   // MPI applies the non-commutative op to every phase in rank order. One MPI_Reduce per phase
-  // measured 1.2-1.3x back-to-back MPI_Reduce: the series' own work per phase (the layout check,
+  // was slower than plain back-to-back MPI_Reduce: the series' own work per phase (the layout check,
   // the fold, storing the value) sat on the critical path of every reduction, and a window of
-  // MPI_Ireduce was slower still on Open MPI 4.1 (docs/steady.md). Ranks other than the root pass a
+  // MPI_Ireduce was slower still on Open MPI 4.1. Ranks other than the root pass a
   // scratch receive buffer: Open MPI's in-order reduction for non-commutative ops combines away from
   // the root and allocates one per call when given none.
   const std::int64_t piece =

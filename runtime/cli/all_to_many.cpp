@@ -1,8 +1,8 @@
 // `hpfrt all-to-many --ranks 64 --degree 8 [--len 1024] [--algorithm ac|lp|rs-n|rs-nl|optimal|all]
 //  [--routing hypercube|mesh2d|full] [--seed 1] [--alpha 1e-5] [--beta 1e-9] [--com file.json] [--json]`:
-// the all-to-many schedules of seed 001 (Wang & Ranka) for a random d-regular pattern (the workload
+// the all-to-many schedules of Wang and Ranka for a random d-regular pattern (the workload
 // of the paper's §6) or for a pattern read from JSON, with their phase counts and alpha-beta costs
-// (assumption 1 of seed 001 §2.1: a phase costs alpha + beta * its longest message).
+// (assumption 1 of Wang and Ranka §2.1: a phase costs alpha + beta * its longest message).
 #include "com_json.hpp"
 #include "commands.hpp"
 #include "schedule_json.hpp"
@@ -65,7 +65,7 @@ void run_all_to_many(const AllToManyArgs& a) {
         detail::concat("random ", a.d, "-regular pattern, messages of ", a.len, " units, seed ", a.seed);
   }
   // Every cost below is a sum of message lengths: the total volume bounds them all, so it is checked
-  // once, before anything is printed (issue 15: --len 2^63 - 1 summed to -2).
+  // once, before anything is printed (unchecked, --len 2^63 - 1 summed to -2).
   try {
     (void)com.total_volume();
   } catch (const Error& e) {
@@ -102,8 +102,8 @@ void run_all_to_many(const AllToManyArgs& a) {
     validate(s, com); // a scheduler bug must never print a wrong schedule
     const std::string contention = check_link_contention(s, routing);
     if (a.json) {
-      // The keys of issue 5 with the CLI's one schedule shape (a phase is a step); routing,
-      // contention and the lower bound are in the text output.
+      // n and algo, then the CLI's one schedule shape (a phase is a step); routing, contention
+      // and the lower bound are in the text output only.
       nlohmann::ordered_json j;
       j["n"] = n;
       j["algo"] = to_string(algo);
@@ -120,7 +120,8 @@ void run_all_to_many(const AllToManyArgs& a) {
 
 void register_all_to_many(CLI::App& app) {
   auto args = std::make_shared<AllToManyArgs>();
-  CLI::App* sub = app.add_subcommand("all-to-many", "all-to-many schedules, phases and costs (seed 001)");
+  CLI::App* sub =
+      app.add_subcommand("all-to-many", "all-to-many schedules, phases and costs (Wang and Ranka)");
   CLI::Option* n = sub->add_option("--ranks,--n", args->n, "number of nodes (random pattern)");
   CLI::Option* d = sub->add_option("--degree,--d", args->d, "density: messages sent and received per node");
   sub->add_option("--len", args->len, "message length in units (bytes) of the random pattern")

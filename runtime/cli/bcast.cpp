@@ -1,5 +1,5 @@
 // `hpfrt bcast --ranks 16 --m 65536 [--clusters 8,8] [--model file.json] [--root 0] [--json]`: the
-// predicted time of every broadcast algorithm of Table 1 of seed 003 (Steffenel) and the choice; with
+// predicted time of every broadcast algorithm of Table 1 of Steffenel and the choice; with
 // --clusters, the two-level plan (per-cluster algorithm, every inter-cluster heuristic, the choice).
 //
 // Model file (JSON): {"intra": M, "inter": M}, "inter" optional, where M is either a linear pLogP
@@ -38,7 +38,7 @@ struct BcastArgs {
 };
 
 /// The number field `key` of `j` (or `fallback` when absent and one is given), naming the field and
-/// its type when it is not a number (issue 15, finding 8).
+/// its type when it is not a number.
 double number_field(const nlohmann::json& j, const char* key, const std::string& where,
                     std::optional<double> fallback = std::nullopt) {
   if (!j.contains(key)) {
@@ -83,7 +83,7 @@ void run_bcast(const BcastArgs& a) {
   PLogP intra = PLogP::linear(50e-6, 20e-6, 1e-8);
   PLogP inter = PLogP::linear(10e-3, 1e-3, 1e-7);
   if (!a.model.empty()) {
-    // A directory, a device or a huge file is refused before parsing; nesting is bounded (issue 15).
+    // A directory, a device or a huge file is refused before parsing; nesting is bounded.
     const std::string text = detail::read_input_file(a.model, "--model");
     const std::string shown = detail::printable(a.model, 200);
     const nlohmann::json j = parse_input_json(text, "--model", a.model);
@@ -144,7 +144,7 @@ void run_bcast(const BcastArgs& a) {
     return;
   }
   std::cout << "broadcast of " << m << " bytes from rank " << a.root << " to " << P
-            << " ranks (seed 003, Table 1)\n"
+            << " ranks (Steffenel, Table 1)\n"
             << "intra pLogP: L " << intra.L() << " s, g(m) " << intra.g(m) << " s\n"
             << std::left << std::setw(22) << "algorithm" << std::setw(12) << "segment"
             << "predicted (s)\n";
@@ -171,7 +171,8 @@ void run_bcast(const BcastArgs& a) {
 
 void register_bcast(CLI::App& app) {
   auto args = std::make_shared<BcastArgs>();
-  CLI::App* sub = app.add_subcommand("bcast", "predicted broadcast times and the adaptive choice (seed 003)");
+  CLI::App* sub =
+      app.add_subcommand("bcast", "predicted broadcast times and the adaptive choice (Steffenel)");
   CLI::Option* p = sub->add_option("--ranks,--P", args->P, "number of ranks");
   sub->add_option("--m", args->m, "message size in bytes")->required();
   sub->add_option("--clusters", args->clusters, "cluster sizes, e.g. 8,8 (two-level plan)")->delimiter(',');

@@ -19,7 +19,7 @@ inline constexpr int max_n = 1 << 12;
 nlohmann::json parse_input_json(const std::string& text, const std::string& what, const std::string& path);
 
 /// `{"n":N,"messages":[[src,dst,len],...]}`. A pair (src, dst) may appear once, and src != dst: a file
-/// that repeats a pair or sends to itself is refused (issue 15, finding 7: they used to be merged or
+/// that repeats a pair or sends to itself is refused (they used to be merged or
 /// accepted silently; assemble_com, which sums, is for the library's own lists). `path` names the
 /// input in messages. Throws hpf::Error on any malformed input.
 CommMatrix com_from_json(const std::string& text, const std::string& path);

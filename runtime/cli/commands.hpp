@@ -19,7 +19,7 @@ std::vector<std::pair<std::string, RegisterFn>>& commands();
 /// Records a command; called from a static initialiser by HPF_CLI_COMMAND.
 bool add_command(std::string name, RegisterFn fn);
 
-/// Bounded work (issue 15, finding 6): every sub-command estimates its work or output before it starts
+/// Bounded work: every sub-command estimates its work or output before it starts
 /// and calls check_work, which throws hpf::Error (exit 2) when the estimate passes `limit` unless
 /// --force (a flag of every sub-command) was given. The limits are listed in main.cpp.
 bool& force_flag();

@@ -8,7 +8,7 @@
 //   --algorithm NAME  the algorithm / strategy / scheduler to use        (alias --algo, --strategy)
 //   --json            print JSON instead of text
 //   --alpha, --beta   start-up cost per step and cost per unit, in every cost model
-// Kept as they are because they are the seeds' own notation: plan's --P --Q --r --s (source and target
+// Kept as they are because they are the papers' own notation: plan's --P --Q --r --s (source and target
 // processes and block sizes), reduce-tree's --d --c --K, bcast's --m; all-to-many's density is
 // --degree (alias --d). steady's --op names the collective (scatter | gossip | reduce), not an
 // algorithm for it, so it is not an alias of --algorithm.
@@ -17,7 +17,7 @@
 // A schedule printed as JSON has one shape everywhere (schedule_json.hpp):
 //   "steps": [[[src, dst, len], ...], ...], "num_steps": N, "cost": alpha * N + beta * sum of max lengths
 //
-// Hostile and huge inputs (issue 15): integer options take decimal integers within 64 bits (and within
+// Hostile and huge inputs: integer options take decimal integers within 64 bits (and within
 // the option's own type), number options finite numbers; anything else exits 2 naming the option.
 // Every sub-command estimates its work before starting and exits 2 past its limit unless --force:
 //   | command      | estimate                                              | limit  |
@@ -53,7 +53,7 @@ namespace {
 
 /// Checks that `v` is a decimal integer (optional sign, no leading zeros: CLI11 would read 010 as
 /// octal) within 64 bits, and for options of unsigned type >= 0. CLI11 alone clamps
-/// 9223372036854775808 to 2^63 - 1 and says only "Could not convert" (issue 15, findings 5 and 8).
+/// 9223372036854775808 to 2^63 - 1 and says only "Could not convert".
 std::string check_integer(const std::string& v, bool is_unsigned) {
   const std::string shown = detail::printable(v, 40);
   std::size_t i = 0;

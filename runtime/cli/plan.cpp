@@ -1,6 +1,6 @@
 // `hpfrt plan --P 15 --Q 6 --r 2 --s 3 [--extent 1000] [--algorithm koenig-stepwise] [--alpha a --beta b]
 //  [--json]`: the communication grid of CYCLIC(r) on P -> CYCLIC(s) on Q and its schedule, printed as
-// the tables of seed 004 (rows p, columns q; in the step table each message is the letter of its
+// the tables of Desprez et al. (rows p, columns q; in the step table each message is the letter of its
 // step), with NS, TC and their lower bounds.
 #include "commands.hpp"
 #include "schedule_json.hpp"
@@ -35,7 +35,7 @@ struct PlanArgs {
   bool json = false;
 };
 
-/// Step names as in the seed's tables: a, b, ..., z, then aa, ab, ... (spreadsheet style).
+/// Step names as in the tables of Desprez et al.: a, b, ..., z, then aa, ab, ... (spreadsheet style).
 std::string step_name(int k) {
   std::string name;
   for (int n = k + 1; n > 0; n = (n - 1) / 26)
@@ -78,7 +78,7 @@ void run_plan(const PlanArgs& a) {
   check_work(static_cast<double>(a.P) * a.Q, 1e7, "plan: the cells of the P x Q communication grid");
   const Strategy strategy = parse_strategy(a.strategy, "--algorithm");
   const BlockCyclicGeometry geo = block_cyclic_geometry(a.P, a.r, a.Q, a.s);
-  // Without --M the seed's convention: one slice of L = lcm(P r, Q s) elements.
+  // Without --M the convention of Desprez et al.: one slice of L = lcm(P r, Q s) elements.
   const index_t M = a.M ? *a.M : slice_length(a.P, a.r, a.Q, a.s);
   // Refuse, before allocating, what would not fit: every pair holding data is a message (at most
   // min(P Q, M) of them, a few hundred bytes each with the JSON), and the fast König colouring keeps
@@ -171,7 +171,8 @@ void run_plan(const PlanArgs& a) {
 
 void register_plan(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
-  CLI::App* sub = app.add_subcommand("plan", "block-cyclic redistribution grid and schedule (seed 004)");
+  CLI::App* sub =
+      app.add_subcommand("plan", "block-cyclic redistribution grid and schedule (Desprez et al.)");
   sub->add_option("--P", args->P, "source processes (>= 1)")->required();
   sub->add_option("--Q", args->Q, "target processes (>= 1)")->required();
   sub->add_option("--r", args->r, "source block size, CYCLIC(r) (>= 1)")->required();

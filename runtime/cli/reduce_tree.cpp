@@ -1,5 +1,5 @@
 // `hpfrt reduce-tree --ranks 12 --d 1 --c 1 [--algorithm greedy|binomial|fibonacci|limited-transfers --K 3|
-//  limited-reducers --K 3] [--root 0] [--json]`: the reduction tree of seed 002 (Canon & Antoniu) for n
+//  limited-reducers --K 3] [--root 0] [--json]`: the reduction tree of Canon and Antoniu for n
 // machines, in rank order (safe for non-commutative operators), and its schedule length.
 #include "commands.hpp"
 
@@ -70,7 +70,7 @@ void run_reduce_tree(const ReduceTreeArgs& a) {
 namespace {
 void register_reduce_tree(CLI::App& app) {
   auto args = std::make_shared<ReduceTreeArgs>();
-  CLI::App* sub = app.add_subcommand("reduce-tree", "reduction tree and schedule length (seed 002)");
+  CLI::App* sub = app.add_subcommand("reduce-tree", "reduction tree and schedule length (Canon and Antoniu)");
   sub->add_option("--ranks,--n", args->n, "number of machines (elements)")->required();
   sub->add_option("--d", args->d, "transfer cost d (>= 0)")->capture_default_str();
   sub->add_option("--c", args->c, "computation cost c (>= 0)")->capture_default_str();

@@ -1,6 +1,6 @@
 // `hpfrt steady --platform p.json --op scatter|gossip|reduce ...`: the optimal steady-state
-// throughput of a series of scatters, gossips or reductions on a heterogeneous platform (seed 000,
-// Legrand, Marchal, Robert), its period, loads, weighted trees and the matchings of one period.
+// throughput of a series of scatters, gossips or reductions on a heterogeneous platform (Legrand,
+// Marchal and Robert), its period, loads, weighted trees and the matchings of one period.
 //   scatter: --source X --targets a,b        gossip: --sources a,b --targets c,d
 //   reduce:  --target X [--participants a,b,c]   (default: every node with speed > 0, in file order)
 //   [--period-max N]: if T > N, use the fixed-period approximation of Section 4.6 with T_fixed = N.
@@ -97,7 +97,7 @@ void run_steady(const SteadyArgs& a) {
     save_simgrid_xml(g, a.simgrid_xml, opts);
   }
   const SteadyProblem pb = make_problem(g, a);
-  // Bounded work: the LP has a flow per edge and node for every message type (issue 15, finding 6).
+  // Bounded work: the LP has a flow per edge and node for every message type.
   const auto n = static_cast<double>(pb.participants.size());
   const double types = pb.op == SteadyOp::Scatter ? static_cast<double>(pb.targets.size())
                        : pb.op == SteadyOp::Gossip
@@ -233,7 +233,8 @@ void run_steady(const SteadyArgs& a) {
 
 void register_steady(CLI::App& app) {
   auto args = std::make_shared<SteadyArgs>();
-  CLI::App* sub = app.add_subcommand("steady", "steady-state throughput and periodic schedule (seed 000)");
+  CLI::App* sub = app.add_subcommand(
+      "steady", "steady-state throughput and periodic schedule (Legrand, Marchal and Robert)");
   sub->add_option("--platform", args->platform, "platform JSON file")->required();
   sub->add_option("--op", args->op, "scatter | gossip | reduce")->required();
   sub->add_option("--source", args->source, "scatter: source node");

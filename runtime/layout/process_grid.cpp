@@ -43,7 +43,7 @@ ProcessGrid::ProcessGrid(MPI_Comm parent, std::vector<int> ranks, std::vector<in
   using detail::fail;
   using detail::require;
   require(parent != MPI_COMM_NULL, "ProcessGrid: parent communicator is MPI_COMM_NULL");
-  // Every rank must pass the same ranks and shape (issue 15, finding 4). Checked before anything else
+  // Every rank must pass the same ranks and shape. Checked before anything else
   // can throw, so a mismatch is the same hpf::Error on every rank instead of a hang in MPI_Comm_dup.
   {
     AgreementWords w;

@@ -1,4 +1,4 @@
-// Closed forms of the block-cyclic communication pattern (seed 004, sections 4.1-4.2); see pattern.hpp.
+// Closed forms of the block-cyclic communication pattern (Desprez et al., sections 4.1-4.2); see pattern.hpp.
 #include <hpf/core/error.hpp>
 #include <hpf/redist/pattern.hpp>
 
@@ -22,7 +22,7 @@ index_t overlap(index_t a0, index_t a1, index_t b0, index_t b1) {
 /// Elements a pair with (p r - q s) mod g = c exchanges per slice: the number of (x, y) in
 /// [0, r) x [0, s) with y - x = c (mod g). Each solution is one element i = (l P + p) r + x =
 /// (m Q + q) s + y of the slice, since the offsets l P r - m Q s cover every multiple of g exactly
-/// once per slice (proof of Proposition 1, seed 004). Summing vol(k) over k = c (mod g) is the same
+/// once per slice (proof of Proposition 1, Desprez et al.). Summing vol(k) over k = c (mod g) is the same
 /// count, grouped by k = y - x. O(1): per x, the y in [0, s) of one residue number s / g or s / g + 1.
 /// In 128 bits: with block sizes near 2^40 the slice (and r s / g) exceeds 64 bits.
 i128 slice_volume(index_t r, index_t s, index_t g, index_t c) {
@@ -91,7 +91,7 @@ BlockCyclicGeometry block_cyclic_geometry(int P, index_t r, int Q, index_t s) {
   geo.r_red = r / geo.D;
   geo.s_red = s / geo.D;
   geo.g_red = geo.g / geo.D; // D divides both P r and Q s, hence g
-  // Lemma 2 (seed 004), on the reduced problem of Lemma 1: the r' + s' - 1 offsets k in
+  // Lemma 2 (Desprez et al.), on the reduced problem of Lemma 1: the r' + s' - 1 offsets k in
   // [1 - r', s' - 1] reach every class mod g' iff there are at least g' of them.
   geo.all_to_all = geo.g_red <= geo.r_red + geo.s_red - 1;
   return geo;
@@ -204,7 +204,7 @@ CommMatrix block_cyclic_pattern(int P, index_t r, int Q, index_t s, index_t M, P
   require(M >= 0, "block-cyclic pattern: M (array length) must be >= 0, got ", M);
   CommMatrix grid(P, Q);
   if (M == 0) return grid;
-  // M = full L + R: `full` whole slices (same grid each, seed 004 section 4.1) and a prefix [0, R).
+  // M = full L + R: `full` whole slices (same grid each, section 4.1 of Desprez et al.) and a prefix [0, R).
   const index_t full = geo.L ? M / *geo.L : 0;
   const index_t R = geo.L ? M % *geo.L : M;
   const index_t Pr = P * r;

@@ -15,7 +15,7 @@ ExecMode exec_mode_of(Strategy s) {
   case Strategy::KoenigGreedy:
     break;
   }
-  // Seed 004 runs its schedules step by step: every rank sends and receives at most one message per
+  // Desprez et al. run their schedules step by step: every rank sends and receives at most one message per
   // step, so no link or port carries two messages at once (the contention the schedules avoid).
   return ExecMode::StepSynchronous;
 }

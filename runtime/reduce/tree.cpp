@@ -1,4 +1,4 @@
-// Reduction trees of seed 002 (Canon & Antoniu): Algorithms 1-3, the binomial and Fibonacci
+// Reduction trees of Canon and Antoniu: Algorithms 1-3, the binomial and Fibonacci
 // strategies, the evaluator of Proposition 3 and the rank-order relabelling of Lemma 1. Pure.
 #include <hpf/reduce/tree.hpp>
 
@@ -77,7 +77,7 @@ ReductionTree from_schedule(std::vector<int> parent, ReduceCosts costs, TreeSche
 }
 
 /// Algorithm 1 (and Algorithm 3 when `reducers` < n): the parents of machines 1..n-1 (0-based; the
-/// seed's machine 1 is our 0) and the length the reversed schedule reaches.
+/// paper's machine 1 is our 0) and the length the reversed schedule reaches.
 std::pair<std::vector<int>, double> greedy_parents(int n, ReduceCosts costs, int reducers) {
   std::vector<int> parent(idx(n), -1);
   const double step = std::max(costs.d, costs.c);
@@ -242,7 +242,7 @@ ReductionTree limited_transfers_tree(int n, int K, ReduceCosts costs) {
     L = std::max(L, t[idx(i)]);
   }
   // Lines 13-15: back to forward time. The transfer that completes at reversed time t[i] starts at
-  // forward time L - t[i], L = max t = t_n. (The seed's line 14 reads t_n - t_i + c, which for n = 2
+  // forward time L - t[i], L = max t = t_n. (Canon and Antoniu's line 14 reads t_n - t_i + c, which for n = 2
   // would start the only transfer at c instead of 0 and give 2c + d; LimitedTransfersOptimalAgainst-
   // ExhaustiveSearch checks that L - t[i] reaches the optimum.)
   std::vector<double> release(idx(n), 0.0);

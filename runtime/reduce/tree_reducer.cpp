@@ -1,4 +1,5 @@
-// TreeReducer construction and the cost measurements of seed 002's model (d: a ping, c: a timed call).
+// TreeReducer construction and the cost measurements of Canon and Antoniu's model (d: a ping, c: a
+// timed call).
 #include <hpf/reduce/tree_reducer.hpp>
 
 #include <hpf/exec/model.hpp>

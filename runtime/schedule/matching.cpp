@@ -2,8 +2,9 @@
 // the edge colourings built from it (see matching.hpp). Written here rather than taken from LEMON /
 // Boost.Graph: both only offer general-graph weighted matching (Edmonds, O(V E log V) or O(V^3) per
 // call), the colourings call this once per colour, and LEMON 1.3.1 does not compile as C++20
-// (std::allocator::construct). Measured against LEMON's MaxWeightedMatching (built as C++17): same
-// optimum, 1.3x-27x faster on the first stepwise step of P = Q = 1024 grids (docs/redist_plan.md).
+// (std::allocator::construct). Checked against LEMON's MaxWeightedMatching (built as C++17) on the
+// first stepwise step of P = Q = 1024 grids: the same optimum, and faster. The schedules built from
+// these matchings are described in docs/redistribute.md.
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/matching.hpp>
 
@@ -341,9 +342,9 @@ std::vector<std::vector<std::size_t>> bipartite_edge_colouring(int num_left, int
     for (std::size_t e : left) {
       // Priority counts the maximum-degree ends. Maximising it first saturates every maximum-degree
       // vertex (such a matching exists in a bipartite graph, which is what makes König's theorem
-      // constructive, Theorem 1 of seed 004), so the maximum degree drops by one per colour. Greedy
+      // constructive, Theorem 1 of Desprez et al.), so the maximum degree drops by one per colour. Greedy
       // maximises the weight first and breaks ties towards maximum-degree vertices (a deterministic
-      // tie-break that keeps the colour count down; the seed leaves ties open).
+      // tie-break that keeps the colour count down; Desprez et al. leave ties open).
       BipartiteEdge b = edges[e];
       b.priority = int(row[idx(b.left)] == delta) + int(col[idx(b.right)] == delta);
       sub.push_back(b);

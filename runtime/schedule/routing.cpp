@@ -91,7 +91,7 @@ void Routing::append_path(int src, int dst, std::vector<int>& out) const {
   check_node(dst, "dst");
   switch (m_kind) {
   case RoutingKind::Hypercube: {
-    // e-cube (seed 001 §2.2): change the source address one bit at a time, least significant first.
+    // e-cube (Wang and Ranka §2.2): change the source address one bit at a time, least significant first.
     int cur = src;
     for (int b = 0; b < m_dims; ++b) {
       if (((cur ^ dst) >> b) & 1) {

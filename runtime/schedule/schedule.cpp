@@ -212,7 +212,7 @@ std::string check_schedule(const Schedule& s, const CommMatrix& m) {
   });
   if (s.period() > 0.0) {
     // A periodic schedule may split a pair over several steps (a weighted edge colouring splits an
-    // edge over matchings, seed 000 Section 3.3): its lengths add up to the entry.
+    // edge over matchings, Section 3.3 of Legrand, Marchal and Robert): its lengths add up to the entry.
     std::vector<Message> merged;
     for (const Message& msg : sent) {
       if (!merged.empty() && merged.back().src == msg.src && merged.back().dst == msg.dst)

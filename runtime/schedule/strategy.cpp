@@ -1,4 +1,4 @@
-// Schedulers of seed 004 (see strategy.hpp): caterpillar, class by class, König stepwise and greedy,
+// Schedulers of Desprez et al. (see strategy.hpp): caterpillar, class by class, König stepwise and greedy,
 // all-at-once, and the Auto choice between them.
 #include <hpf/core/error.hpp>
 #include <hpf/core/names.hpp>
@@ -45,7 +45,7 @@ const std::vector<Strategy>& all_strategies() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Caterpillar (ScaLAPACK pxgemr2d, seed 004 section 3.2)
+// Caterpillar (ScaLAPACK pxgemr2d, section 3.2 of Desprez et al.)
 
 Schedule caterpillar_schedule(const CommMatrix& grid) {
   const int P = grid.num_senders();
@@ -87,7 +87,7 @@ Schedule all_at_once_schedule(const CommMatrix& grid) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Class by class (Propositions 3 and 4, seed 004)
+// Class by class (Propositions 3 and 4, Desprez et al.)
 
 namespace {
 
@@ -128,7 +128,7 @@ bool class_schedule_applies(const BlockCyclicParams& params, std::string* why) {
   if (gq == 1 && gp == 1) return true;
   if (why)
     *why = detail::concat(
-        "class-by-class scheduling (Prop. 3, seed 004) needs gcd(r', Q) = gcd(s', P) = 1 with ",
+        "class-by-class scheduling (Prop. 3, Desprez et al.) needs gcd(r', Q) = gcd(s', P) = 1 with ",
         "r' = r / gcd(r, s) = ", r1, ", s' = s / gcd(r, s) = ", s1, "; here gcd(r', Q) = gcd(", r1, ", ",
         params.Q, ") = ", gq, " and gcd(s', P) = gcd(", s1, ", ", params.P, ") = ", gp);
   return false;
@@ -204,7 +204,7 @@ Schedule class_schedule(const CommMatrix& grid, const BlockCyclicParams& params)
 }
 
 // ---------------------------------------------------------------------------------------------
-// König: stepwise and greedy (Theorem 1 and section 4.5, seed 004)
+// König: stepwise and greedy (Theorem 1 and section 4.5, Desprez et al.)
 
 namespace {
 

@@ -1,4 +1,5 @@
-// MPI executor of the steady-state pipeline (seed 000); see include/hpf/steady/executor.hpp.
+// MPI executor of the steady-state pipeline of Legrand, Marchal and Robert; see
+// include/hpf/steady/executor.hpp.
 #include <hpf/core/error.hpp>
 #include <hpf/core/tags.hpp>
 #include <hpf/exec/exchange.hpp>

@@ -1,5 +1,5 @@
-// Replay of a periodic steady-state schedule on message counts (seed 000, Sections 3.4 and 4.3);
-// see include/hpf/steady/pipeline.hpp for the execution model.
+// Replay of a periodic steady-state schedule on message counts (Legrand, Marchal and Robert, Sections 3.4 and
+// 4.3); see include/hpf/steady/pipeline.hpp for the execution model.
 #include <hpf/core/error.hpp>
 #include <hpf/steady/pipeline.hpp>
 

@@ -1,4 +1,4 @@
-// Platform model of seed 000, Section 2 (see include/hpf/steady/platform.hpp).
+// Platform model of Legrand, Marchal and Robert, Section 2 (see include/hpf/steady/platform.hpp).
 #include <hpf/core/error.hpp>
 #include <hpf/core/text.hpp>
 #include <hpf/steady/platform.hpp>
@@ -224,7 +224,7 @@ std::string json_name(const nlohmann::json& obj, const char* key, const std::str
 } // namespace
 
 Platform Platform::from_json(std::string_view text) {
-  // Issue 15: nesting is bounded before parsing, and parse errors give a byte offset, never the input.
+  // Nesting is bounded before parsing, and parse errors give a byte offset, never the input.
   detail::check_json_nesting(text, "platform JSON");
   nlohmann::json j;
   try {
@@ -277,8 +277,8 @@ std::string Platform::to_simgrid_xml(const SimGridExport& o) const {
   std::ostringstream x;
   x.precision(17);
   x << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-    << "<!-- Exported by hpfrt from a steady-state platform (seed 000, Section 2): link bandwidth = "
-    << o.bytes_per_unit << " B / c(i,j). -->\n"
+    << "<!-- Exported by hpfrt from a steady-state platform (Legrand, Marchal and Robert, Section 2): "
+    << "link bandwidth = " << o.bytes_per_unit << " B / c(i,j). -->\n"
     << "<platform version=\"4.1\">\n  <zone id=\"steady\" routing=\"Full\">\n";
   for (const auto& n : m_nodes) {
     const double flops = n.speed > 0 ? to_double(n.speed) * o.flops_per_task : o.router_flops;

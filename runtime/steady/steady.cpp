@@ -1,4 +1,4 @@
-// Steady-state linear programs and their solution (seed 000, Sections 3.1, 3.5 and 4.2).
+// Steady-state linear programs and their solution (Legrand, Marchal and Robert, Sections 3.1, 3.5 and 4.2).
 #include <hpf/core/error.hpp>
 #include <hpf/core/names.hpp>
 #include <hpf/steady/steady.hpp>
@@ -115,9 +115,9 @@ std::vector<MessageType> message_types(const Platform& g, const SteadyProblem& p
 
 namespace {
 
-// Whether send(edge, type) is a variable of the LP. The seed's conservation law (5)/(10) is not
-// imposed where a message is created or consumed; left free there, a message could loop back into
-// its destination and be counted twice in TP, or be absorbed at its origin. Those variables are
+// Whether send(edge, type) is a variable of the LP. The conservation law (5)/(10) of Legrand, Marchal and
+// Robert is not imposed where a message is created or consumed; left free there, a message could loop back
+// into its destination and be counted twice in TP, or be absorbed at its origin. Those variables are
 // dropped: they can only carry useless flow, so the optimum is unchanged.
 bool send_allowed(const Platform& g, const SteadyProblem& p, const MessageType& t, int e) {
   const auto& ed = g.edge(e);

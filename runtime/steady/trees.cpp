@@ -1,5 +1,5 @@
-// Weighted trees (seed 000, Sections 4.3-4.4, Figure 8), the fixed-period approximation (Section 4.6)
-// and the weighted-matching decomposition of one period (Section 3.3).
+// Weighted trees (Legrand, Marchal and Robert, Sections 4.3-4.4, Figure 8), the fixed-period approximation
+// (Section 4.6) and the weighted-matching decomposition of one period (Section 3.3).
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/matching.hpp>
 #include <hpf/steady/steady.hpp>
