@@ -1,6 +1,6 @@
 // bench_adaptive_bcast: hpf::AdaptiveBroadcast against MPI_Bcast, in the same job, on MPI_COMM_WORLD.
-//   adaptive  the algorithm of Table 1 of seed 003 that the measured pLogP model predicts fastest,
-//             calibrated (issue 11): its first call times it and MPI_Bcast (9 rounds each) and keeps
+//   adaptive  the algorithm of Table 1 of Steffenel that the measured pLogP model predicts fastest,
+//             calibrated: its first call times it and MPI_Bcast (9 rounds each) and keeps
 //             the plan only when it measures 5 % faster, agreed on every rank; that first call is in
 //             the warm-up, not timed
 //   model     the same plan uncalibrated (the model's choice alone)

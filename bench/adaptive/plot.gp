@@ -9,7 +9,7 @@ set ylabel 'median time (s), slowest rank'
 set grid
 set key top left font ',9'
 rows(n, v) = sprintf("< awk -F, 'NR > 1 && $1 == %d && $3 == \"%s\"' %s", n, v, csv)
-set multiplot layout 1,2 title 'AdaptiveBroadcast (seed 003 Table 1 from measured pLogP, calibrated against MPI_Bcast) vs MPI_Bcast'
+set multiplot layout 1,2 title 'AdaptiveBroadcast (Table 1 of Steffenel from measured pLogP, calibrated against MPI_Bcast) vs MPI_Bcast'
 do for [n in "2 4"] {
   set title sprintf('%s ranks (shared-memory, 2 cores)', n)
   plot rows(n+0, 'adaptive') using 2:7 with linespoints lw 2 pt 7 title 'adaptive (calibrated: plan or MPI_Bcast)', \

@@ -1,6 +1,6 @@
-// bench_adaptive_smpi: the adaptive broadcast of seed 003 at scale (issue 11, item 4), built with
+// bench_adaptive_smpi: the adaptive broadcast of Steffenel at scale, built with
 // smpicxx by smpi_run.sh and run under SimGrid SMPI on the two-level platform of bench/platforms/
-// (make_platforms.py twolevel: the six Grid'5000 clusters of seed 003 Table 4, scaled to N ranks,
+// (make_platforms.py twolevel: the six Grid'5000 clusters of Table 4 of Steffenel, scaled to N ranks,
 // numbered cluster by cluster). Only the Kokkos-free layers are used (core/, schedule/, exec/,
 // adaptive/). The same file builds natively (bench_adaptive_smpi of the CMake build) so that it keeps
 // compiling warning-free.
@@ -15,7 +15,7 @@
 //   adaptive       AdaptiveBroadcast::plan(comm, m, model of cluster 0): the one-level (grid-unaware)
 //                  choice of Table 1 over all ranks
 //   hier-<h>       a two-level plan with inter-cluster heuristic h (flat, fef, ecef, ecef-la,
-//                  ecef-lat, ecef-lat-max, bottom-up; seed 003 Section 5)
+//                  ecef-lat, ecef-lat-max, bottom-up; Section 5 of Steffenel)
 //   hier-auto      the two-level plan with the smallest predicted makespan over every heuristic
 //   mpi            MPI_Bcast (SMPI's algorithm from --cfg=smpi/bcast:X; --label names the row)
 // Per (bytes, method): the first execution's buffer is checked on every rank (it must hold the

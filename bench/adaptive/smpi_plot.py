@@ -16,7 +16,7 @@ ranks = sorted({int(r["ranks"]) for r in rows})
 methods = list(dict.fromkeys(r["method"] for r in rows))
 tmp = tempfile.mkdtemp()
 gp = [f"set terminal pngcairo size {560 * len(ranks) + 200},460 noenhanced font ',9'", f"set output '{sys.argv[2]}'",
-      f"set multiplot layout 1,{len(ranks)} title 'broadcast from rank 0 on the seed 003 Table 4 two-level platform "
+      f"set multiplot layout 1,{len(ranks)} title 'broadcast from rank 0 on the two-level platform of Table 4 of Steffenel "
       "(SimGrid SMPI, simulated time)'", "set logscale xy", "set xlabel 'message size (bytes)'",
       "set ylabel 'simulated seconds'", "set grid", "set key outside right font ',8'", "set format x '%.0s%cB'"]
 for n in ranks:

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The adaptive broadcast of seed 003 at scale under SimGrid SMPI (issue 11, item 4): N simulated ranks
-# of the two-level Grid'5000 platform of seed 003 Table 4 (make_platforms.py twolevel: six clusters of
+# The adaptive broadcast of Steffenel at scale under SimGrid SMPI: N simulated ranks
+# of the two-level Grid'5000 platform of Table 4 of Steffenel (make_platforms.py twolevel: six clusters of
 # different sizes, slow links between sites), broadcasting from rank 0. Builds smpi_driver.cpp and the
 # Kokkos-free sources it needs (core/, schedule/, exec/, adaptive/) with smpicxx into
 # build-smpi/adaptive/ (or $HPF_SMPI_BUILD/adaptive/), runs hpfrt's methods in one smpirun (the
-# one-level adaptive choice, the two-level plan with each inter-cluster heuristic of seed 003 Section 5,
+# one-level adaptive choice, the two-level plan with each inter-cluster heuristic of Section 5 of Steffenel,
 # and hier-auto, the heuristic of smallest predicted makespan) and MPI_Bcast once per SMPI algorithm
 # (--cfg=smpi/bcast:X), and prints CSV rows
 #   ranks,bytes,method,simulated_seconds,predicted_seconds,ratio_to_best_mpi,what,wall_seconds

@@ -1,4 +1,4 @@
-// bench_all_to_many: the experiment of seed 001 §6 (Wang & Ranka) on MPI_COMM_WORLD. For random
+// bench_all_to_many: the experiment of §6 of Wang and Ranka on MPI_COMM_WORLD. For random
 // d-regular patterns (every rank sends d messages of M bytes and receives d, the paper's workload),
 // each all-to-many scheduler runs under the executors S1 (ExecMode::Handshake) and S2
 // (ExecMode::AllAtOnce), next to the two MPI collectives that do the same exchange:
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   }
   const hpf::Comm world = hpf::Comm::duplicate(MPI_COMM_WORLD);
   const bool pow2 = (n & (n - 1)) == 0;
-  // The iPSC/860's e-cube routing when n is a power of two (seed 001 §2.2); a mesh otherwise.
+  // The iPSC/860's e-cube routing when n is a power of two (Wang and Ranka §2.2); a mesh otherwise.
   const hpf::RoutingKind routing = pow2 ? hpf::RoutingKind::Hypercube : hpf::RoutingKind::Mesh2D;
 
   hpf::bench::CsvWriter out;
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       double com_s = 0;
       for (int p = 0; p < patterns; ++p) {
         // The pattern is pure data: every rank builds the same one, then each rank's send list goes
-        // through assemble_com, as an application's inspector would do it at run time (seed 001 §4).
+        // through assemble_com, as an application's inspector would do it at run time (Wang and Ranka §4).
         const hpf::CommMatrix pattern = hpf::random_regular_com(n, static_cast<int>(d), bytes,
                                                                 seed * 1000003ULL + static_cast<unsigned>(p));
         std::vector<hpf::SendEntry> mine;

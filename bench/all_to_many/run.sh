@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates docs/results/all_to_many.csv and docs/results/all_to_many.png: the experiment of seed 001
-# §6 (Wang & Ranka) as far as this machine allows -- n = 8 ranks (oversubscribed on a 2-core machine),
+# Regenerates docs/results/all_to_many.csv and docs/results/all_to_many.png: the experiment of §6 of
+# Wang and Ranka as far as this machine allows -- n = 8 ranks (oversubscribed on a 2-core machine),
 # random d-regular patterns, message sizes 16 B .. 128 KB, every scheduler under S1 and S2, and
 # MPI_Alltoallv / MPI_Neighbor_alltoallv. The PNG is the region map of Figure 5 ("which algorithm
 # wins where") next to the scheduling overhead of Figures 10 and 11.
@@ -50,7 +50,7 @@ ds_list=$(cat "$tmp/ds.txt")
   echo "set terminal pngcairo size 1300,520 noenhanced font ',10'"
   echo "set output 'docs/results/all_to_many.png'"
   echo "set multiplot layout 1,2 title 'all-to-many on $n MPI ranks oversubscribed on $(nproc) cores (load $load); median of the slowest rank over 2 patterns x 4 repeats'"
-  echo "set title 'Fastest variant per (d, message size) and its time / MPI_Alltoallv (cf. seed 001 Figure 5)'"
+  echo "set title 'Fastest variant per (d, message size) and its time / MPI_Alltoallv (cf. Figure 5 of Wang and Ranka)'"
   cat "$tmp/tics.gp"
   echo "set xlabel 'message size (bytes)'; set ylabel 'density d (messages per rank)'"
   echo "set cbrange [-0.5:10.5]; set palette maxcolors 11; unset colorbox"

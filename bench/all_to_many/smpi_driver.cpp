@@ -1,22 +1,22 @@
-// bench_all_to_many_smpi: seed 001 §6 (Wang & Ranka, Figure 5) on every rank of MPI_COMM_WORLD,
+// bench_all_to_many_smpi: Wang and Ranka, §6 and Figure 5, on every rank of MPI_COMM_WORLD,
 // built with smpicxx by smpi_run.sh and run under SimGrid SMPI on a hypercube (e-cube routes) or a
 // 2-D mesh (XY routes) of bench/platforms/. Only the Kokkos-free layers are used: schedule/ (the
 // schedulers, Routing), irregular/com (the exchange plan of a schedule) and exec/ (Exchange). The same
 // file builds natively (bench_all_to_many_smpi of the CMake build) so that it keeps compiling
 // warning-free; natively --check-routes is refused (there are no simulated routes).
 //
-// Workload (the seed's): for each density d and message size, --patterns random d-regular patterns
-// (random_regular_com: every rank sends d messages of `bytes` bytes to d distinct others and
+// Workload (that of Wang and Ranka): for each density d and message size, --patterns random d-regular
+// patterns (random_regular_com: every rank sends d messages of `bytes` bytes to d distinct others and
 // receives d). Every rank builds the same pattern from the same seed, so COM needs no exchange.
-// Variants: each scheduler under the executor the seed pairs it with (S2 = ExecMode::AllAtOnce for
-// AC and RS_N, S1 = ExecMode::Handshake for LP and RS_NL, seed 001 §6), RS_N under S1 as well (the
+// Variants: each scheduler under the executor Wang and Ranka pair it with (S2 = ExecMode::AllAtOnce for
+// AC and RS_N, S1 = ExecMode::Handshake for LP and RS_NL, Wang and Ranka §6), RS_N under S1 as well (the
 // phased schedule without link-contention avoidance), and with --all-modes also LP and RS_NL under S2.
 // RS_NL's routing model is --routing (hypercube: e-cube, mesh2d: XY on the near-square mesh), the platform's
 // own routes.
 //
 // Per (d, bytes, pattern, variant): the schedule is built, then --repeats executions are timed:
-// barrier, MPI_Wtime, execute, MPI_Wtime, the slowest rank's time (MPI_Allreduce MAX), as the seed
-// takes "the maximum time spent by any processor". The first execution's data are checked byte by byte
+// barrier, MPI_Wtime, execute, MPI_Wtime, the slowest rank's time (MPI_Allreduce MAX), as Wang and Ranka
+// take "the maximum time spent by any processor". The first execution's data are checked byte by byte
 // (every received message must hold its sender's payload; a wrong byte stops the run with exit 1
 // before its time is printed). The simulation is deterministic (SMPI repeats agree), so the first
 // execution counts too and --repeats 1 halves the simulation time. With
@@ -163,7 +163,7 @@ struct Variant {
   hpf::ExecMode mode;
 };
 
-/// The seed's four pairings, RS_N under S1 too (the phased baseline RS_NL improves on by avoiding
+/// The four pairings of Wang and Ranka, RS_N under S1 too (the phased baseline RS_NL improves on by avoiding
 /// link contention), and with all_modes LP and RS_NL under S2 as well (AC is S2 by definition).
 std::vector<Variant> variants(bool all_modes) {
   using A = hpf::AllToManyAlgo;
@@ -173,10 +173,10 @@ std::vector<Variant> variants(bool all_modes) {
                            {A::RS_N, M::AllAtOnce},
                            {A::RS_N, M::Handshake},
                            {A::RS_NL, M::Handshake}};
-  for (const Variant& v : out) // the seed's pairings are paper_exec_mode's
+  for (const Variant& v : out) // the paper's pairings are paper_exec_mode's
     if (v.algo != A::RS_N || v.mode != M::Handshake)
       hpf::detail::require(hpf::paper_exec_mode(v.algo) == v.mode,
-                           "bench_all_to_many_smpi: the seed's executor of ", hpf::to_string(v.algo),
+                           "bench_all_to_many_smpi: the paper's executor of ", hpf::to_string(v.algo),
                            " is no longer paper_exec_mode's");
   if (all_modes) {
     out.push_back({A::LP, M::AllAtOnce});

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Seed 001 Figure 5 under SimGrid SMPI (issue 11, item 3): which of AC, LP, RS_N and RS_NL wins as the
-# density d and the message size change, on N simulated ranks of a hypercube (the iPSC/860 of the seed:
+# Figure 5 of Wang and Ranka under SimGrid SMPI: which of AC, LP, RS_N and RS_NL wins as the
+# density d and the message size change, on N simulated ranks of a hypercube (the iPSC/860 of the paper:
 # e-cube routes, 2.8 MB/s links) and of a 2-D mesh (Paragon-style: XY routes, 175 MB/s links), both with
 # link contention (bench/platforms/make_platforms.py). Builds smpi_driver.cpp and the Kokkos-free
 # sources it needs (core/, schedule/, exec/, irregular/com) with smpicxx into build-smpi/all_to_many/ (or
@@ -10,9 +10,9 @@
 # --csv, writes one row per (platform, d, size, variant):
 #   platform,ranks,d,bytes,algo,exec,phases,simulated_seconds,ratio_to_best,winner,phased_winner,patterns,repeats,
 #   wall_seconds
-# simulated_seconds: the median over the patterns of each pattern's median over the repeats (the seed
+# simulated_seconds: the median over the patterns of each pattern's median over the repeats (the paper
 # averages; the simulation is deterministic, so the repeats agree); ratio_to_best: to the fastest of the
-# seed's four (AC/S2, LP/S1, RS_N/S2, RS_NL/S1); winner: 1 on the fastest of those four. RS_N under S1
+# paper's four (AC/S2, LP/S1, RS_N/S2, RS_NL/S1); winner: 1 on the fastest of those four. RS_N under S1
 # (always) and LP and RS_NL under S2 (--all-modes 1) are reported but never win; phased_winner: 1 on the
 # fastest of the phased (S1) variants LP, RS_N and RS_NL. wall_seconds: the real time of the
 # platform's smpirun. --png draws the region map (smpi_plot.py).

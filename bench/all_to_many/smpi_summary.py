@@ -23,7 +23,7 @@ for cell in cells:
     med = {k[3:]: statistics.median(v) for k, v in t.items() if k[:3] == cell}
     cand = sorted((v, k) for k, v in med.items() if k in seed_pairs)
     if len(cand) != 4:
-        sys.exit(f"smpi_run.sh: {cell}: expected the four seed variants, got {sorted(med)}")
+        sys.exit(f"smpi_run.sh: {cell}: expected the four variants of Wang and Ranka, got {sorted(med)}")
     best, win = cand[0]
     phased = min((v, k) for k, v in med.items() if k[1] == "S1")[1]
     print(f"{cell[0]:9} {cell[1]:3d} {cell[2]:7d}  {win[0] + '/' + win[1]:10} {best * 1e3:8.3f}   "

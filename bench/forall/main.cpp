@@ -21,7 +21,7 @@
 namespace {
 
 /// The local -> global table of dimension d, built here for the hand-written peer (DistArray keeps
-/// no such table since issue 10).
+/// no such table: its metadata does not grow with the extent).
 template <class A> std::vector<hpf::index_t> global_table(const A& a, int d) {
   std::vector<hpf::index_t> t(a.local_view().extent(static_cast<std::size_t>(d)));
   for (std::size_t l = 0; l < t.size(); ++l) t[l] = a.global_index(d, static_cast<hpf::index_t>(l));

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""SimGrid platforms for the SMPI benchmarks of issue 11 (bench/redistribute, bench/all_to_many and bench/adaptive smpi_run.sh).
+"""SimGrid platforms for the SMPI benchmarks (smpi_run.sh of bench/redistribute, bench/all_to_many and
+bench/adaptive).
 
 The committed files are cluster_N and torus_N for N = 16, 64, 256, 1024, mesh_16, mesh_64 and
 hypercube_16 (hypercube_64 is 0.8 MB; mesh_256 and mesh_1024 are 0.3 and 1.3 MB: the smpi_run.sh scripts generate
@@ -17,8 +18,8 @@ cluster  A cluster whose backbone is shared and limited: every host has its own 
 torus    A 2-D torus (SimGrid's TORUS cluster): one full-duplex 1.25 GB/s, 1 us link between
          neighbours, dimension-ordered routes (SimGrid's torus routing, shortest direction first on
          dimension 0, then dimension 1): a message shares every link on its path.
-mesh     A 2-D mesh in the style of the Intel Paragon XP/S of seed 004 section 5 (no wrap-around,
-         XY routing). The seed gives no network parameters; those of the Paragon's mesh routing chip
+mesh     A 2-D mesh in the style of the Intel Paragon XP/S of section 5 of Desprez et al. (no wrap-around,
+         XY routing). Desprez et al. give no network parameters; those of the Paragon's mesh routing chip
          are used: 175 MB/s per direction per link and 40 ns per hop; the node's interface to its
          router is a 175 MB/s link per direction with 30 us latency, standing for the message
          start-up of the Paragon's message layer. XY routing is exact: each mesh position has an
@@ -26,15 +27,15 @@ mesh     A 2-D mesh in the style of the Intel Paragon XP/S of seed 004 section 5
          a host enters at its X router and leaves from its Y router, and only X -> Y turns exist
          (a one-way FATPIPE link), so the only routes Dijkstra can find go along X first, then Y.
          One link per direction (ids ...-E/-W/-N/-S), so opposite directions never share.
-hypercube  The Intel iPSC/860 of seed 001 section 2.2 (bench/all_to_many/smpi_run.sh): N = 2^k nodes,
+hypercube  The Intel iPSC/860 of section 2.2 of Wang and Ranka (bench/all_to_many/smpi_run.sh): N = 2^k nodes,
          circuit-switched e-cube routing (the differing address bits are fixed from the least to the
          most significant), written out as one explicit route per ordered pair (routing "Full"), so
          the simulated paths are exactly hpf::Routing::hypercube's. One 2.8 MB/s link per direction
          of each cube edge (h-<i>-<b>: node i to node i XOR 2^b), 100 ns per hop; the node's
          interface is a 2.8 MB/s link per direction with 35 us latency (inj-<i>, ej-<i>), so a message
-         starts up in about 70 us, the iPSC/860's short-message latency (seed 001 gives no numbers; these
+         starts up in about 70 us, the iPSC/860's short-message latency (Wang and Ranka give no numbers; these
          are the machine's published DCM channel rate and start-up).
-twolevel The Grid'5000 platform of seed 003 Table 4 (bench/adaptive/smpi_run.sh): six clusters of
+twolevel The Grid'5000 platform of Table 4 of Steffenel (bench/adaptive/smpi_run.sh): six clusters of
          31, 29, 6, 1, 1 and 20 machines, scaled to N (clusters 3 and 4 stay single machines; the other
          N - 2 hosts are shared in proportion 31 : 29 : 6 : 20, largest remainder first), ranks numbered
          cluster by cluster. Every host has its own 125 MB/s link per direction to its cluster's

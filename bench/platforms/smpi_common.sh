@@ -1,4 +1,4 @@
-# Sourced by the issue 11 SMPI scripts (bench/redistribute/smpi_run.sh, bench/all_to_many/smpi_run.sh,
+# Sourced by the SMPI scripts (bench/redistribute/smpi_run.sh, bench/all_to_many/smpi_run.sh,
 # bench/adaptive/smpi_run.sh): building a Kokkos-free driver with smpicxx, the platform and host file
 # of N simulated ranks, and the SMPI options every run uses. Needs scripts/env.sh sourced (HPF_ROOT).
 command -v smpicxx > /dev/null || { echo "smpicxx missing: apt-get install -y libsimgrid-dev simgrid" >&2; exit 2; }
@@ -58,8 +58,8 @@ smpi_hostfile() {
 }
 
 # No SMPI bandwidth/latency correction factors and no TCP cross-traffic: links are the XML's.
-# simulate-computation:no: computation costs no simulated time (communication time only, as the seeds).
-# smpi/test:0, smpi/iprobe:0: SMPI charges polling calls a delay by default; Open MPI's are ~0.1 us.
+# simulate-computation:no: computation costs no simulated time (communication time only, as in the papers).
+# smpi/test:0, smpi/iprobe:0: SMPI charges polling calls a delay by default; Open MPI's cost next to nothing.
 # contexts/stack-size:1024 (KiB): 1024 simulated ranks in one process.
 smpi_cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
           --cfg=network/crosstraffic:0 --cfg=smpi/test:0 --cfg=smpi/iprobe:0 --cfg=contexts/stack-size:1024

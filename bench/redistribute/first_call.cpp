@@ -1,4 +1,4 @@
-// The first REDISTRIBUTE of a program against a repeated one (issue 9: the first call must cost at
+// The first REDISTRIBUTE of a program against a repeated one (the target: the first call costs at
 // most 1.2x a repeated one at >= 10^6 elements per rank).
 //
 // A "first" call finds an empty plan cache (clear_plan_cache() before it), so it plans; a "repeated"

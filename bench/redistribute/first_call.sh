@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/results/redistribute_first_call.{csv,png}: the first REDISTRIBUTE (plan cache miss)
-# against a repeated one (hit), at 10^6 doubles per rank, on 2 and 4 ranks, medians of 25 (issue 9;
-# single cells moved by 0.95-1.3x between runs of 9 on this shared machine).
+# against a repeated one (hit), at 10^6 doubles per rank, on 2 and 4 ranks, medians of 25 (single
+# cells moved between runs of 9 on this shared machine).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$(dirname "$0")/../common/bench_common.sh"

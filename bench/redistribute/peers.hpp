@@ -1,5 +1,5 @@
 // The peers of REDISTRIBUTE that bench_redistribute, bench_redistribute_speed and
-// bench_redistribute_sweep share (issue 10): timing, the data check, the naive MPI_Alltoallv, the
+// bench_redistribute_sweep share: timing, the data check, the naive MPI_Alltoallv, the
 // MPI_Alltoallw over derived datatypes, ScaLAPACK descriptors on BLACS grids, and (when built with
 // HPF_BENCH_TPETRA) a Tpetra::Import between two Maps listing the block-cyclic ownership.
 // Every layout is on MPI_COMM_WORLD with grid position = rank.

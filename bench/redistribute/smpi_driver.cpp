@@ -1,5 +1,5 @@
 // bench_redistribute_smpi: REDISTRIBUTE CYCLIC(r) -> CYCLIC(s) of M doubles on every rank of
-// MPI_COMM_WORLD (P = Q = ranks, one grid, as in seed 004 section 5), built with smpicxx by
+// MPI_COMM_WORLD (P = Q = ranks, one grid, as in section 5 of Desprez et al.), built with smpicxx by
 // smpi_run.sh and run under SimGrid SMPI on the platforms of bench/platforms/. Only the Kokkos-free
 // layers are used: layout/ (Layout, ProcessGrid), redist/ (RedistributionPlan, RedistributionExecutor
 // on raw buffers), schedule/ and exec/ (Exchange). The same file builds natively (bench_redistribute_smpi
@@ -10,8 +10,8 @@
 // element by element (every target element must hold its global index), then --repeats executions
 // are timed: barrier, MPI_Wtime, execute, MPI_Wtime, and the slowest rank's time (MPI_Allreduce MAX).
 // Under SMPI with smpi/simulate-computation:no, MPI_Wtime is the simulated clock and packing and
-// unpacking cost nothing: the figure is the communication time, as in the seed (which packs before
-// starting its timer). The simulation is deterministic; the median of the repeats is printed (an
+// unpacking cost nothing: the figure is the communication time, as in Desprez et al. (who pack before
+// starting their timer). The simulation is deterministic; the median of the repeats is printed (an
 // alltoallv executor's first execution also agrees on its counts, which the median leaves out).
 // Strategy alltoallv runs one MPI_Alltoallv, whose algorithm SMPI takes from --cfg=smpi/alltoallv:X;
 // --label names the row (e.g. alltoallv_pair).
@@ -29,7 +29,7 @@
 // runs with SMPI_SHARED_MALLOC: every simulated rank maps the same pages, so 1024 ranks fit in memory
 // but the contents are meaningless. The check then runs on private blocks of a smaller problem with
 // the same pattern: M' = min(M, 2 L + M mod L) elements, L = lcm(P r, Q s) (the pattern of M is
-// floor(M / L) times that of a slice plus that of the remainder, seed 004), so the same pairs talk in
+// floor(M / L) times that of a slice plus that of the remainder, Desprez et al.), so the same pairs talk in
 // the same steps, with shorter messages. Since the timed contents are meaningless anyway, the timed
 // runs then skip packing, unpacking and the local copy: they run the executor's hpf::Exchange (the
 // same ExchangePlan, ExecMode and tag, so the same MPI calls in the same order) with callbacks that do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots docs/results/redistribute_smpi.csv with gnuplot (as the other SMPI benchmarks do): one panel per
-platform, time / caterpillar's against the number of simulated ranks, one line per method; the band of
-seed 004 section 5 (0.56-0.64 on a 16-node Paragon) is drawn at 16 ranks.
+platform, time / caterpillar's against the number of simulated ranks, one line per method; the band that
+section 5 of Desprez et al. reports on a 16-node Paragon is drawn at 16 ranks.
     smpi_plot.py in.csv out.png"""
 import csv
 import subprocess

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# REDISTRIBUTE CYCLIC(r) -> CYCLIC(s) of M doubles on N simulated ranks under SimGrid SMPI (issue 11):
+# REDISTRIBUTE CYCLIC(r) -> CYCLIC(s) of M doubles on N simulated ranks under SimGrid SMPI:
 # builds smpi_driver.cpp and the Kokkos-free sources it needs (core/, layout/, schedule/, exec/,
 # redist/) with smpicxx (through ccache if present) into build-smpi/redistribute/ (or $HPF_SMPI_BUILD/redistribute/) (once; rebuilt when a source or header is newer),
 # takes the platform bench/platforms/<platform>_<N>.xml (generated there by make_platforms.py for
@@ -19,7 +19,7 @@
 #   bench/redistribute/smpi_run.sh --ranks N --platform cluster|torus|mesh [--M elements] [--r R --s S]
 #                                  [--repeats K] [--csv file (rows appended)] [--shared 0|1] [--jobs J]
 #                                  [--alltoallv pair,ring,bruck,ompi]
-# --M: default 131072 N (1 MiB of doubles per rank, the problem of docs/scale.md).
+# --M: default 131072 N (1 MiB of doubles per rank, the problem of docs/performance.md).
 # --repeats: default 3, and 1 from 1024 ranks on (as smpi_results.sh).
 # --shared: SMPI_SHARED_MALLOC source and target blocks (default 1 from 256 ranks on; the check then
 # runs on a smaller problem with the same pattern, and the timed runs skip packing, see smpi_driver.cpp).
@@ -27,7 +27,7 @@
 # --jobs: smpiruns at a time (default $HPF_JOBS, the number of cores); the longest start first.
 # --alltoallv: SMPI's algorithms to run (default pair,ring,bruck,ompi, and pair,ring,bruck from 1024
 # ranks on: there SMPI's ompi selector picks basic_linear, every one of the P^2 messages posted at
-# once, whose simulation advanced 1 us of simulated time in 2 minutes; see docs/scale.md).
+# once, whose simulation hardly advances).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
 source "$HPF_ROOT/bench/platforms/smpi_common.sh"
@@ -95,8 +95,8 @@ sim() { # id methods label [smpirun options...]: one smpirun, its RESULT rows wi
 # 256 ranks only caterpillar-steps runs (the same messages in the same steps, see smpi_driver.cpp).
 if [ "$ranks" -le 256 ]; then cat_methods=(caterpillar caterpillar-steps); else cat_methods=(caterpillar-steps); fi
 hpf_methods=("${cat_methods[@]}" class koenig-stepwise koenig-greedy all-at-once)
-# One smpirun per method, at most --jobs at a time, longest first (their real times at 1024 ranks on
-# the torus, docs/scale.md): bruck, all-at-once, the other alltoallv algorithms, the step methods.
+# One smpirun per method, at most --jobs at a time, longest first (by their real times at 1024 ranks
+# on the torus): bruck, all-at-once, the other alltoallv algorithms, the step methods.
 a2a_methods=("${a2a_algs[@]/#/alltoallv_}")
 runs=()
 for m in alltoallv_bruck all-at-once alltoallv_pair alltoallv_ring alltoallv_ompi koenig-stepwise koenig-greedy class \

@@ -1,5 +1,5 @@
 // bench_redistribute_sweep: a repeated A.redistribute(layout) through the public API against every
-// peer, cell by cell (issue 10):
+// peer, cell by cell:
 //
 //   - 1-D: every r, s of the lists x every M, CYCLIC(r) -> CYCLIC(s) on all ranks (0 = BLOCK);
 //   - 2-D (--n2d n): COSTA's case, an n x n matrix of doubles, blocks r2d x r2d on a P x 1 grid ->
@@ -17,8 +17,8 @@
 //   - blocked: the methods in a shuffled order, each one's repeats back to back after one untimed
 //     call: warm too, but a burst of load hits one method's calls only;
 //   - interleaved: as warm without the untimed calls, so that every call follows other methods'
-//     calls. Cells of 10^3-10^5 elements then run with caches that other methods filled: Tpetra took
-//     1.6-1.9x its standalone program's time at 10^5 on 2 ranks, against 0.9-1.1x blocked.
+//     calls. Cells of 10^3-10^5 elements then run with caches that other methods filled, and a peer's
+//     time no longer matches that of its standalone program.
 // --stream-stores off turns off the non-temporal stores into large target blocks
 // (detail::stream_store_min_bytes; bench/redistribute/stream_stores.sh compares the two).
 //   - redistribute:   A.redistribute(b), the cached plan and its pooled executor, the target allocated
@@ -175,7 +175,7 @@ template <int N> void run_cell(const std::string& case_name, index_t r, index_t 
   methods.push_back({"executor-packed", [&] { ex_packed.execute(ep.X, ep.Y); }, {}, false, {}});
   methods.push_back({"memcpy", [&] { std::memcpy(my.data(), mx.data(), bytes); }, {}, false, {}});
   // The MPI peers in 1-D only: COSTA's 2-D case is compared with pdgemr2d and Tpetra (the naive
-  // MPI_Alltoallv took 8.8 s a call there, 9.5x Tpetra, and would double the sweep's run time).
+  // MPI_Alltoallv is far slower than Tpetra there and would double the sweep's run time).
   std::unique_ptr<rb::NaiveAlltoallv<N>> naive;
   std::unique_ptr<rb::Alltoallw> a2aw;
   if constexpr (N == 1) {

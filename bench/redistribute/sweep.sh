@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/results/redistribute_sweep.csv and .png (issue 10): a repeated A.redistribute()
+# Regenerates docs/results/redistribute_sweep.csv and .png: a repeated A.redistribute()
 # against every peer (pdgemr2d, Tpetra::Import, the naive MPI_Alltoallv, MPI_Alltoallw) for r, s in
 # {1, 3, 7, 64, BLOCK} x M in {10^3, 10^5, 10^7} on 2 and 4 ranks, plus COSTA's 2-D case (8000 x 8000
 # doubles, 36 x 36 -> 128 x 128, grid 2 x 1 -> 1 x 2) on 2 ranks; medians of 99 below 10^7 elements,
@@ -28,8 +28,7 @@ rm -f "$csv"
 echo "case,ranks,M,r,s,median_s" > "$alone"
 load_start
 # One job per cell, the standalone Tpetra program right after it: a whole sweep takes minutes and the
-# machine's load drifts meanwhile, which a cross-check run minutes later would compare too (0.68-1.76x
-# medians per size when the standalone program ran after all of a rank count's cells).
+# machine's load drifts meanwhile, which a cross-check run minutes later would compare too.
 for np in 2 4; do
   load_note "before ranks $np"
   for M in $sizes; do

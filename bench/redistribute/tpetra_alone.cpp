@@ -1,5 +1,5 @@
 // bench_redistribute_tpetra_alone: the minimal standalone Tpetra program that the Tpetra peer of
-// bench_redistribute_sweep is cross-checked against (issue 10). Nothing of hpfrt: Tpetra's own
+// bench_redistribute_sweep is cross-checked against. Nothing of hpfrt: Tpetra's own
 // ScopeGuard, two Maps listing the block-cyclic ownership by their global IDs, one Import, and
 // Vector::doImport with INSERT, as Tpetra's examples call them. Only doImport is timed (largest over
 // ranks after a barrier, median of --repeats); the result is checked once per case.

@@ -1,4 +1,4 @@
-// bench_reduce_tree: hpf::TreeReducer (seed 002 trees) against MPI_Reduce, both with the same
+// bench_reduce_tree: hpf::TreeReducer (the trees of Canon and Antoniu) against MPI_Reduce, both with the same
 // non-commutative user operator -- the element-wise product of 2x2 matrices modulo 2^64 followed by a
 // calibrated busy loop, so that one combination of two buffers costs c -- on every rank of
 // MPI_COMM_WORLD. d is measured (ping-pong of the message), c is set to c-over-d * d by the busy loop

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The TreeReducer benchmark under SimGrid SMPI, where this 2-core machine cannot show the overlap of
-# seed 002: builds bench.cpp and the Kokkos-free sources it needs (core/, schedule/, exec/, reduce/)
-# with smpicxx into build-smpi/ (separate from the CMake build, which never needs SimGrid), then simulates
-# n = 2..64 ranks on smpi_cluster.xml (d = c, and c = d/4, 4d for some n) and writes docs/results/reduce_smpi.csv and .png.
-# The operator's cost is injected into the simulated clock (smpi_execute, simulate-computation off),
-# so the results are deterministic.
+# The TreeReducer benchmark under SimGrid SMPI, where this 2-core machine cannot show the overlap that
+# Canon and Antoniu model: builds bench.cpp and the Kokkos-free sources it needs (core/, schedule/, exec/,
+# reduce/) with smpicxx into build-smpi/ (separate from the CMake build, which never needs SimGrid), then
+# simulates n = 2..64 ranks on smpi_cluster.xml (d = c, and c = d/4, 4d for some n) and writes
+# docs/results/reduce_smpi.csv and .png. The operator's cost is injected into the simulated clock
+# (smpi_execute, simulate-computation off), so the results are deterministic.
 #   bench/reduce_tree/smpi_run.sh [bytes]        (default 1 MiB messages; about a minute)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
@@ -33,7 +33,7 @@ for i in $(seq 0 63); do echo "node-$i"; done > "$hosts"
 # smpi/host-speed:1Gf: smpi_execute(seconds) converts seconds to flops at this speed, and the hosts
 #   run at 1 Gflop/s, so an injected second is a simulated second.
 # smpi/iprobe:0: SMPI charges every MPI_Iprobe a growing delay (to tame polling loops); the executor
-#   probes between chunks only to drive progress, which costs ~0.1 us in Open MPI.
+#   probes between chunks only to drive progress, which costs next to nothing in Open MPI.
 # smpi/test:0: likewise SMPI charges every MPI_Test 100 us by default; hpf::Exchange (Pipelined)
 #   tests its requests while it makes progress, which is just as cheap in Open MPI.
 # smpi/reduce:ompi: MPI_Reduce picks its algorithm as Open MPI's tuned component does.

@@ -1,4 +1,4 @@
-// bench_sections (issue 13, item 6): hpf::SectionPlan (a reused plan; step-synchronous König steps and
+// bench_sections: hpf::SectionPlan (a reused plan; step-synchronous König steps and
 // all at once) against the peers of each case, all in one job, each repeat timed between barriers as
 // the slowest rank's time; the CSV gets the median of --repeats repeats, the ratio to the best peer of
 // the case and to one memcpy of the same local bytes (every rank copying at once). The row
@@ -25,8 +25,8 @@
 //   transform-c   B = 2 A^H + 0.5 B of complex doubles (MatrixOp::ConjTranspose), the same layout. Peer:
 //                 pztranc_. The three are ScaLAPACK's own operations, called as it documents them on
 //                 the DistArrays' local storage (the same block-cyclic blocks).
-//   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: the naive
-//                 MPI_Alltoallv of issue 13, whose sender and receiver find every element's owners one
+//   strided       B(0:(n+1)/2-1, :) = A(n-1:0:-2, :), (CYCLIC(3), *) -> (BLOCK, *). Peer: a naive
+//                 MPI_Alltoallv whose sender and receiver find every element's owners one
 //                 element at a time (Layout::owner on both sides). NGA_Copy_patch takes neither strides
 //                 nor cyclic arrays.
 // Cross-checks (not peers; rows *-alone): each library peer called again as a minimal standalone

@@ -1,23 +1,23 @@
-// bench_steady: series of K scatters, gossips (personalized all-to-alls) or reductions (seed 000)
-// executed on the steady-state periodic schedule (hpf::steady::run_pipeline) against the naive
-// alternatives of issue 6: each scatter or gossip message sent directly from its source to its target
-// (the platform routes it along the shortest path), each
-// reduction an MPI_Reduce with the operator declared non-commutative (binomial tree under SMPI:
-// smpi/reduce:binomial). Rank v plays platform node v, so run it on exactly node_count ranks.
+// bench_steady: series of K scatters, gossips (personalized all-to-alls) or reductions (Legrand,
+// Marchal and Robert) executed on the steady-state periodic schedule (hpf::steady::run_pipeline)
+// against the naive alternatives: each scatter or gossip message sent directly from its source to its
+// target (the platform routes it along the shortest path), each reduction an MPI_Reduce with the operator
+// declared non-commutative (binomial tree under SMPI: smpi/reduce:binomial). Rank v plays platform node v, so
+// run it on exactly node_count ranks.
 //
 // Meant for SimGrid SMPI on the platform's own XML (smpi_run.sh): built with -DHPF_SMPI, a
 // combination on node P_i injects task-work flops (smpi_execute_flops) into the simulated clock,
 // and the host speed in the XML is speed(P_i) x flops-per-task, so a task costs w(P_i) = 1 / speed(P_i)
 // simulated seconds; with --bytes equal to the export's bytes-per-unit a unit-size message over edge
-// (i, j) takes c(i, j) seconds. The time unit of the seed is then one simulated second and TP is in
-// operations per second. Built natively (the CMake build) the same program runs on real MPI with free
-// combinations, which only checks that it works.
+// (i, j) takes c(i, j) seconds. The time unit of Legrand, Marchal and Robert is then one simulated second and
+// TP is in operations per second. Built natively (the CMake build) the same program runs on real MPI with
+// free combinations, which only checks that it works.
 //
 //   smpirun -np N -platform p.xml -hostfile h ... bench_steady --platform p.json --op scatter
 //     --source Ps --targets P0,P1 --ops 10,100 [--bytes 100000] [--period-max 0] [--name fig2] [--csv f]
 //   ... --op gossip --sources Ps,Pb --targets P0,P1
-//   ... --op reduce --target P0 [--participants P0,P1,P2] [--tree 1]   (--tree: also seed 002's tree
-//   repeated, hpf::TreeReducer, variant tree-seed002)
+//   ... --op reduce --target P0 [--participants P0,P1,P2] [--tree 1]   (--tree: also Canon and Antoniu's tree
+//   repeated, hpf::TreeReducer, variant tree-greedy)
 //   ... --clusters m.json --platform level2.json [--chunk 10] [--tree 1]
 //   [--least-traffic 1]   (the two-level cluster mode of cluster_platform.py, see run_two_level;
 //   --chunk is both the reductions per intra-cluster MPI_Ireduce and the least reductions per
@@ -61,7 +61,7 @@ struct Args {
   std::size_t bytes = 100000;
   long long period_max = 0;
   double flops_per_task = 1e9;
-  bool tree = false;    ///< reduce: also seed 002's tree repeated (--tree 1)
+  bool tree = false;    ///< reduce: also Canon and Antoniu's tree repeated (--tree 1)
   std::string clusters; ///< --clusters model.json: the two-level cluster mode (cluster_platform.py)
   long long chunk = 10; ///< --chunk: reductions per intra-cluster MPI_Ireduce (cluster mode)
   SolveGoal goal = SolveGoal::Any; ///< --least-traffic 1: SolveGoal::LeastTraffic (cluster mode)
@@ -255,8 +255,8 @@ Row run_naive_reduce(const SteadyProblem& pb, const Args& a, long long K) {
   return Row{"naive-MPI_Reduce", K, t, 0, 0};
 }
 
-/// Seed 002's optimal (greedy) tree, repeated once per reduction (hpf::TreeReducer, rank order, result
-/// on the target), with the model's costs taken from the platform: d = the slowest edge (time of a
+/// Canon and Antoniu's optimal (greedy) tree, repeated once per reduction (hpf::TreeReducer, rank order,
+/// result on the target), with the model's costs taken from the platform: d = the slowest edge (time of a
 /// unit message), c = the slowest participant's task time, both in simulated seconds.
 Row run_tree_reduce(double d, double c, const SteadyProblem& pb, const Args& a, long long K) {
   int root = -1;
@@ -286,7 +286,7 @@ Row run_tree_reduce(double d, double c, const SteadyProblem& pb, const Args& a, 
   }
   const double t = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
   if (sub != MPI_COMM_NULL) HPF_MPI_CHECK(MPI_Comm_free(&sub));
-  return Row{"tree-seed002", K, t, 0, 0};
+  return Row{"tree-greedy", K, t, 0, 0};
 }
 
 /// One line per row on stdout and in the CSV: platform,op,variant,K,seconds,rate,TP,model_rate,periods.
@@ -308,7 +308,8 @@ void print_rows(const std::vector<Row>& rows, const Args& a, double tp, hpf::ben
 //   1. inside each cluster, chunks of --chunk reductions at a time: one MPI_Ireduce (binomial, the
 //      operator declared non-commutative) of chunk values per host to the cluster's first rank, its
 //      leader; the next two chunks are always posted, so these reductions overlap level 2;
-//   2. between the leaders, the steady-state pipeline of seed 000 on the cluster-level platform
+//   2. between the leaders, the steady-state pipeline of Legrand, Marchal and Robert on the
+//      cluster-level platform
 //      (run_pipeline on the leaders' communicator), whose operand i of reduction t is cluster i's
 //      level-1 result (the leader waits for its chunk when the pipeline first asks for it).
 // Rank order is cluster order, so the result is the rank-order fold. TP is the cluster-level LP's.
@@ -459,7 +460,7 @@ int bench_clusters(Args a) {
   for (int c = 0; c < g2.node_count(); ++c) leaders.push_back(c);
   const SteadyProblem pb = SteadyProblem::reduce(all, 0);
   const double tp = to_double(solve(g2, SteadyProblem::reduce(leaders, 0)).throughput) / cr.time_unit;
-  // Seed 002's model for the whole platform: d = the slowest link's time for one value, c = the
+  // Canon and Antoniu's model for the whole platform: d = the slowest link's time for one value, c = the
   // slowest host's combination (seconds).
   double d = 0, c = 0;
   for (const auto& e : g2.edges()) d = std::max(d, to_double(e.cost) * cr.time_unit);

@@ -3,12 +3,12 @@
 
     cluster_platform.py OUT.xml OUT.hosts OUT.json OUT-level2.json
 
-Built from seed 003 (Barchet-Steffenel and Mounie), Table 4: the 88 GRID5000 machines that
+Built from Table 4 of Steffenel: the 88 GRID5000 machines that
 Lowekamp's clustering split into 6 homogeneous clusters (31 + 29 Orsay, 6 + 1 + 1 IDPOT,
 20 Toulouse), with the latency between every two clusters and inside each. Scaled to 64 hosts by
 rounding the sizes to 22 + 21 + 4 + 1 + 1 + 15. Table 4 gives latencies only; the bandwidths and
-speeds below are ours (the seed has none), chosen so that the platform is heterogeneous in the
-three ways the issue asks for:
+speeds below are ours (Steffenel gives none), chosen so that the platform is heterogeneous in
+three ways:
   - cluster sizes (above);
   - host speeds: Orsay 1, IDPOT 2, Toulouse 1.5 (Gflop/s in the XML; the benchmark charges
     --flops-per-task flops per combination);
@@ -35,7 +35,7 @@ NAMES = ["orsay-a", "orsay-b", "idpot-a", "idpot-b", "idpot-c", "toulouse"]
 SIZES = [22, 21, 4, 1, 1, 15]
 SITE = ["orsay", "orsay", "idpot", "idpot", "idpot", "toulouse"]
 SPEED = {"orsay": 1.0, "idpot": 2.0, "toulouse": 1.5}  # Gflop/s (ours)
-# Seed 003, Table 4 (microseconds); "-" on the diagonal of the one-machine clusters.
+# Steffenel, Table 4 (microseconds); "-" on the diagonal of the one-machine clusters.
 LAT_US = [
     [47.56, 62.10, 12181.52, 12187.24, 12197.49, 5210.99],
     [62.10, 47.92, 12181.52, 12198.03, 12195.22, 5211.47],

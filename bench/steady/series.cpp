@@ -1,4 +1,4 @@
-// bench_series: K reductions of a DistArray's phases with hpf::ReductionSeries (issue 14) against
+// bench_series: K reductions of a DistArray's phases with hpf::ReductionSeries against
 // back-to-back MPI_Reduce of the same contributions (a user operator declared non-commutative), and
 // one memcpy of the same bytes (K values) in the same job. A second reference, mpi-reduce-batch, keeps
 // the K contributions and reduces them with one MPI_Reduce of count K (same datatype and operator):

@@ -3,7 +3,7 @@
 # schedule under SMPI (points), its time model K / makespan (lines), and the naive alternative.
 set terminal pngcairo size 1100,600 noenhanced
 set output png
-set title 'Series of K operations under SimGrid SMPI: throughput / TP (seed 000)'
+set title 'Series of K operations under SimGrid SMPI: throughput / TP (Legrand, Marchal and Robert)'
 set xlabel 'K (operations in the series)'
 set ylabel 'K / time, in units of TP'
 set logscale x 10

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Seed 000 steady-state series under SimGrid SMPI: builds bench.cpp with the Kokkos-free sources it
-# needs (core/, schedule/, exec/, steady/) with smpicxx into build-smpi/ (separate from the CMake build, which never
-# needs SimGrid), exports each platform to SimGrid XML with per-node port links (one-port
+# Steady-state series (Legrand, Marchal and Robert) under SimGrid SMPI: builds bench.cpp with the Kokkos-free
+# sources it needs (core/, schedule/, exec/, steady/) with smpicxx into build-smpi/ (separate from the CMake
+# build, which never needs SimGrid), exports each platform to SimGrid XML with per-node port links (one-port
 # approximation, `hpfrt steady --simgrid-xml F --port-links`), runs K = 10..1000 scatters,
 # gossips and reductions on the steady-state schedule and naively, and writes docs/results/steady_smpi.csv and
 # docs/results/steady_smpi.png.
@@ -37,9 +37,9 @@ smpicxx "${objs[@]}" -o "$out/bench_steady_smpi" -lqsopt_ex -lglpk -lgmp
 # without the plot; e.g. SMPI_ONLY=figure6-reduce SMPI_OPS=1000 for the series comparison.
 csv="${SMPI_CSV:-$HPF_ROOT/docs/results/steady_smpi${SMPI_ONLY:+_$SMPI_ONLY}.csv}"
 rm -f "$csv"
-# 1 MB per unit-size message (the export's bytes-per-unit) and 1 Gflop per unit task: one time unit of the seed = one simulated
-# second. No SMPI bandwidth/latency correction factors and no TCP cross-traffic, so links are the
-# seed's c(i, j); combinations are charged with smpi_execute_flops (simulate-computation off).
+# 1 MB per unit-size message (the export's bytes-per-unit) and 1 Gflop per unit task: one time unit of the
+# paper = one simulated second. No SMPI bandwidth/latency correction factors and no TCP cross-traffic, so
+# links are the paper's c(i, j); combinations are charged with smpi_execute_flops (simulate-computation off).
 # smpi/test:0: SMPI charges every MPI_Test a delay by default; the executor tests between computations.
 bytes=1000000
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
@@ -55,8 +55,9 @@ run() { # name platform.json args...   ($bench_extra: options for bench_steady o
   smpirun -np "$n" -platform "$out/$name.xml" -hostfile "$out/$name.hosts" "${cfg[@]}" \
     "$out/bench_steady_smpi" --platform "$json" "$@" ${bench_extra:-} --bytes "$bytes" --ops "$ops" --name "$name" --csv "$csv"
 }
-# The 64-host two-level cluster platform of seed 003's Table 4 (cluster_platform.py): K reductions
-# as the two-level series, back-to-back MPI_Reduce and seed 002's tree repeated (run by SMPI_ONLY=cluster64-reduce).
+# The 64-host two-level cluster platform of Table 4 of Steffenel (cluster_platform.py): K reductions
+# as the two-level series, back-to-back MPI_Reduce and Canon and Antoniu's tree repeated (run by
+# SMPI_ONLY=cluster64-reduce).
 if [ "${SMPI_ONLY:-}" = cluster64-reduce ]; then
   python3 "$here/cluster_platform.py" "$out/cluster64.xml" "$out/cluster64.hosts" "$out/cluster64.json" \
     "$out/cluster64-level2.json"

@@ -1,5 +1,5 @@
 // bench_stencil: DistArray::update_shadow against the halo exchanges users would otherwise write or
-// call, on the same 2-D BLOCK x BLOCK decomposition, in one job (issue 12).
+// call, on the same 2-D BLOCK x BLOCK decomposition, in one job.
 //
 //   mpirun -np P bench_stencil [--n 4096] [--widths 1,2] [--repeats 11] [--csv docs/results/stencil.csv]
 //
