@@ -1,7 +1,7 @@
-// hpf::AdaptiveBroadcast on 1..4 and 7 ranks: every algorithm of Table 1 of seed 003 and every two-level
+// hpf::AdaptiveBroadcast on 1..4 and 7 ranks: every algorithm of Table 1 of Steffenel and every two-level
 // schedule delivers root's exact bytes to every rank, from every root, for empty messages and sizes
 // that the segment size does not divide; pLogP measurement agrees on every rank; bad input throws. The
-// calibration (issue 11) decides from agreed timings, the same on every rank, and delivers.
+// calibration decides from agreed timings, the same on every rank, and delivers.
 #include "hpf_test.hpp"
 
 #include <hpf/adaptive/broadcast.hpp>
@@ -140,7 +140,7 @@ TEST(AdaptiveBroadcast, BadInputThrows) {
 
 namespace {
 
-// Issue 11: the pure decision of a calibration against brute force (sorted medians; the plan is
+// The pure decision of a calibration against brute force (sorted medians; the plan is
 // kept on a tie), on thousands of random timing sets, including ties and one round.
 TEST(AdaptiveBroadcast, CalibrationDecisionAgainstBruteForce) {
   std::uint64_t x = 88172645463325252ULL;
@@ -179,7 +179,7 @@ TEST(AdaptiveBroadcast, CalibrationDecisionAgainstBruteForce) {
   HPF_EXPECT_ERROR(hpf::detail::decide_bcast(two, two, -0.1), "margin must be in [0, 1)", "got -0.1");
 }
 
-// Issue 11: a calibrated broadcast measures the plan against MPI_Bcast on its first call for a
+// A calibrated broadcast measures the plan against MPI_Bcast on its first call for a
 // (root, bytes), decides the same on every rank, and delivers the root's bytes on that call and after.
 TEST(AdaptiveBroadcast, CalibratedChoiceIsAgreedAndDelivers) {
   const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);
@@ -223,7 +223,7 @@ TEST(AdaptiveBroadcast, CalibratedChoiceIsAgreedAndDelivers) {
   HPF_EXPECT_ERROR(b.with_calibration({true, 5, 1.0}), "calibration.margin", "[0, 1)", "got 1");
 }
 
-// Section 4.1 of seed 003 on this machine: the discovered map partitions the ranks, is the same on
+// Section 4.1 of Steffenel on this machine: the discovered map partitions the ranks, is the same on
 // every rank, and its two-level plan delivers from every root.
 TEST(AdaptiveBroadcast, DiscoveredClustersAreConsistentAndUsable) {
   const hpf::Comm comm = hpf::Comm::duplicate(MPI_COMM_WORLD);

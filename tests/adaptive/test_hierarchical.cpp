@@ -1,4 +1,4 @@
-// Pure tests of clustering, the inter-cluster heuristics and the two-level plan (seed 003, Steffenel).
+// Pure tests of clustering, the inter-cluster heuristics and the two-level plan (Steffenel).
 #include <hpf/adaptive/hierarchical.hpp>
 
 #include "hpf_test.hpp"
@@ -13,7 +13,7 @@ namespace {
 using hpf::InterHeuristic;
 using hpf::PLogP;
 
-// Table 4 of seed 003: latencies (microseconds) within and between the 6 clusters found on 88
+// Table 4 of Steffenel: latencies (microseconds) within and between the 6 clusters found on 88
 // Grid'5000 machines by Lowekamp's algorithm with rho = 30%.
 const std::vector<int> k_sizes = {31, 29, 6, 1, 1, 20};
 const double k_table4[6][6] = {{47.56, 62.10, 12181.52, 12187.24, 12197.49, 5210.99},
@@ -116,9 +116,9 @@ TEST(InterHeuristics, EachHeuristicPicksByItsOwnRule) {
   }
 }
 
-// Section 6 of seed 003 (Figures 7 and 8): with L, g, T drawn from Table 3 (L 1-15 ms, g 100-600 ms,
+// Section 6 of Steffenel (Figures 7 and 8): with L, g, T drawn from Table 3 (L 1-15 ms, g 100-600 ms,
 // T 20-3000 ms), the flat tree is the worst on average, BottomUp beats FEF, and the ECEF family is the
-// best. The seed averages 10000 runs; 400 per cluster count suffice for these orderings.
+// best. Steffenel averages 10000 runs; 400 per cluster count suffice for these orderings.
 TEST(InterHeuristics, SimulationOrderingOfSection6) {
   std::mt19937_64 rng(2026);
   std::uniform_real_distribution<double> L(1, 15), g(100, 600), T(20, 3000);
@@ -186,7 +186,7 @@ TEST(Hierarchical, PlanPicksTheBestHeuristicAndPerClusterAlgorithms) {
 }
 
 // On one homogeneous cluster the one-level simulation is Table 1: exactly for flat, chain and binomial
-// (P a power of two), and within the seed's upper bound for the binary tree.
+// (P a power of two), and within Steffenel's upper bound for the binary tree.
 TEST(OneLevel, HomogeneousPlatformMatchesTable1) {
   const PLogP lan = PLogP::linear(50e-6, 20e-6, 1e-8);
   const std::size_t m = 65536;
@@ -210,11 +210,11 @@ TEST(OneLevel, HomogeneousPlatformMatchesTable1) {
                    "segmented-chain");
 }
 
-// Section 7 of seed 003 (Figures 9 and 10): on the 88 machines and 6 clusters of Table 4, a 4 MB
+// Section 7 of Steffenel (Figures 9 and 10): on the 88 machines and 6 clusters of Table 4, a 4 MB
 // broadcast with ECEF-like heuristics beats the grid-unaware binomial tree of MPI, the best of them in
 // under 3 s, and the flat inter-cluster tree (ECO, MagPIe) takes several times longer ("almost six").
 // Latencies are Table 4's; the text gives no bandwidths, so we assume 100 MB/s inside a site
-// (g(m) = m * 10 ns) and 2 MB/s between sites (g(m) = m * 500 ns). Not reproduced: the seed measured
+// (g(m) = m * 10 ns) and 2 MB/s between sites (g(m) = m * 500 ns). Not reproduced: Steffenel measured
 // the flat tree slower than the grid-unaware binomial; in this model both serialise four wide-area
 // gaps and come out equal within 0.2%.
 TEST(Hierarchical, Table4PlatformOrdersTheStrategiesAsSection7) {

@@ -1,4 +1,4 @@
-// Pure tests of the pLogP model and the broadcast models of Table 1 of seed 003 (Steffenel).
+// Pure tests of the pLogP model and the broadcast models of Table 1 of Steffenel.
 #include <hpf/adaptive/broadcast_model.hpp>
 #include <hpf/adaptive/plogp.hpp>
 
@@ -43,7 +43,7 @@ TEST(PLogP, RejectsBadParameters) {
   HPF_EXPECT_ERROR(PLogP(1.0, {{0, 1, 0, NAN}}), "or(0)");
 }
 
-// Table 1 of seed 003, evaluated by hand for L = 10, g(m) = 2 + m, P = 8, m = 64, s = 16 (k = 4).
+// Table 1 of Steffenel, evaluated by hand for L = 10, g(m) = 2 + m, P = 8, m = 64, s = 16 (k = 4).
 TEST(BcastModel, Table1FormulasByHand) {
   const PLogP p = PLogP::linear(10.0, 2.0, 1.0);
   auto t = [&](BcastAlgorithm a) { return hpf::predict_bcast(a, 8, 64, 16, p); };
@@ -175,9 +175,9 @@ TEST(BcastModel, ChoiceIsTheArgminOfTheModels) {
     }
 }
 
-// Section 4.3 / Figure 6 of seed 003: on a 16-machine Fast-Ethernet-like cluster the segmented chain is
+// Section 4.3 / Figure 6 of Steffenel: on a 16-machine Fast-Ethernet-like cluster the segmented chain is
 // the best strategy for large messages; for tiny messages the logarithmic binomial tree wins. (The
-// seed's measured parameters are not in the text; these are typical 100 Mbit/s values.)
+// paper's measured parameters are not in the text; these are typical 100 Mbit/s values.)
 TEST(BcastModel, SegmentedChainWinsForLargeMessagesOn16Machines) {
   const PLogP fast_ethernet = PLogP::linear(50e-6, 20e-6, 1e-8);
   const hpf::BcastChoice big = hpf::choose_bcast(16, std::size_t(1) << 20, fast_ethernet);

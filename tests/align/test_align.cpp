@@ -1,4 +1,4 @@
-// ALIGN and replication on real data (issue 13 item 3), against a serial reference: arrays aligned
+// ALIGN and replication on real data, against a serial reference: arrays aligned
 // with random 2-D bases (CYCLIC, BLOCK, GEN_BLOCK with zero-size blocks, INDIRECT, `*`; grids over subsets of
 // the ranks) by random strides (negative too) and offsets, with the unused base dimension replicated
 // or fixed. Owners equal the base's owners element by element and grid position by position;

@@ -1,4 +1,4 @@
-// ALIGN's per-dimension maps (issue 13 item 3), pure: detail::aligned_distribution against brute
+// ALIGN's per-dimension maps, pure: detail::aligned_distribution against brute
 // force on thousands of random bases (BLOCK, CYCLIC(r), GEN_BLOCK with zero-size blocks, INDIRECT),
 // extents, strides (negative too) and offsets: the aligned map's owner of every i is the base's owner
 // of a*i + b, its local/global maps are inverse, and the kind chosen is the documented one.

@@ -1,4 +1,4 @@
-// Routing models of RS_NL (seed 001 §5): every path is a walk over existing links from src to dst,
+// Routing models of RS_NL (Wang and Ranka §5): every path is a walk over existing links from src to dst,
 // in the model's order (e-cube: lowest differing bit first; mesh: x before y), of minimal length.
 #include <hpf/core/error.hpp>
 #include <hpf/schedule/routing.hpp>

@@ -1,7 +1,7 @@
-// All-to-many schedulers of seed 001 on thousands of random communication matrices: every schedule
+// All-to-many schedulers of Wang and Ranka on thousands of random communication matrices: every schedule
 // realises its COM with partial permutations; RS_NL phases are link-disjoint under each routing
 // model; optimal uses exactly max-degree phases; RS_N stays within d + log d phases on average for
-// random d-regular patterns (the bound of seed 001 §4.2).
+// random d-regular patterns (the bound of Wang and Ranka §4.2).
 #include <hpf/schedule/all_to_many.hpp>
 
 #include "hpf_test.hpp"
@@ -247,7 +247,7 @@ TEST(AllToMany, BadInputs) {
 }
 
 TEST(AllToMany, CostModel) {
-  // Cost = alpha * phases + beta * sum of the longest message per phase (seed 001 §2.1).
+  // Cost = alpha * phases + beta * sum of the longest message per phase (Wang and Ranka §2.1).
   CommMatrix com(2, 2);
   com.add(0, 1, 10);
   com.add(1, 0, 30);

@@ -149,7 +149,7 @@ TEST(DistArray, IndexedAccessAndErrors) {
 }
 
 TEST(DistArray, Issue10MetadataDoesNotGrowWithTheExtent) {
-  // Issue 10: no per-element metadata. A 1-D array of 10 and one of 10^6 elements (and a 3-D one)
+  // No per-element metadata. A 1-D array of 10 and one of 10^6 elements (and a 3-D one)
   // keep the same number of bytes besides their elements, and forall still sees the global indices.
   const auto g = ProcessGrid::world({world_size()});
   DistArray<char, 1> small("m", Layout<1>({10}, {hpf::Cyclic(3)}, g));

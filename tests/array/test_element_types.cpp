@@ -1,4 +1,4 @@
-// Element types beyond the arithmetic ones (issue 57): std::complex through forall, sum, product,
+// Element types beyond the arithmetic ones: std::complex through forall, sum, product,
 // redistribute, gather and scatter; hpf::reduce with operators of the caller's (a struct, an
 // associative but not commutative product, the largest magnitude); Environment::rank/size; and the
 // reusable targets (redistribute_into, RedistributionPlan::execute, assign with a permutation) keep

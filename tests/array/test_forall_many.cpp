@@ -1,4 +1,4 @@
-// forall over several arrays (issue 57): a zip over the local blocks against a serial reference, on
+// forall over several arrays: a zip over the local blocks against a serial reference, on
 // BLOCK and CYCLIC(r), 1-D and 2-D, odd and zero extents, grids of every rank and of one rank, mixed
 // element types, shadows, const arrays; and layouts that do not own the same elements, refused.
 #include "hpf_test.hpp"

@@ -1,4 +1,4 @@
-// hpf::scatter_combine (issue 57): one-shot irregular updates against a serial reference, with XOR,
+// hpf::scatter_combine: one-shot irregular updates against a serial reference, with XOR,
 // +, min and a user operator (gcd), random indices with duplicates, empty lists on some ranks,
 // BLOCK and CYCLIC(r), shadows, 2-D indices, the exchange split in rounds, and errors on every rank.
 #include "hpf_test.hpp"

@@ -1,4 +1,4 @@
-// The series API of issue 14 (ReductionSeries, ScatterSeries, GossipSeries) and measure_platform, on 1, 2, 3,
+// The series API (ReductionSeries, ScatterSeries, GossipSeries) and measure_platform, on 1, 2, 3,
 // 5 and 7 ranks: every result equals the sequential fold in rank order of a non-commutative operator (2x2
 // matrix products modulo 2^64), every scattered block its phase's data; bad input throws hpf::Error on every
 // rank and cancels the series.

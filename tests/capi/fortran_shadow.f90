@@ -1,4 +1,4 @@
-! The hpfrt module's SHADOW and shift entry points (issue 12) from Fortran: a 1-D explicit heat
+! The hpfrt module's SHADOW and shift entry points from Fortran: a 1-D explicit heat
 ! stencil u(i) := (u(i-1) + 2 u(i) + u(i+1)) / 4 on A(0:n-1) BLOCK with a width-1 periodic shadow,
 ! the kernel reading the neighbours from the local pointer (owned local l at element l + 2), compared
 ! after 10 steps with the same loop over a serial array; then CSHIFT and EOSHIFT against Fortran's own.

@@ -280,7 +280,7 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   EXPECT_EQ(initialized, 0) << "a nested hpf_finalize must not finalise MPI";
 }
 
-// Issue 15, finding 3: handles are checked, never trusted. Each of these used to write freed memory,
+// Handles are checked, never trusted. Each of these used to write freed memory,
 // abort in glibc or segfault; under ASan (scripts/test's sanitizer pass) any dereference would show.
 TEST(CApi, Issue15FreedMadeUpAndMistypedHandlesAreArgumentErrors) {
   const int n = world_size();
@@ -352,7 +352,7 @@ TEST(CApi, Issue15FreedMadeUpAndMistypedHandlesAreArgumentErrors) {
         << #call << ": '" << hpf_last_error() << "' lacks '" << (needle) << "'";                             \
   } while (0)
 
-// Issue 15, findings 3 and 4: a C ABI call fails on all ranks or on none. NULL data on the root only
+// A C ABI call fails on all ranks or on none. NULL data on the root only
 // used to return on the root while the others waited in MPI_Bcast forever; arguments that differ
 // between ranks used to fail in MPI_Waitall on one rank or give a wrong answer silently.
 TEST(CApi, Issue15ArgumentErrorsOnSomeRanksFailOnEveryRank) {

@@ -1,4 +1,4 @@
-// TEMPLATE and ALIGN through the C ABI (issue 13, items 3 and 5) on 1..7 ranks: arrays aligned with
+// TEMPLATE and ALIGN through the C ABI on 1..7 ranks: arrays aligned with
 // random templates (strides of either sign, offsets, transposed dimensions, collapsed, replicated and
 // fixed base dimensions) live exactly where the template's elements live; their data survives
 // scatter, gather, sums that count every element once, and REALIGN after the template is

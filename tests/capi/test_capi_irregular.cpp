@@ -1,4 +1,4 @@
-// GEN_BLOCK and INDIRECT through the C ABI (issue 13, item 5) on 1..7 ranks: arrays created with
+// GEN_BLOCK and INDIRECT through the C ABI on 1..7 ranks: arrays created with
 // either, REDISTRIBUTE between them and CYCLIC, and a section assignment, each checked against the
 // gathered data; bad tables fail on every rank with a message naming the table.
 #include "capi_test.hpp"

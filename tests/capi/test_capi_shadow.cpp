@@ -1,4 +1,4 @@
-// The C ABI's SHADOW and shift entry points (issue 12) on 1..7 ranks: a 2-D BLOCK x BLOCK array with
+// The C ABI's SHADOW and shift entry points on 1..7 ranks: a 2-D BLOCK x BLOCK array with
 // shadows filled through hpf_array_update_shadow and read at the offsets hpf_array_local and
 // hpf_array_locate describe; hpf_cshift / hpf_eoshift against a serial shift; every error a status.
 #include "capi_test.hpp"

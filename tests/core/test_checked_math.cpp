@@ -1,4 +1,4 @@
-// Integer safety (issue 15, finding 5): core/math.hpp and the CyclicMap of every layout at the edges of
+// Integer safety: core/math.hpp and the CyclicMap of every layout at the edges of
 // 64-bit integers, against a 128-bit reference, on fixed edge cases (2^31 +- 1, 2^62, 2^63 - 1 as
 // extents and block sizes) and thousands of random ones.
 #include "hpf_test.hpp"
@@ -100,7 +100,7 @@ TEST(CheckedMath, CheckedOperationsThrowOnOverflowOnly) {
   HPF_EXPECT_ERROR((checked_narrow<int>(index_t{2147483648}, "count")), "count: 2147483648 does not fit in");
 }
 
-// The issue's cases: BLOCK of 2^63 - 1 on 3 ranks was CYCLIC(1); CYCLIC(2^62) on 3 ranks gave
+// The reported cases: BLOCK of 2^63 - 1 on 3 ranks was CYCLIC(1); CYCLIC(2^62) on 3 ranks gave
 // negative local extents.
 TEST(CheckedMath, Issue15BlockAndHugeCyclicMaps) {
   const hpf::CyclicMap block = hpf::Block().map(kMax, 3);

@@ -1,4 +1,5 @@
-// core/memory.hpp: large blocks and the bounded pool that recycles them (issue 9, first calls).
+// core/memory.hpp: large blocks and the bounded pool that recycles them, so that first calls
+// stay cheap.
 #include <hpf/core/memory.hpp>
 
 #include <gtest/gtest.h>

@@ -523,7 +523,7 @@ TEST(Exchange, InPlaceMatchesPackingAndRefusesBadDatatypes) {
                    "sends are in place (set_in_place) but send_base is null");
 }
 
-// Issue 15: a message's bytes are a size_t product; one that would wrap is an error on every rank (it
+// A message's bytes are a size_t product; one that would wrap is an error on every rank (it
 // used to wrap to a small count), and a count past INT_MAX is planned as it is (exec/ splits it).
 TEST(Exchange, PlanRefusesMessageBytesThatWrap) {
   std::vector<hpf::Step> steps(1);

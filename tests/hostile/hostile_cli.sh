@@ -1,5 +1,5 @@
 #!/bin/sh
-# hostile_cli.sh HPFRT CASE: feeds `hpfrt` one hostile input (issue 15, findings 2, 7 and 8) and checks
+# hostile_cli.sh HPFRT CASE: feeds `hpfrt` one hostile input and checks
 # that it exits 2 (never a crash: 139 was a stack overflow) with a short message on stderr that holds
 # only printable text (nothing of the input echoed raw). Inputs are made here, in a scratch directory.
 set -u

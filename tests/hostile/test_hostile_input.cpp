@@ -1,4 +1,4 @@
-// Hostile inputs to the parsers (issue 15, finding 2): nesting bounded before any JSON parser runs,
+// Hostile inputs to the parsers: nesting bounded before any JSON parser runs,
 // files read with limits, bytes shown as escapes, and every JSON reader (platform, machine model)
 // giving an hpf::Error, never a crash or the input echoed back.
 #include "hpf_test.hpp"

@@ -1,4 +1,4 @@
-// GEN_BLOCK and INDIRECT distributions on real data (issue 13 item 2), against a serial reference:
+// GEN_BLOCK and INDIRECT distributions on real data, against a serial reference:
 // random 1-D and 2-D layouts mixing CYCLIC, BLOCK, GEN_BLOCK (zero-size blocks likely), INDIRECT and
 // `*`, on grids over subsets of the ranks, through forall, sum / min / max, gather, scatter,
 // REDISTRIBUTE to and from every kind, section assignment, and GEN_BLOCK shadows. Every rank draws the

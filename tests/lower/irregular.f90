@@ -1,4 +1,4 @@
-! GEN_BLOCK and INDIRECT through `hpfrt lower` (issue 13): tables computed at run time from
+! GEN_BLOCK and INDIRECT through `hpfrt lower`: tables computed at run time from
 ! NUMBER_OF_PROCESSORS() (USE hpf_serial gives a serial compile that function), REDISTRIBUTE of DYNAMIC
 ! arrays to them, owner-computes FORALLs, reductions and sections on the irregular layouts. Every
 ! result is an exact checksum, so the lowered program on P ranks prints what the serial one prints.

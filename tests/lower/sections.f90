@@ -1,4 +1,4 @@
-! Array sections and TRANSPOSE between distributed arrays (issue 13): strided and reversed sections,
+! Array sections and TRANSPOSE between distributed arrays: strided and reversed sections,
 ! scalar subscripts (rank reduction), omitted bounds, lower bounds other than 1, an overlapping
 ! assignment within one array, a whole-array copy between distributions, and TRANSPOSE. Each result is
 ! printed as a weighted checksum (exact in double precision), so the lowered program on P ranks must

@@ -379,7 +379,7 @@ std::string lowering_error(const std::string& src) {
   return "";
 }
 
-// Issue 15, finding 2: std::regex overflowed the stack (rc 139) on a 100k-character name, on deep
+// std::regex overflowed the stack (rc 139) on a 100k-character name, on deep
 // parentheses and on a 60 KB FORALL line; binary garbage was echoed into messages.
 TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   const std::string long_name(100000, 'x');
@@ -432,7 +432,7 @@ TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   EXPECT_TRUE(all_printable(e7));
 }
 
-// Issue 15, finding 7: distributions the runtime cannot build are refused at lowering time, with the
+// Distributions the runtime cannot build are refused at lowering time, with the
 // file and line, instead of failing when the lowered program runs.
 TEST(Lower, Issue15BadDistributionsAreRejectedWithTheLine) {
   const std::string z = "  real(8) :: z(10)\n";

@@ -122,7 +122,7 @@ std::vector<Case1D> cases_1d() {
   const int half = std::max(1, n / 2);
   const int rest = std::max(1, n - half);
   std::vector<Case1D> c = {
-      {0, n, Cyclic(3), 0, n, Cyclic(5), 1009},             // seed 004's CYCLIC(3) -> CYCLIC(5)
+      {0, n, Cyclic(3), 0, n, Cyclic(5), 1009},             // CYCLIC(3) -> CYCLIC(5) of Desprez et al.
       {0, n, Cyclic(7), 0, n, Cyclic(11), 997},             // Ex. 2's block sizes
       {0, n, Cyclic(4), 0, n, Cyclic(4), 101},              // nothing moves between ranks
       {0, n, hpf::Block(), 0, n, Cyclic(1), 1000},          // BLOCK -> CYCLIC
@@ -142,7 +142,7 @@ void run_1d(const Case1D& c, const RedistOptions& o) {
   const Layout<1> src({c.M}, {c.src_dist}, line(c.src_first, c.src_count));
   const Layout<1> dst({c.M}, {c.dst_dist}, line(c.dst_first, c.dst_count));
   if (o.strategy == Strategy::Class) {
-    // Prop. 3 (seed 004) needs gcd(r', Q) = gcd(s', P) = 1; otherwise the plan refuses, naming why.
+    // Prop. 3 (Desprez et al.) needs gcd(r', Q) = gcd(s', P) = 1; otherwise the plan refuses, naming why.
     const auto sm = src.map(0);
     const auto dm = dst.map(0);
     if (!hpf::class_schedule_applies({sm.P, sm.r, dm.P, dm.r, c.M})) {

@@ -59,7 +59,7 @@ TEST(RedistRuns, MatchBruteForceAndAgreeBetweenSides) {
   }
 }
 
-// One stored slice, repeated, gives exactly the runs of the whole extent (seed 004: the pattern repeats
+// One stored slice, repeated, gives exactly the runs of the whole extent (Desprez et al.: the pattern repeats
 // every L = lcm(P r, Q s) elements), including extents below, at and far above L and n = 0.
 TEST(RedistRuns, PeriodicRunsExpandToTheFullRunList) {
   std::mt19937_64 rng(7);

@@ -1,4 +1,4 @@
-// The block-cyclic communication pattern (seed 004, sections 4.1-4.2) against element-by-element
+// The block-cyclic communication pattern (Desprez et al., sections 4.1-4.2) against element-by-element
 // enumeration, and the class structure (Lemma 1, Lemma 2, Propositions 1-2).
 #include <hpf/core/error.hpp>
 #include <hpf/layout/cyclic_map.hpp>
@@ -77,7 +77,7 @@ TEST(BlockCyclicPattern, MatchesBruteForceOnRandomCases) {
           << describe(P, r, Q, s, M);
     }
   }
-  EXPECT_EQ(cases, hpf::test::cases(12000)); // >= 10,000 random cases (seed 004 issue) outside sanitizers
+  EXPECT_EQ(cases, hpf::test::cases(12000)); // >= 10,000 random cases outside sanitizers
   EXPECT_GT(elements, 0);
 }
 
@@ -109,7 +109,7 @@ TEST(BlockCyclicPattern, EdgeCases) {
   EXPECT_THROW((void)hpf::slice_length(3, big + 1, 2, big - 1), hpf::Error);
   EXPECT_EQ(hpf::block_cyclic_pattern(7, big + 1, 2, big - 1, 100000).at(0, 0), 100000);
   // Block sizes whose product exceeds 64 bits, an array of several blocks: every row holds the
-  // source's local extent and every column the target's (CyclicMap, seed 004 section 2).
+  // source's local extent and every column the target's (CyclicMap, section 2 of Desprez et al.).
   const index_t r2 = (index_t{1} << 33) + 1;
   const index_t s2 = (index_t{1} << 33) - 1;
   const index_t M2 = 5 * r2 + 12345;

@@ -1,4 +1,4 @@
-// The schedulers of seed 004 on its five examples, property tests on random grids, the matching
+// The schedulers of Desprez et al. on their five examples, property tests on random grids, the matching
 // against exhaustive search, errors, and planning speed.
 #include <hpf/core/error.hpp>
 #include <hpf/redist/pattern.hpp>
@@ -34,7 +34,7 @@ struct Example {
   hpf::ScheduleOptions opt;
 };
 
-/// The seed's examples are tables for one slice vector of L elements (section 2, Definition 3).
+/// The examples of Desprez et al. are tables for one slice vector of L elements (section 2, Definition 3).
 Example example(int P, index_t r, int Q, index_t s) {
   return {hpf::block_cyclic_slice_pattern(P, r, Q, s),
           with_params(P, r, Q, s, hpf::slice_length(P, r, Q, s))};
@@ -125,7 +125,7 @@ TEST(SeedExamples, Example5) {
   const Schedule gr = plan(ex, Strategy::KoenigGreedy);
   EXPECT_GT(gr.num_nonempty_steps(), 10);
   EXPECT_LT(gr.total_cost(), 20);
-  // What we get (the seed's greedy took 12 steps; its TC was lost in extraction): 11 steps, TC 18.
+  // What we get (the paper's greedy took 12 steps; its TC was lost in extraction): 11 steps, TC 18.
   EXPECT_EQ(gr.num_nonempty_steps(), 11);
   EXPECT_EQ(gr.total_cost(), 18);
 }
@@ -333,7 +333,7 @@ TEST(Matching, MatchesExhaustiveSearch) {
 
 TEST(Speed, P1024) {
   // P = Q = 1024, r = 3, s = 5: one slice (L = 15360) and M = 10^7, every strategy. The times are
-  // printed, not asserted (a shared machine; measured speeds are in docs/redist_plan.md).
+  // printed, not asserted (a shared machine; planning times are recorded in docs/performance.md).
   const index_t L = hpf::slice_length(1024, 3, 1024, 5);
   for (index_t M : {L, index_t{10'000'000}}) {
     auto t0 = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-// Reduction trees of seed 002 (Canon & Antoniu), pure: the evaluator (Propositions 2 and 3),
+// Reduction trees of Canon and Antoniu, pure: the evaluator (Propositions 2 and 3),
 // Algorithm 1 against an exhaustive search (Theorem 4), Algorithms 2 and 3 (Theorems 7, 9, 10), the
 // bounds (Lemma 5, Propositions 6 and 8, Corollary 11), binomial and Fibonacci trees (Propositions 13
 // and 16, Theorems 14 and 17), the strategies' ratios (Theorems 18 and 19), and the rank order of
@@ -77,9 +77,9 @@ std::vector<int> binomial_order(int k) {
 }
 
 /// Definition 15: Fib(-1), Fib(0) are one node; Fib(k) is a Fib(k-2) whose sink is the "parent" of the
-/// sink of a Fib(k-1). The seed's trees point from the sink to the leaves ("child" c_i is the receiver),
-/// so its parent is our sender: the Fib(k-1)'s sink receives from the Fib(k-2)'s sink (the proof of
-/// Proposition 16 reduces the order-k result into the order-(k+1) sink).
+/// sink of a Fib(k-1). Canon and Antoniu's trees point from the sink to the leaves ("child" c_i is the
+/// receiver), so its parent is our sender: the Fib(k-1)'s sink receives from the Fib(k-2)'s sink (the proof
+/// of Proposition 16 reduces the order-k result into the order-(k+1) sink).
 std::vector<int> fibonacci_order(int k) {
   return k <= 0 ? std::vector<int>{-1} : attach(fibonacci_order(k - 1), fibonacci_order(k - 2));
 }
@@ -138,7 +138,7 @@ const std::vector<ReduceCosts> kCosts = {{1, 1}, {1, 0}, {0, 1},     {1, 2},   {
 // Evaluator
 
 TEST(ReduceEvaluator, FigureOneStarOfFourWithEqualCosts) {
-  // Figure 1 of seed 002: n = 4, d = c, the transfer times are t4 = 0, t3 = d, t2 = 2d.
+  // Figure 1 of Canon and Antoniu: n = 4, d = c, the transfer times are t4 = 0, t3 = d, t2 = 2d.
   const ReduceCosts k{2.0, 2.0};
   const auto s = hpf::evaluate_tree(std::vector<int>{-1, 0, 0, 0}, k);
   EXPECT_EQ(s.start, (std::vector<double>{-1, 0, 2, 4}));
@@ -487,7 +487,7 @@ TEST(ReduceLimited, LimitsBoundsAndMonotonicity) {
         const int steps = floor_log2(K) + 1 + (n - doubled + K - 1) / K;
         EXPECT_LE(t2.length, steps * (k.d + k.c) + kEps) << "Proposition 8, n " << n << " K " << K;
         EXPECT_LE(t3.length, steps * (k.d + k.c) + kEps) << "Corollary 11, n " << n << " K " << K;
-        if ((K & (K - 1)) == 0) { // as stated in the seed: floor(log2(K) + 1) + ceil(n/K - 2)
+        if ((K & (K - 1)) == 0) { // as stated by Canon and Antoniu: floor(log2(K) + 1) + ceil(n/K - 2)
           const int stated = floor_log2(K) + 1 + (n - 2 * K + K - 1) / K;
           EXPECT_LE(t2.length, stated * (k.d + k.c) + kEps) << "Proposition 8, n " << n << " K " << K;
           EXPECT_LE(t3.length, stated * (k.d + k.c) + kEps) << "Corollary 11, n " << n << " K " << K;
@@ -654,7 +654,7 @@ TEST(ReduceRankOrder, ForwardsOnlyWhenNoInputSubsetFitsTheRoot) {
           EXPECT_NEAR(t.length, t0.length + (fits ? 0.0 : 1.0), kEps); // d = 1 for the forward
           (fits ? placed : forwarded) += 1;
         }
-        // Why the planners' trees always fit (observed on every tree here; the seed does not state
+        // Why the planners' trees always fit (observed on every tree here; Canon and Antoniu do not state
         // it): taken in increasing size, every input subtree of the sink holds at most one rank more
         // than the smaller ones together, so every count 0..n-1 is a subset sum.
         std::sort(top.begin(), top.end());
@@ -703,7 +703,7 @@ TEST(ReduceRankOrder, CheckRejectsOutOfOrderTrees) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// The tree as the one Schedule (issue 9): what exec/ runs
+// The tree as the one Schedule: what exec/ runs
 
 /// tree_schedule(t) validates against the tree's edges (plus sink -> root when forwarding), every
 /// machine receives its inputs in planned order and sends after its last receive, and every message

@@ -176,7 +176,7 @@ TEST(TreeReducer, DistArrayContributionsInRankOrder) {
 
 TEST(TreeReducer, ForwardsTheResultWhenTheSinkCannotBeTheRoot) {
   // A chain n-1 -> ... -> 1 -> 0 cannot put its sink's element in the middle of the rank order, so
-  // in_rank_order keeps the sink at an end and forwards the result to the root (seed 002, Lemma 1).
+  // in_rank_order keeps the sink at an end and forwards the result to the root (Canon and Antoniu, Lemma 1).
   const int n = world_size();
   hpf::ReductionTree chain;
   chain.costs = {1, 1};

@@ -1,4 +1,4 @@
-// Issue 15, findings 4 and 5: arguments that differ between ranks are the same hpf::Error on every
+// Arguments that differ between ranks are the same hpf::Error on every
 // rank (no hang, no silent wrong answer), and layouts at the edges of 64-bit integers are refused or
 // right. Runs at 1 to 4 and 7 ranks; mismatches need two ranks or more.
 #include "hpf_test.hpp"
@@ -88,7 +88,7 @@ TEST(Issue15, DistArrayCollectivesRefuseDifferentLayoutsAndRoots) {
   hpf::forall(A, [](const hpf::Index<1>& g, double& x) { x = double(g[0]); });
   const int last = n - 1;
   if (n >= 2) {
-    // The issue's case: CYCLIC(3) on one rank, CYCLIC(5) on the others.
+    // The reported case: CYCLIC(3) on one rank, CYCLIC(5) on the others.
     const Layout<1> target({25}, {hpf::Cyclic(world_rank() == 0 ? 3 : 5)}, grid);
     EXPECT_EQ(ranks_that_threw([&] { A.redistribute(target); }, kDiffers), n);
     // One rank asks for the layout it already has (it used to return early, alone).
@@ -213,7 +213,7 @@ TEST(Issue15, RedistributeAgreementRefusesAndRecovers) {
   }
 }
 
-// Issue 10: a rank whose own part of A.redistribute fails before it sends anything (here an option
+// A rank whose own part of A.redistribute fails before it sends anything (here an option
 // invalid on that rank only: the tag) reports it in the agreement's allreduce instead of leaving the
 // others waiting for its messages. Every rank throws that rank's error (before any word of the check is
 // compared), whether the others' exchange carries the agreement (all at once) or agrees first (a step mode),
@@ -393,7 +393,7 @@ TEST(Issue15, ReductionsRefuseDifferentArrays) {
                 kDiffers),
             0);
   if (n < 2) return;
-  // The issue's case: extents that differ on one rank gave a wrong sum and no error.
+  // The reported case: extents that differ on one rank gave a wrong sum and no error.
   DistArray<double, 1> B("B", Layout<1>({me == n - 1 ? 13 : 12}, {hpf::Block()}, grid));
   B.fill(1.0);
   EXPECT_EQ(ranks_that_threw([&] { (void)hpf::sum(B); }, kDiffers), n);

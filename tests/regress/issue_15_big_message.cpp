@@ -1,4 +1,4 @@
-// Issue 15, finding 5: a REDISTRIBUTE whose one message holds more than INT_MAX bytes (2^28 + 5
+// A REDISTRIBUTE whose one message holds more than INT_MAX bytes (2^28 + 5
 // doubles, 2 GiB + 40 bytes). MPI counts are ints: exec/ splits such a message into chunks of at
 // most max_message_bytes (core/mpi.hpp), and MPI_Alltoallv falls back to the all-at-once executor.
 // Values are global indices, checked element by element.

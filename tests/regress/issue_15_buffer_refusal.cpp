@@ -1,4 +1,4 @@
-// Issue 15 (nothing hangs when one rank fails): a rank whose message buffer cannot be allocated
+// Nothing hangs when one rank fails: a rank whose message buffer cannot be allocated
 // (RedistributionExecutor::prepare, before any message goes out) makes every rank throw its error through
 // REDISTRIBUTE's agreement. In a process of its own: the failure is made with an address-space limit
 // (RLIMIT_AS), which heap that earlier tests left free (or an earlier failed allocation) would let the buffer

@@ -1,4 +1,4 @@
-// Issue 9: REDISTRIBUTE hung after a few hundred calls on grids created and destroyed over random
+// A regression test: REDISTRIBUTE hung after a few hundred calls on grids created and destroyed over random
 // subsets of the ranks. The network model was cached by MPI_Comm handle value; MPI reuses a freed
 // handle value on some ranks and not on others, so some ranks skipped the collective measurement the
 // others entered. Now the model is an attribute of the communicator (exec/model.hpp).

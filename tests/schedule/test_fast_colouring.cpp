@@ -57,7 +57,7 @@ TEST(FastColouring, ValidWithMaxDegreeColoursOnRandomGraphs) {
 }
 
 /// The grid of CYCLIC(1) on P -> CYCLIC(1) on Q over one slice of P Q elements: all-to-all, one
-/// element per pair (Lemma 2 of seed 004), plus some heavier pairs so that weights differ.
+/// element per pair (Lemma 2 of Desprez et al.), plus some heavier pairs so that weights differ.
 hpf::CommMatrix dense(int P, int Q) {
   hpf::CommMatrix g(P, Q);
   for (int p = 0; p < P; ++p)

@@ -157,7 +157,7 @@ TEST(EdgeColouring, EveryClassIsOptimalAndStepwiseUsesTheFewestColours) {
     more_colours += greedy > best;
     if (::testing::Test::HasFailure()) return;
   }
-  // Greedy trades colours for weight on some graphs (Example 5 of seed 004): the search sees it.
+  // Greedy trades colours for weight on some graphs (Example 5 of Desprez et al.): the search sees it.
   EXPECT_GT(more_colours, 0);
 }
 

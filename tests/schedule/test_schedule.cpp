@@ -92,7 +92,8 @@ TEST(Schedule, ValidatorCatchesEveryKindOfViolation) {
 
 namespace {
 
-// Timed, periodic schedules (steady-state matchings, seed 000 Section 3.3): durations and a period.
+// Timed, periodic schedules (steady-state matchings, Section 3.3 of Legrand, Marchal and Robert):
+// durations and a period.
 TEST(Schedule, DurationsAndPeriod) {
   const CommMatrix m = example();
   Schedule s(3, 2);

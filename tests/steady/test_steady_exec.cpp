@@ -1,5 +1,5 @@
-// The steady-state executor on 1..5 ranks (seed 000): K scatters / gossips deliver every message
-// exactly once with its content; K reductions with a non-commutative operator (2x2 matrix products
+// The steady-state executor on 1..5 ranks (Legrand, Marchal and Robert): K scatters / gossips deliver every
+// message exactly once with its content; K reductions with a non-commutative operator (2x2 matrix products
 // modulo 2^64) equal the left-to-right fold of each time-stamp's operands.
 #include "hpf_test.hpp"
 #include "test_scale.hpp"
@@ -131,7 +131,7 @@ TEST(SteadyExec, Figure6Reduce) {
 }
 
 TEST(SteadyExec, Figure7TwoTrees) {
-  // The seed's own solution of Figure 6(b) (period 3): the two trees of Figure 7 carry time-stamps
+  // The paper's own solution of Figure 6(b) (period 3): the two trees of Figure 7 carry time-stamps
   // 3j (tree of weight 1/3) and 3j+1, 3j+2 (weight 2/3) through different nodes, and every result
   // must still be the fold of its own operands.
   const Platform g = load("figure6_reduce.json");

@@ -1,4 +1,5 @@
-// Planning half of steady/ (seed 000): platform model, exact LPs, trees, matchings, fixed period.
+// Planning half of steady/ (Legrand, Marchal and Robert): platform model, exact LPs, trees, matchings,
+// fixed period.
 #include <hpf/core/error.hpp>
 #include <hpf/steady/steady.hpp>
 
@@ -18,7 +19,7 @@ namespace {
 
 Rational q(const char* s) { return parse_rational(s, "test"); }
 
-// Figure 2(a) of the seed.
+// Figure 2(a) of Legrand, Marchal and Robert.
 Platform figure2() {
   Platform p;
   for (const char* n : {"Ps", "Pa", "Pb", "P0", "P1"}) p.add_node(n, Rational(1));

@@ -1,4 +1,4 @@
-// Fidelity of tree extraction (issue 14): EXTRACT_TREES (seed 000, Figure 8) on the solver's *own*
+// Fidelity of tree extraction: EXTRACT_TREES (Legrand, Marchal and Robert, Figure 8) on the solver's *own*
 // optimal solutions -- of Figure 6 and of random platforms, including the complete platforms that
 // measure_platform builds -- gives reduction trees that each compute the whole v[0, N] at the target
 // from the participants' own values in operand order, whose weights sum to TP exactly, and whose

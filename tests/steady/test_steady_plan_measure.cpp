@@ -1,4 +1,4 @@
-// The pure half of measure_platform (issue 14): which pairs are measured, how measurements become a
+// The pure half of measure_platform: which pairs are measured, how measurements become a
 // platform (pairwise and Lowekamp's cluster model), its JSON. Against brute force on random cases.
 #include "hpf_test.hpp"
 #include "test_scale.hpp"

@@ -1,5 +1,5 @@
-// Pipelines of K operations on the periodic schedule (seed 000, Sections 3.4 and 4.3): Lemma 1
-// (no schedule beats TP * time), Proposition 1 (K / makespan -> TP), phases and buffer bound.
+// Pipelines of K operations on the periodic schedule (Legrand, Marchal and Robert, Sections 3.4 and 4.3):
+// Lemma 1 (no schedule beats TP * time), Proposition 1 (K / makespan -> TP), phases and buffer bound.
 #include <hpf/core/error.hpp>
 #include <hpf/steady/pipeline.hpp>
 
@@ -112,7 +112,7 @@ TEST(SteadyPipeline, RejectsBadArguments) {
 
 namespace {
 
-// The period as the one hpf::Schedule (issue 9): one step per matching, one message per platform edge
+// The period as the one hpf::Schedule: one step per matching, one message per platform edge
 // with the values of a full period, the matching's duration and the period T; a valid schedule of
 // the per-period edge volumes, and period_schedule(p) moves exactly moved[p].
 void expect_schedule_of_period(const Platform& g, const PipelinePlan& p) {
