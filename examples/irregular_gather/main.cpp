@@ -1,4 +1,4 @@
-// Inspector/executor for an index-array gather and scatter-add (seed 001, PARTI style): the plans are
+// Inspector/executor for an index-array gather and scatter-add (Wang and Ranka, PARTI style): the plans are
 // built once from the index lists and executed every iteration. Prints "ok" on rank 0 when both
 // results match a serial reference; exits 1 otherwise.
 #include <hpf/array/irregular.hpp>

@@ -1,4 +1,4 @@
-// Load balancing with HPF 2.0's GEN_BLOCK (issue 13, item 4).
+// Load balancing with HPF 2.0's GEN_BLOCK.
 //
 // A 1-D array of work items whose cost is very uneven (a narrow peak of expensive items) starts BLOCK
 // distributed. Each rank times its items in chunks (thread CPU time, so that oversubscribed runs still

@@ -1,5 +1,5 @@
-// redistribute: HPF REDISTRIBUTE with hpfrt, the example of seed 004 (Desprez et al., "Scheduling
-// block-cyclic array redistribution").
+// redistribute: HPF REDISTRIBUTE with hpfrt, the example of Desprez et al., "Scheduling
+// block-cyclic array redistribution".
 //
 //   mpirun -n 4 ./redistribute_example        (any number of ranks works; the output is for 4)
 //

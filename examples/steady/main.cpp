@@ -1,7 +1,7 @@
 // steady_stream: a stream of K data-parallel phases, each producing a distributed array whose
 // contributions are reduced to rank 0 with a non-commutative operator by hpf::ReductionSeries: the
-// steady-state reducer of seed 000 (Legrand, Marchal, Robert) on a platform hpfrt measures itself,
-// or one tree per phase (seed 002) when the series is too short to pay back the linear program.
+// steady-state reducer of Legrand, Marchal and Robert on a platform hpfrt measures itself,
+// or one tree per phase (Canon and Antoniu) when the series is too short to pay back the linear program.
 //
 //   mpirun -n 3 ./steady_stream [K] [platform.json]    (any number of ranks; K = 200 by default)
 //

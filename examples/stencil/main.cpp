@@ -1,4 +1,4 @@
-// 2-D Jacobi heat equation on a BLOCK x BLOCK grid, with SHADOW regions (HPF 2.0) — issue 12.
+// 2-D Jacobi heat equation on a BLOCK x BLOCK grid, with SHADOW regions (HPF 2.0).
 //
 //   mpirun -np P stencil_heat [n m steps]
 //
