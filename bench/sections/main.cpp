@@ -33,7 +33,7 @@
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
-#include "../redistribute/peers.hpp" // BlacsGrid, descriptor, scalapack_local_size
+#include "../redistribute/peers.hpp" // BlacsGrid, descriptor, scalapack_local_size, pdtran_
 
 #ifdef HPF_BENCH_GA
 #include <ga.h>
@@ -47,14 +47,6 @@
 #include <functional>
 #include <string>
 #include <vector>
-
-extern "C" {
-void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
-             const int* desca, const double* beta, double* c, const int* ic, const int* jc, const int* descc);
-void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
-              const int* ia, const int* ja, const int* desca, const double* beta, double* c, const int* ic,
-              const int* jc, const int* descc);
-}
 
 namespace {
 
