@@ -39,7 +39,7 @@
 #include <hpf/hpf.hpp>
 
 #include "../common/bench_common.hpp"
-#include "../redistribute/peers.hpp" // BlacsGrid, descriptor, scalapack_local_size
+#include "../redistribute/peers.hpp" // BlacsGrid, descriptor, scalapack_local_size, pdtran_, pztranc_
 
 #ifdef HPF_BENCH_GA
 #include <ga.h>
@@ -55,18 +55,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-extern "C" {
-void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
-             const int* desca, const double* beta, double* c, const int* ic, const int* jc, const int* descc);
-void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
-              const int* ia, const int* ja, const int* desca, const double* beta, double* c, const int* ic,
-              const int* jc, const int* descc);
-// Complex*16 arguments as pairs of doubles (std::complex<double>'s layout).
-void pztranc_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
-              const int* desca, const double* beta, double* c, const int* ic, const int* jc,
-              const int* descc);
-}
 
 namespace {
 
