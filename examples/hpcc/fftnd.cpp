@@ -117,10 +117,15 @@ template <int N> bool run(const hpf::Environment& env, index_t n, bool pencil, i
 
 int main(int argc, char** argv) {
   hpf::Environment env(argc, argv);
-  const int dims = argc > 1 ? std::atoi(argv[1]) : 3;
-  const index_t n = argc > 2 ? std::atoll(argv[2]) : 128;
-  const bool pencil = argc > 3 && std::strcmp(argv[3], "pencil") == 0;
-  const int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
-  const bool ok = dims == 2 ? run<2>(env, n, false, repeats) : run<3>(env, n, pencil, repeats);
-  return ok ? 0 : 1;
+  try {
+    const int dims = argc > 1 ? std::atoi(argv[1]) : 3;
+    const index_t n = argc > 2 ? std::atoll(argv[2]) : 128;
+    const bool pencil = argc > 3 && std::strcmp(argv[3], "pencil") == 0;
+    const int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
+    const bool ok = dims == 2 ? run<2>(env, n, false, repeats) : run<3>(env, n, pencil, repeats);
+    return ok ? 0 : 1;
+  } catch (const hpf::Error& e) { // a bad size names itself: extent, block size, grid
+    std::fprintf(stderr, "hpcc_fftnd: %s\n", e.what());
+    return 1;
+  }
 }
