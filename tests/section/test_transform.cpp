@@ -25,8 +25,7 @@ using hpf::test::random_layout;
 using hpf::test::random_triplet;
 using hpf::test::Rng;
 
-template <class T> struct IsComplex : std::false_type {};
-template <class T> struct IsComplex<std::complex<T>> : std::true_type {};
+using hpf::detail::IsComplex;
 
 /// A small-integer value of T (complex: two of them).
 template <class T> T small(Rng& rng) {
