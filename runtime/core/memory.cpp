@@ -177,6 +177,10 @@ Pool& pool() noexcept {
 
 } // namespace
 
+std::size_t allocation_bytes(std::size_t bytes) noexcept {
+  return bytes < pool_min_bytes ? bytes : capacity_of(bytes);
+}
+
 void* allocate_large(std::size_t bytes) {
   if (bytes < pool_min_bytes) return ::operator new(bytes);
   const std::size_t capacity = capacity_of(bytes);

@@ -187,6 +187,25 @@ std::byte* Exchange::buffer(bool recv, std::size_t i) {
   return s.bufs[step_mode(m_mode) ? 0 : i].data();
 }
 
+// Each buffer counts what allocate_large takes for it (detail::allocation_bytes).
+std::size_t Exchange::buffer_bytes() const noexcept {
+  if (running_mode() == ExecMode::Alltoallv)
+    return detail::allocation_bytes(m_plan.send_bytes()) + detail::allocation_bytes(m_plan.recv_bytes());
+  std::size_t total = 0;
+  for (const bool recv : {true, false}) {
+    const Side& s = recv ? m_recv : m_send;
+    const std::vector<Transfer>& list = transfers(recv);
+    std::size_t most = 0; // the step modes' one buffer per direction
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      if (s.in_place(k)) continue;
+      most = std::max(most, list[k].bytes);
+      if (!step_mode(m_mode)) total += detail::allocation_bytes(list[k].bytes);
+    }
+    if (step_mode(m_mode)) total += detail::allocation_bytes(most);
+  }
+  return total;
+}
+
 void Exchange::reserve() {
   try {
     if (running_mode() == ExecMode::Alltoallv) { // one packed buffer per direction

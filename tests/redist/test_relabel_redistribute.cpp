@@ -35,17 +35,10 @@ template <class Rng> int pick(Rng& rng, int lo, int hi) {
 
 constexpr double salt = 0.5;
 
-template <int N> void fill(DistArray<double, N>& A) {
-  hpf::forall(A, [](const Index<N>& g, double& x) { x = hpf::test::value_at<N>(g, salt); });
-}
+template <int N> void fill(DistArray<double, N>& A) { hpf::test::fill_reference(A, salt); }
 
-/// Collective: true on every rank when A gathered on rank 0 is the global array of value_at.
 template <int N> bool holds_values(const DistArray<double, N>& A) {
-  const std::vector<double> all = A.gather(0);
-  int bad = 0;
-  if (world_rank() == 0) bad = all == hpf::test::reference<N>(A.layout().extents(), salt) ? 0 : 1;
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return bad == 0;
+  return hpf::test::holds_reference(A, salt);
 }
 
 /// Collective: the bytes of doubles that the plan from `from` to `to` sends between ranks.

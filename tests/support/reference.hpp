@@ -40,6 +40,21 @@ template <int N> std::vector<double> reference(const Index<N>& ext, double salt)
   return out;
 }
 
+/// Sets every element of A to value_at of its global index. Not collective.
+template <int N> void fill_reference(DistArray<double, N>& A, double salt) {
+  forall(A, [salt](const Index<N>& g, double& x) { x = value_at<N>(g, salt); });
+}
+
+/// Collective over MPI_COMM_WORLD: true on every rank when A, gathered on rank 0, is the global
+/// array of value_at.
+template <int N> bool holds_reference(const DistArray<double, N>& A, double salt) {
+  const std::vector<double> all = A.gather(0);
+  int bad = 0;
+  if (world_rank() == 0) bad = all == reference<N>(A.layout().extents(), salt) ? 0 : 1;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return bad == 0;
+}
+
 /// A grid of `shape` over consecutive ranks of MPI_COMM_WORLD from `first` (wrapping). Collective.
 inline ProcessGrid grid_over(int first, std::vector<int> shape) {
   int count = 1;

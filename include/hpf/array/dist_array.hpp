@@ -35,6 +35,7 @@
 #include <hpf/redist/plan_cache.hpp>
 #include <hpf/redist/relabel.hpp>
 #include <hpf/schedule/strategy.hpp>
+#include <hpf/section/ceiling.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -306,6 +307,8 @@ public:
       return;
     }
     const auto words = agreement_words(options);
+    // The ceiling is not the plan's (the cached plan is the same with or without one).
+    const std::optional<std::size_t> ceiling = std::exchange(options.memory_ceiling_bytes, std::nullopt);
     // The cost model first, on every rank whatever its arguments: its measurement is collective the
     // first time on a communicator that has none (detail::with_model), and a rank that then returned
     // early or failed would leave the others in it.
@@ -322,7 +325,8 @@ public:
       try {
         ex.emplace(executor_between(m_layout, layout, options));
         relabel_only = !has_shadow() && !layout.has_shadow() && ex->plan().storage_identical();
-        if (!relabel_only) (*ex)->template prepare<T>(); // message buffers
+        if (!relabel_only && ceiling) check_ceiling(*this, layout, "DistArray::redistribute");
+        if (!relabel_only && !ceiling) (*ex)->template prepare<T>(); // message buffers
         // The target: a block of the new layout, not initialised (every owned element is written),
         // maybe one that an earlier REDISTRIBUTE released (array/block_pool.hpp).
         if (!relabel_only) next.emplace(DistArray(m_label, layout, detail::Uninitialized{}));
@@ -336,7 +340,10 @@ public:
       relabel(layout); // every rank keeps its block as it is: only the layout changes
       return;
     }
-    run_into(**ex, *this, *next); // on failure *this is untouched
+    if (ceiling)
+      move_under_ceiling(**ex, *this, *next, *ceiling, "DistArray::redistribute");
+    else
+      run_into(**ex, *this, *next); // on failure *this is untouched
     adopt(layout, {next->m_coords, next->m_owned, {}}, std::move(next->m_view));
   }
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
@@ -347,6 +354,7 @@ public:
   /// grid is fixed; arrange dst's layout with best_relabeling and relabeled_layout before making dst.
   static void redistribute_into(const DistArray& src, DistArray& dst, RedistOptions options = {}) {
     const auto words = agreement_words(options);
+    const std::optional<std::size_t> ceiling = std::exchange(options.memory_ceiling_bytes, std::nullopt);
     options = detail::with_model(src.m_layout, options, sizeof(T));
     std::string problem;
     std::optional<decltype(executor_between(src.m_layout, dst.m_layout, options))> ex;
@@ -357,13 +365,19 @@ public:
     } else {
       try {
         ex.emplace(executor_between(src.m_layout, dst.m_layout, options));
-        (*ex)->template prepare<T>(); // message buffers: a failure here is every rank's error
+        if (ceiling)
+          check_ceiling(src, dst.m_layout, "hpf::redistribute", &dst);
+        else
+          (*ex)->template prepare<T>(); // message buffers: a failure here is every rank's error
       } catch (const std::exception& e) {
         problem = e.what();
       }
     }
     check_same_redistribution(src.m_layout, dst.m_layout, words, "hpf::redistribute", problem);
-    run_into(**ex, src, dst);
+    if (ceiling)
+      move_under_ceiling(**ex, src, dst, *ceiling, "hpf::redistribute");
+    else
+      run_into(**ex, src, dst);
   }
 
   /// The owned elements in Fortran order of the owned block (a copy). Not collective.
@@ -649,6 +663,44 @@ private:
     // the caller's communicator, which every rank passes the same.
     ex->bind(from.grid().comm());
     return ex;
+  }
+
+  /// Throws hpf::Error (local: the caller folds it into its agreement) when a move under a memory
+  /// ceiling cannot run: a shadow on either side (owned elements then move through compact copies of
+  /// whole blocks) or, for redistribute_into, source and target sharing storage.
+  static void check_ceiling(const DistArray& src, const Layout<N>& to, const char* what,
+                            const DistArray* dst = nullptr) {
+    detail::require(!src.has_shadow() && !to.has_shadow(), what,
+                    ": options.memory_ceiling_bytes with an array that has a SHADOW; expected arrays "
+                    "without shadow (their owned elements would move through copies of the whole blocks)");
+    detail::require(dst == nullptr || src.m_view.data() == nullptr || src.m_view.data() != dst->m_view.data(),
+                    what,
+                    ": options.memory_ceiling_bytes with the source and target sharing storage; expected "
+                    "two arrays");
+  }
+
+  /// Collective: moves src's elements into dst's under a memory ceiling (RedistOptions::
+  /// memory_ceiling_bytes; docs/redistribute.md, "A memory ceiling"). When the plan's message buffers
+  /// fit on every rank (one allreduce of their size), `ex` runs as it is; otherwise the move runs as
+  /// section moves of whole slabs that fit (section/ceiling.hpp). A ceiling below the smallest piece
+  /// throws hpf::Error on every rank (the split is computed from the layouts alone) before any
+  /// message, and a failed allocation of a piece's buffers is every rank's error: src is unchanged.
+  template <class Executor> static void move_under_ceiling(Executor& ex, const DistArray& src, DistArray& dst,
+                                                           std::size_t ceiling, const char* what) {
+    const Comm& comm = src.m_layout.grid().comm();
+    detail::run_under_ceiling(
+        comm, ex.template buffer_bytes<T>(), ceiling, [&] { ex.template prepare<T>(); },
+        [&] { run_into(ex, src, dst); },
+        [&] {
+          const Section<N> whole = whole_section<N>(src.m_layout.extents());
+          Permutation<N> identity{};
+          for (int d = 0; d < N; ++d) identity[static_cast<std::size_t>(d)] = d;
+          const detail::CeilingSplit<N> split = detail::ceiling_split<N>(
+              dst.m_layout, whole, src.m_layout, whole, identity, sizeof(T), ceiling, what);
+          detail::assign_in_pieces<T, N>(dst, whole, src, whole, identity, split,
+                                         detail::array_section_options(comm), detail::Assign{});
+          dst.m_halo_valid = 0;
+        });
   }
 
   /// Collective: runs `ex` from src's owned elements into dst's; with a shadow on either side they go

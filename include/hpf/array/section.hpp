@@ -9,9 +9,11 @@
 
 #include <hpf/array/dist_array.hpp>
 #include <hpf/exec/model.hpp>
+#include <hpf/section/ceiling.hpp>
 #include <hpf/section/plan.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -138,25 +140,59 @@ void check_same_assignment(const Layout<N>& dst, const Section<N>& sb, const Lay
   build(false).check(dst.grid().comm().get(), what, local_problem, [&] { return build(true); });
 }
 
-/// The options of hpf::assign and hpf::transpose, which take none: SectionOptions' defaults, run all at
-/// once when every rank of the parent communicator is on one node (detail::shares_one_node, the rule
-/// of REDISTRIBUTE's Auto). In one node's memory the steps of a contention-free schedule avoid no
-/// contention, and each step waits for its slowest pair, so all messages go at once. Between nodes,
-/// and under SMPI, the step-synchronous
-/// König schedule (Desprez et al.). Collective over `comm` the first time on it: every rank calls this
-/// before anything that may throw or return early.
-inline SectionOptions array_section_options(const Comm& comm) {
-  SectionOptions opt;
-  if (shares_one_node(comm)) opt.mode = ExecMode::AllAtOnce;
-  return opt;
-}
-
 } // namespace detail
 
 /// Drops every cached section plan (e.g. before freeing the communicators their grids use).
 inline void clear_section_plan_cache() {
   for (auto clear : detail::section_cache_clearers()) clear();
 }
+
+/// A bound on the bytes per rank that hpf::assign and hpf::transpose may allocate beyond the blocks of
+/// their arrays (message buffers): a move whose buffers would exceed it on some rank runs as a
+/// sequence of smaller section moves that each fit (docs/sections.md, "Under a memory ceiling"), as
+/// RedistOptions::memory_ceiling_bytes does for REDISTRIBUTE.
+struct MemoryCeiling {
+  std::size_t bytes = 0; ///< the most bytes of buffers per rank
+};
+
+namespace detail {
+
+/// Collective: B(sb) = A(sa) (with `perm` when given), whole or, with a ceiling, under it.
+template <class T, int N> void assign_with(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
+                                           const Section<N>& sa, const std::optional<Permutation<N>>& perm,
+                                           std::optional<std::size_t> ceiling, const char* what) {
+  const SectionOptions opt = array_section_options(B.layout().grid().comm());
+  std::string problem;
+  std::shared_ptr<const SectionPlan<T, N>> plan;
+  if (!ceiling) {
+    plan = prepared_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, problem);
+  } else {
+    try { // the buffers: allocated, or not, once the ranks know whether the whole move fits
+      plan = cached_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt);
+      require(
+          !A.has_shadow() && !B.has_shadow(), what,
+          ": a memory ceiling with an array that has a SHADOW; expected arrays without shadow (their owned "
+          "elements would move through copies of the whole blocks)");
+      require(A.local_data() == nullptr || static_cast<const void*>(A.local_data()) != B.local_data(), what,
+              ": a memory ceiling with the source and target sharing storage; expected two arrays (the "
+              "right-hand side would be copied whole first)");
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, what, problem,
+                              [&](AgreementWords& w) {
+                                w.add(ceiling ? 1 : 0, [] { return std::string("memory ceiling given"); });
+                                w.add(std::bit_cast<std::int64_t>(ceiling.value_or(0)),
+                                      [] { return std::string("memory ceiling bytes"); });
+                              });
+  if (ceiling)
+    execute_under_ceiling(*plan, B, A, *ceiling, Assign{}, what);
+  else
+    plan->execute(B, A);
+}
+
+} // namespace detail
 
 /// Collective over the parent communicator of both grids (every rank of it calls, in or out of either
 /// grid): B(sb) = A(sa), HPF array-section assignment. Dimensions of extent 1 may be dropped on either
@@ -166,13 +202,7 @@ inline void clear_section_plan_cache() {
 /// arguments that differ between ranks.
 template <class T, int N>
 void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, const Section<N>& sa) {
-  const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
-  std::string problem;
-  const auto plan =
-      detail::prepared_section_plan<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, problem);
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, std::nullopt, opt, "hpf::assign",
-                                      problem);
-  plan->execute(B, A);
+  detail::assign_with<T, N>(B, sb, A, sa, std::nullopt, std::nullopt, "hpf::assign");
 }
 
 /// Collective, as above, with a dimension permutation: B's dimension d takes A's dimension perm[d]
@@ -180,11 +210,41 @@ void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A, 
 /// a permutation of 0..N-1.
 template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
                                       const Section<N>& sa, const Permutation<N>& perm) {
-  const SectionOptions opt = detail::array_section_options(B.layout().grid().comm());
+  detail::assign_with<T, N>(B, sb, A, sa, perm, std::nullopt, "hpf::assign");
+}
+
+/// Collective, as above, allocating at most `ceiling.bytes` of message buffers per rank (MemoryCeiling).
+/// Throws hpf::Error on every rank, with B unchanged, for a ceiling below the smallest piece (the
+/// message names the smallest workable ceiling), arrays with a SHADOW, or A and B sharing storage.
+template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
+                                      const Section<N>& sa, MemoryCeiling ceiling) {
+  detail::assign_with<T, N>(B, sb, A, sa, std::nullopt, ceiling.bytes, "hpf::assign");
+}
+
+/// Collective, as above, with a dimension permutation and a memory ceiling.
+template <class T, int N> void assign(DistArray<T, N>& B, const Section<N>& sb, const DistArray<T, N>& A,
+                                      const Section<N>& sa, const Permutation<N>& perm,
+                                      MemoryCeiling ceiling) {
+  detail::assign_with<T, N>(B, sb, A, sa, perm, ceiling.bytes, "hpf::assign");
+}
+
+/// Collective: transpose(A, layout, perm) below, allocating at most `ceiling.bytes` of message buffers
+/// per rank beyond the new array's block (MemoryCeiling); throws hpf::Error on every rank as the
+/// assign with a ceiling does.
+template <class T, int N>
+[[nodiscard]] DistArray<T, N> transpose(const DistArray<T, N>& A, const Layout<N>& layout,
+                                        const Permutation<N>& perm, MemoryCeiling ceiling) {
   std::string problem;
-  const auto plan = detail::prepared_section_plan<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, problem);
-  detail::check_same_assignment<T, N>(B.layout(), sb, A.layout(), sa, perm, opt, "hpf::assign", problem);
-  plan->execute(B, A);
+  std::optional<DistArray<T, N>> C; // allocated before the agreement: a failure is every rank's error
+  try {
+    C.emplace(A.label() + "^T", layout);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  detail::agree_on_error(layout.grid().comm(), problem);
+  detail::assign_with<T, N>(*C, whole_section<N>(layout.extents()), A, whole_section<N>(A.layout().extents()),
+                            perm, ceiling.bytes, "hpf::transpose");
+  return std::move(*C);
 }
 
 /// Collective over the parent communicator of both grids: a new array laid out by `layout` with

@@ -37,6 +37,10 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 /// huge_page_bytes, from operator new otherwise (or from the pool when bytes >= pool_min_bytes).
 /// Throws std::bad_alloc. Free with free_large(p, bytes).
 [[nodiscard]] void* allocate_large(std::size_t bytes);
+/// The bytes allocate_large(bytes) takes from the system: `bytes` below pool_min_bytes, else its
+/// rounded capacity, every page of which a first touch of huge pages may make resident. What a
+/// memory ceiling counts for a buffer (RedistOptions::memory_ceiling_bytes).
+[[nodiscard]] std::size_t allocation_bytes(std::size_t bytes) noexcept;
 /// Frees a block of allocate_large(bytes) (the same `bytes`): a block of at least pool_min_bytes goes
 /// back to the pool while the pool holds less than buffer_pool_limit().
 void free_large(void* p, std::size_t bytes) noexcept;

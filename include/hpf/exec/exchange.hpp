@@ -210,6 +210,10 @@ public:
   /// a failure before any message goes out (and tell the other ranks: DistArray::redistribute folds
   /// it into its agreement). Throws hpf::Error naming the bytes when memory runs out. Local.
   void reserve();
+  /// The bytes of message buffers reserve() allocates (or holds, once allocated), in this mode and
+  /// with the messages set_in_place moves without a buffer: what a memory ceiling counts
+  /// (RedistOptions::memory_ceiling_bytes). Local; allocates nothing.
+  [[nodiscard]] std::size_t buffer_bytes() const noexcept;
   /// Pipelined: at most `w` receives in flight (posted and not yet arrived; 0 = all at post()). With
   /// w = 1 a transfer overlaps the combination of the previous input (Canon and Antoniu, Sec. 3.1).
   void set_receive_window(std::size_t w) noexcept { m_window = w; }

@@ -101,6 +101,13 @@ struct RedistOptions {
   /// layout().grid() then tells which arrangement was used. A RedistributionPlan and
   /// DistArray::redistribute_into refuse it: their target layout is fixed.
   bool relabel = false;
+  /// For DistArray::redistribute, hpf::redistribute, hpf::assign and hpf::transpose (last, as above):
+  /// the most bytes per rank the move may allocate beyond the source and target blocks (message
+  /// buffers and staging). A move whose buffers would exceed it on some rank runs as a sequence of
+  /// smaller section moves that each fit (docs/redistribute.md, "A memory ceiling"); a ceiling below
+  /// the smallest such move throws hpf::Error on every rank, naming the smallest workable ceiling.
+  /// Empty: no ceiling.
+  std::optional<std::size_t> memory_ceiling_bytes;
 
   /// Member-wise equality.
   friend bool operator==(const RedistOptions&, const RedistOptions&) = default;
@@ -109,7 +116,7 @@ struct RedistOptions {
 /// The options every rank must pass the same, as agreement words (DistArray::redistribute checks them
 /// with the layouts): all but in_place_min_piece_bytes, which each end of a message decides for
 /// itself, and element_bytes, which the array sets. Local.
-[[nodiscard]] inline std::array<OptionWord, 9> agreement_words(const RedistOptions& o) {
+[[nodiscard]] inline std::array<OptionWord, 11> agreement_words(const RedistOptions& o) {
   const auto given = [](const std::optional<double>& v) { return std::int64_t{v.has_value() ? 1 : 0}; };
   const auto bits = [](const std::optional<double>& v) {
     return std::bit_cast<std::int64_t>(v.value_or(0.0));
@@ -123,7 +130,9 @@ struct RedistOptions {
        {"options.one_node", o.one_node ? std::int64_t{*o.one_node ? 1 : 0} : std::int64_t{-1}},
        {"options.cache_bytes", o.cache_bytes ? static_cast<std::int64_t>(*o.cache_bytes) : std::int64_t{-1}},
        {"options.tag", o.tag},
-       {"options.relabel", std::int64_t{o.relabel ? 1 : 0}}}};
+       {"options.relabel", std::int64_t{o.relabel ? 1 : 0}},
+       {"options.memory_ceiling_bytes given", std::int64_t{o.memory_ceiling_bytes ? 1 : 0}},
+       {"options.memory_ceiling_bytes", std::bit_cast<std::int64_t>(o.memory_ceiling_bytes.value_or(0))}}};
 }
 
 namespace detail {
@@ -1031,7 +1040,12 @@ public:
 
   /// Builds this executor's exchange for elements of type T and allocates its message buffers, as the
   /// next post() would: a failure (hpf::Error, out of memory) comes before any message. Local.
-  template <class T> void prepare() { (void)prepared<T>(); }
+  template <class T> void prepare() { prepared<T>().reserve(); }
+
+  /// The bytes of message buffers prepare<T>() allocates: the packed messages (all of them in the
+  /// all-at-once modes, the largest each way in the step modes), not those that move in place.
+  /// What RedistOptions::memory_ceiling_bytes bounds. Local; allocates no buffer.
+  template <class T> [[nodiscard]] std::size_t buffer_bytes() { return prepared<T>().buffer_bytes(); }
 
   /// Completes post(). Throws hpf::Error when nothing was posted.
   void wait() {
@@ -1117,7 +1131,7 @@ private:
     if (!after_sends) copy_kept();
   }
 
-  // The exchange for elements of type T, built (and its buffers allocated) on first use.
+  // The exchange for elements of type T, built on first use (its buffers: by prepare() or the first post()).
   template <class T> Exchange& prepared() {
     if (m_elem_bytes != sizeof(T)) { // the exchange holds the raw datatypes that build_datatypes replaces
       m_exchange.reset();
@@ -1129,10 +1143,9 @@ private:
       Exchange ex(m_comm, m_plan->exchange_plan(sizeof(T)), m_plan->exec_mode(), m_tag);
       if (!m_send_types.empty() || !m_recv_types.empty())
         ex.set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
-      ex.reserve();
       m_exchange.emplace(std::move(ex));
     }
-    return *m_exchange;
+    return *m_exchange; // its buffers: allocated by prepare() or by the first post()
   }
 
   // This post()'s locally kept part, unless it was copied already.

@@ -334,6 +334,11 @@ public:
   /// failure (out of memory) comes before any message. `combining`: the executor of execute() with
   /// an element operation (no receive in place). Local.
   void prepare(bool combining = false) const { executor(combining).exchange->reserve(); }
+  /// The bytes of message buffers prepare(combining) allocates (Exchange::buffer_bytes): what a
+  /// memory ceiling counts. Local; allocates no buffer.
+  [[nodiscard]] std::size_t buffer_bytes(bool combining = false) const {
+    return executor(combining).exchange->buffer_bytes();
+  }
 
   /// Collective, as above, on local blocks: `src` holds the calling rank's block of source() (its
   /// my_local_extents() in Fortran order), `dst` its block of target(). They must not overlap.
