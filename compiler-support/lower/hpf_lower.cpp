@@ -229,12 +229,6 @@ std::string replace_number_of_processors(const std::string& s) {
   return out;
 }
 
-/// The statement without its trailing comment.
-std::string strip_comment(const std::string& s) {
-  const auto bang = mask_strings(s).find('!');
-  return bang == std::string::npos ? s : s.substr(0, bang);
-}
-
 /// Splits at `sep` outside parentheses, brackets and strings.
 std::vector<std::string> split_at(const std::string& s, char sep) {
   const std::string m = mask_strings(s);
@@ -447,15 +441,25 @@ struct ShadowSpec {
   int line = 0;
 };
 
+/// A logical line as the lowering reads it (fortran_source.hpp): `line` identifies its origin (a
+/// file and a line, see Lowerer::loc) and is never 0.
 struct LogicalLine {
-  std::string text; // continuations joined
-  int line = 0;     // first physical line
+  std::string text; // continuations joined, free form, without label and trailing comment
+  int line = 0;     // origin id: 1 + index into the origins of the source read
   std::vector<std::string> physical;
+  std::string label;
 };
 
 class Lowerer {
 public:
-  Lowerer(const std::string& source, std::string file) : m_file(std::move(file)) { split(source); }
+  Lowerer(const std::string& source, std::string file, const LowerOptions& options)
+      : m_file(std::move(file)) {
+    ReadSource read =
+        read_fortran_source(source, m_file, options.form.value_or(source_form_of(m_file)), options.include);
+    m_origins = std::move(read.origins);
+    for (auto& l : read.lines)
+      finish_line(LogicalLine{std::move(l.text), l.origin, std::move(l.physical), std::move(l.label)});
+  }
 
   std::string run() {
     collect();
@@ -463,36 +467,25 @@ public:
   }
 
 private:
-  [[noreturn]] void fail_at(int line, const std::string& what) const {
-    detail::fail(m_file, ":", line, ": ", what);
+  /// "file:line: " of an origin id.
+  [[nodiscard]] std::string where(int id) const {
+    const SourceOrigin& o = m_origins.at(static_cast<std::size_t>(id - 1));
+    return o.file + ":" + std::to_string(o.line) + ": ";
+  }
+  /// The line of an origin id as messages and the lowered program's own messages name it: "12", or
+  /// "3 of defs.inc" for a line of an INCLUDE file (quotes dropped: it goes into Fortran strings).
+  [[nodiscard]] std::string loc(int id) const {
+    const SourceOrigin& o = m_origins.at(static_cast<std::size_t>(id - 1));
+    if (!o.included) return std::to_string(o.line);
+    std::string f =
+        o.file.substr(o.file.find_last_of('/') == std::string::npos ? 0 : o.file.find_last_of('/') + 1);
+    f.erase(std::remove_if(f.begin(), f.end(), [](char c) { return c == '\'' || c == '"'; }), f.end());
+    return std::to_string(o.line) + " of " + f;
   }
 
-  void split(const std::string& source) {
-    std::istringstream in(source);
-    std::string raw;
-    int no = 0;
-    LogicalLine cur;
-    bool continuing = false;
-    while (std::getline(in, raw)) {
-      ++no;
-      if (!continuing) cur = LogicalLine{"", no, {}};
-      cur.physical.push_back(raw);
-      std::string body = raw;
-      const bool directive = lower_case(trim(raw)).rfind("!hpf$", 0) == 0;
-      // A directive is a comment line; its own trailing comment starts at the next '!'.
-      body = directive ? trim(raw).substr(0, 5) + strip_comment(trim(raw).substr(5)) : strip_comment(raw);
-      body = trim(body);
-      if (continuing && !body.empty() && body.front() == '&') body = trim(body.substr(1));
-      if (directive && continuing) body = trim(body.substr(5)); // "!HPF$ &..." continues a directive
-      continuing = !body.empty() && body.back() == '&';
-      if (continuing) body = trim(body.substr(0, body.size() - 1));
-      cur.text += (cur.text.empty() ? "" : " ") + body;
-      if (cur.text.size() > max_statement)
-        fail_at(cur.line, "statement of " + std::to_string(cur.text.size()) + " characters; at most " +
-                              std::to_string(max_statement) + " are accepted");
-      if (!continuing) finish_line(cur);
-    }
-    if (continuing) finish_line(cur);
+  [[noreturn]] void fail_at(int line, const std::string& what) const {
+    if (line <= 0) detail::fail(m_file, ": ", what);
+    detail::fail(where(line), what);
   }
 
   /// Checks the length of every name in the statement (outside strings), then keeps it.
@@ -538,7 +531,7 @@ private:
       fail_at(line, "write either 'a(dists)' or '(dists) :: a, b', not both, in '" + body + "'");
     }
     std::size_t end = 0;
-    const std::string group = paren_group(spec, open, end, m_file + ":" + std::to_string(line) + ": ");
+    const std::string group = paren_group(spec, open, end, where(line));
     for (const auto& d : split_top(group)) {
       const std::string ld = lower_case(d);
       Scanner sc(ld);
@@ -629,8 +622,7 @@ private:
         Processors p{std::string(pname), {}, l.line};
         const auto open = body.find('(');
         std::size_t end = 0;
-        for (const auto& e :
-             split_top(paren_group(body, open, end, m_file + ":" + std::to_string(l.line) + ": ")))
+        for (const auto& e : split_top(paren_group(body, open, end, where(l.line))))
           p.shape.push_back(replace_number_of_processors(e));
         if (p.shape.empty() || p.shape.size() > 4)
           fail_at(l.line, "PROCESSORS " + p.name + ": 1 to 4 dimensions expected");
@@ -745,8 +737,7 @@ private:
       if (t.name.empty() || sc.peek() != '(' || trim(e).back() != ')')
         fail_at(line, "expected 'TEMPLATE t(bounds), ...', got '" + shown(e) + "'");
       std::size_t end = 0;
-      for (const auto& b :
-           split_top(paren_group(e, sc.pos(), end, m_file + ":" + std::to_string(line) + ": ")))
+      for (const auto& b : split_top(paren_group(e, sc.pos(), end, where(line))))
         t.bounds.push_back(bound_pair(b, line, "TEMPLATE " + t.name));
       if (t.bounds.size() > 4) fail_at(line, "TEMPLATE " + t.name + ": 1 to 4 dimensions expected");
       if (m_templates.count(t.name) != 0) fail_at(line, "TEMPLATE " + t.name + " declared twice");
@@ -770,7 +761,7 @@ private:
 
   /// Parses "a(i, j) WITH base(s1, ...)" or "(i, j) WITH base(s1, ...) :: a, b" (ALIGN and REALIGN).
   AlignSpec parse_align(const std::string& body, int line, std::vector<std::string>& names) const {
-    const std::string where = m_file + ":" + std::to_string(line) + ": ";
+    const std::string at_line = where(line);
     std::string spec = body;
     const auto colons = mask_strings(spec).find("::");
     if (colons != std::string::npos) {
@@ -804,7 +795,7 @@ private:
       fail_at(line, "write either 'a(dummies) WITH ...' or '(dummies) WITH ... :: a, b', not both");
     }
     std::size_t end = 0;
-    for (const auto& d : split_top(paren_group(left, open, end, where))) {
+    for (const auto& d : split_top(paren_group(left, open, end, at_line))) {
       const std::string t = trim(d);
       Scanner sc(t);
       if (t != "*" && (sc.name().empty() || !sc.done()))
@@ -819,7 +810,7 @@ private:
     bs.skip_space();
     if (a.base.empty() || bs.peek() != '(' || right.back() != ')')
       fail_at(line, "ALIGN: expected 'WITH base(subscripts)', got 'WITH " + shown(right) + "'");
-    for (const auto& e : split_top(paren_group(right, bs.pos(), end, where))) {
+    for (const auto& e : split_top(paren_group(right, bs.pos(), end, at_line))) {
       a.subscripts.push_back(trim(e));
       const std::string& sub = a.subscripts.back();
       if (sub.empty() || mask_strings(sub).find(':') != std::string::npos)
@@ -851,7 +842,7 @@ private:
       if (t.dists.size() != t.bounds.size())
         fail_at(t.dist_line, "DISTRIBUTE " + n + ": " + std::to_string(t.dists.size()) +
                                  " distributions for the " + std::to_string(t.bounds.size()) +
-                                 " dimension(s) of TEMPLATE " + n + " (line " + std::to_string(t.line) + ")");
+                                 " dimension(s) of TEMPLATE " + n + " (line " + loc(t.line) + ")");
       if (!t.onto.empty() && m_procs.count(t.onto) == 0)
         fail_at(t.dist_line, "DISTRIBUTE " + n + " ONTO " + t.onto + ": no PROCESSORS " + t.onto);
       DistArray probe;
@@ -867,11 +858,10 @@ private:
     for (const auto& [n, spec] : m_aligns) {
       if (m_templates.count(n) != 0) fail_at(spec.line, "ALIGN " + n + ": '" + n + "' is a TEMPLATE");
       if (auto it = m_arrays.find(n); it != m_arrays.end())
-        fail_at(spec.line,
-                "ALIGN " + n + ": '" + n + "' is " +
-                    (it->second.aligned() ? "aligned twice"
-                                          : "also DISTRIBUTEd (line " + std::to_string(it->second.dist_line) +
-                                                "); an array has one or the other"));
+        fail_at(spec.line, "ALIGN " + n + ": '" + n + "' is " +
+                               (it->second.aligned() ? "aligned twice"
+                                                     : "also DISTRIBUTEd (line " + loc(it->second.dist_line) +
+                                                           "); an array has one or the other"));
       DistArray a;
       a.name = n;
       a.align = spec;
@@ -913,7 +903,7 @@ private:
     if (!a.shadow.empty())
       fail_at(spec.line, std::string(what) + " " + n +
                              ": an aligned array has no SHADOW in hpfrt (SHADOW at line " +
-                             std::to_string(a.shadow_line) + ")");
+                             loc(a.shadow_line) + ")");
   }
 
   /// The distributed arrays in an order where every base comes before the arrays aligned with it.
@@ -944,7 +934,7 @@ private:
                     "'!HPF$ SHADOW " +
                         shown(body) + "'");
     std::size_t end = 0;
-    const std::string group = paren_group(body, sc.pos(), end, m_file + ":" + std::to_string(line) + ": ");
+    const std::string group = paren_group(body, sc.pos(), end, where(line));
     if (end != body.size())
       fail_at(line, "SHADOW " + sh.name + ": unexpected '" + shown(body.substr(end)) + "' after the widths");
     for (const auto& w : split_top(group)) {
@@ -973,14 +963,14 @@ private:
     DistArray& a = it->second;
     if (a.aligned())
       fail_at(sh.line, "SHADOW " + sh.name + ": an aligned array has no SHADOW in hpfrt (ALIGN at line " +
-                           std::to_string(a.align.line) + ")");
+                           loc(a.align.line) + ")");
     if (a.shadow_line != 0)
-      fail_at(sh.line, "SHADOW " + sh.name + ": a second SHADOW (the first is at line " +
-                           std::to_string(a.shadow_line) + ")");
+      fail_at(sh.line,
+              "SHADOW " + sh.name + ": a second SHADOW (the first is at line " + loc(a.shadow_line) + ")");
     if (sh.widths.size() != a.dists.size())
       fail_at(sh.line, "SHADOW " + sh.name + ": " + std::to_string(sh.widths.size()) + " width(s) for " +
                            std::to_string(a.dists.size()) + " dimension(s) (DISTRIBUTE at line " +
-                           std::to_string(a.dist_line) + ")");
+                           loc(a.dist_line) + ")");
     check_shadow_dists(a.name, sh.widths, a.dists, sh.line);
     a.shadow = sh.widths;
     a.shadow_line = sh.line;
@@ -1036,7 +1026,7 @@ private:
       std::optional<std::string> bounds;
       if (es.peek() == '(') {
         std::size_t after = 0;
-        bounds = paren_group(e, es.pos(), after, m_file + ":" + std::to_string(l.line) + ": ");
+        bounds = paren_group(e, es.pos(), after, where(l.line));
         es = Scanner(e, after);
         es.skip_space();
       }
@@ -1071,7 +1061,7 @@ private:
       if (a.bounds.size() != a.rank())
         fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) + " dimension(s) but its " +
                             (a.aligned() ? "ALIGN" : "DISTRIBUTE") + " (line " +
-                            std::to_string(a.aligned() ? a.align.line : a.dist_line) + ") gives " +
+                            loc(a.aligned() ? a.align.line : a.dist_line) + ") gives " +
                             std::to_string(a.rank()));
       m_decl_rewrites[i].push_back(n);
     }
@@ -1201,8 +1191,7 @@ private:
   std::string align_code(const DistArray& a, const AlignSpec& spec, const std::string& ind,
                          const char* directive = "ALIGN") const {
     std::string s;
-    const std::string what =
-        std::string(directive) + " " + a.name + " (line " + std::to_string(spec.line) + ")";
+    const std::string what = std::string(directive) + " " + a.name + " (line " + loc(spec.line) + ")";
     for (std::size_t j = 0; j < spec.dummies.size(); ++j) {
       const int k = spec.base_dim_of(j);
       const std::string lhs = a.name + "__ad(" + std::to_string(j + 1) + ") = ";
@@ -1242,7 +1231,7 @@ private:
            wrap(ind, "call hpf_check(hpf_array_create_aligned('" + a.name + "', " + info(a.elem).hpf_type +
                          ", " + std::to_string(a.bounds.size()) + ", [" + extents_of(a.bounds) + "], " +
                          base_var(a.align.base) + ", " + a.name + "__ad, " + a.name + "__ai, " + a.name +
-                         "__h), 'ALIGN " + a.name + " (line " + std::to_string(a.align.line) + ")')") +
+                         "__h), 'ALIGN " + a.name + " (line " + loc(a.align.line) + ")')") +
            bind_local(a, ind);
   }
 
@@ -1258,7 +1247,7 @@ private:
       s += ind + "if (" + n + "__b == " + std::to_string(base_id(base)) + ") then\n";
       s += wrap(ind + "  ", "call hpf_check(hpf_array_realign(" + n + "__h, " + base_var(base) + ", " + n +
                                 "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'carried along with " + base +
-                                " (line " + std::to_string(line) + ")')");
+                                " (line " + loc(line) + ")')");
       s += bind_local(a, ind + "  ");
       if (a.is_base) s += refresh_template(n, ind + "  ") + carry(n, ind + "  ", line);
       s += ind + "end if\n";
@@ -1279,8 +1268,8 @@ private:
       const DistArray& a = m_arrays.at(n); // checked by collect()
       s += align_code(a, spec, ind, "REALIGN");
       s += wrap(ind, "call hpf_check(hpf_array_realign(" + n + "__h, " + base_var(spec.base) + ", " + n +
-                         "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'REALIGN " + n + " (line " +
-                         std::to_string(l.line) + ")')");
+                         "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'REALIGN " + n + " (line " + loc(l.line) +
+                         ")')");
       s += bind_local(a, ind);
     }
     return s;
@@ -1295,9 +1284,8 @@ private:
     std::string widths;
     for (const long long w : a.shadow)
       widths += std::string(widths.empty() ? "" : ", ") + std::to_string(w) + "_c_int64_t";
-    const std::string where =
-        "'DISTRIBUTE " + a.name + " (line " + std::to_string(a.dist_line) + ")" +
-        (a.shadow.empty() ? "" : ", SHADOW (line " + std::to_string(a.shadow_line) + ")") + "'";
+    const std::string where = "'DISTRIBUTE " + a.name + " (line " + loc(a.dist_line) + ")" +
+                              (a.shadow.empty() ? "" : ", SHADOW (line " + loc(a.shadow_line) + ")") + "'";
     std::string s;
     for (const auto& t : a.tables)
       if (a.name == m_arrays_of_line.at(a.dist_line)) s += wrap(ind, t.assignment());
@@ -1316,9 +1304,8 @@ private:
       const Processors& p = m_procs.at(pn);
       std::string shape;
       for (const auto& e : p.shape) shape += std::string(shape.empty() ? "" : ", ") + "int(" + e + ", c_int)";
-      s +=
-          wrap(ind, "call hpf_check(hpf_grid_create_world(" + std::to_string(p.shape.size()) + ", [" + shape +
-                        "], " + pn + "__g), 'PROCESSORS " + pn + " (line " + std::to_string(p.line) + ")')");
+      s += wrap(ind, "call hpf_check(hpf_grid_create_world(" + std::to_string(p.shape.size()) + ", [" +
+                         shape + "], " + pn + "__g), 'PROCESSORS " + pn + " (line " + loc(p.line) + ")')");
     }
     if (m_default_grid)
       s += ind + "call hpf_check(hpf_grid_create_world(1, [hpf__size], hpf__world_g), 'default grid')\n";
@@ -1327,8 +1314,8 @@ private:
       for (const auto& tb : t.tables) s += wrap(ind, tb.assignment());
       s += wrap(ind, "call hpf_check(hpf_template_create(" + std::to_string(t.bounds.size()) + ", [" +
                          extents_of(t.bounds) + "], [" + joined(t.dists) + "], " + grid_var(t.onto) + ", " +
-                         tn + "__t), 'TEMPLATE " + tn + " (line " + std::to_string(t.line) +
-                         "), DISTRIBUTE (line " + std::to_string(t.dist_line) + ")')");
+                         tn + "__t), 'TEMPLATE " + tn + " (line " + loc(t.line) + "), DISTRIBUTE (line " +
+                         loc(t.dist_line) + ")')");
     }
     for (const auto& n : m_creation_order) {
       const DistArray& a = m_arrays.at(n);
@@ -1378,7 +1365,7 @@ private:
     const std::string& t = l.text;
     const auto open = t.find('(');
     std::size_t end = 0;
-    const std::string header = paren_group(t, open, end, m_file + ":" + std::to_string(l.line) + ": ");
+    const std::string header = paren_group(t, open, end, where(l.line));
     const std::string assign = trim(t.substr(end));
     const auto eq = mask_strings(assign).find('=');
     if (assign.empty() || eq == std::string::npos)
@@ -1434,10 +1421,10 @@ private:
     if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
     if (a.has_shadow() || !references(rhs).empty())
       return lower_stencil(l, ind, a, subs, dim_range, body, rhs);
-    std::string s = ind + "! " + trim(t) + "   (line " + std::to_string(l.line) + ", owner computes)\n";
+    std::string s = ind + "! " + trim(t) + "   (line " + loc(l.line) + ", owner computes)\n";
     s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
     s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
-         std::to_string(l.line) + ")')\n";
+         loc(l.line) + ")')\n";
     s += body;
     s += wrap(ind + "  ", name + "__l(hpf__k + 1) = " + expr);
     s += ind + "end do\n";
@@ -1508,7 +1495,7 @@ private:
 
   /// Why `b` cannot be read element by element alongside `a` in an owner-computes loop over `a`
   /// ("" when it can: the same bounds, distributions and processors, and no REDISTRIBUTE).
-  static std::string misaligned(const DistArray& a, const DistArray& b) {
+  std::string misaligned(const DistArray& a, const DistArray& b) const {
     if (a.name == b.name) return "";
     auto spaceless = [](const std::string& e) {
       std::string out;
@@ -1524,8 +1511,8 @@ private:
       if (a.align.line != b.align.line)
         return "it is not aligned like '" + a.name + "' (one ALIGN directive for both makes them aligned)";
     } else if (a.dists != b.dists || a.onto != b.onto)
-      return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + std::to_string(a.dist_line) +
-             " and " + std::to_string(b.dist_line) + ")";
+      return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + loc(a.dist_line) + " and " +
+             loc(b.dist_line) + ")";
     if (a.dynamic || b.dynamic) return "'" + (a.dynamic ? a.name : b.name) + "' is DYNAMIC";
     return "";
   }
@@ -1538,7 +1525,7 @@ private:
                             const std::vector<std::string>& subs,
                             const std::vector<std::pair<std::string, std::string>>& dim_range,
                             const std::string& index_body, const std::string& rhs) const {
-    const std::string line = std::to_string(l.line);
+    const std::string line = loc(l.line);
     const auto reads = neighbour_reads(l, rhs, subs);
     const std::size_t rank = a.bounds.size();
     std::vector<std::string> updates;
@@ -1578,7 +1565,7 @@ private:
           declared = "SHADOW " + b.name + "(";
           for (std::size_t d = 0; d < rank; ++d)
             declared += (d == 0 ? "" : ", ") + std::to_string(b.width(d));
-          declared += ") at line " + std::to_string(b.shadow_line);
+          declared += ") at line " + loc(b.shadow_line);
         }
         unsupported(l, "'" + ref + "' reads past the shadow of '" + b.name + "': it needs !HPF$ SHADOW " +
                            b.name + "(" + widths + ") (declared: " + declared + ")");
@@ -1671,7 +1658,7 @@ private:
     sc.skip_space();
     if (sc.peek() != '(') return "";
     std::size_t end = 0;
-    const std::string group = paren_group(rhs, sc.pos(), end, m_file + ":" + std::to_string(l.line) + ": ");
+    const std::string group = paren_group(rhs, sc.pos(), end, where(l.line));
     if (!trim(rhs.substr(end)).empty())
       unsupported(l, fn + " must be the whole right-hand side ('" + b.name + " = " + fn + "(...)')");
     const std::vector<std::string> names =
@@ -1733,7 +1720,7 @@ private:
         unsupported(l, fn + ": DIM must be in [1, " + rank + "] for the rank-" + rank + " '" + a.name +
                            "', got " + std::to_string(*v));
     }
-    const std::string line = std::to_string(l.line);
+    const std::string line = loc(l.line);
     const std::string call_args =
         a.name + "__h, int(" + args["shift"] + ", c_int64_t), int(" + dim + ", c_int) - 1";
     if (cshift)
@@ -1761,8 +1748,7 @@ private:
     std::vector<std::string> subs;
     if (sc.peek() == '(') {
       std::size_t end = 0;
-      const std::string group =
-          paren_group(text, sc.pos(), end, m_file + ":" + std::to_string(l.line) + ": ");
+      const std::string group = paren_group(text, sc.pos(), end, where(l.line));
       if (!trim(text.substr(end)).empty()) return std::nullopt;
       subs = split_top(group);
     } else if (!sc.done()) {
@@ -1817,7 +1803,7 @@ private:
     const auto dst = array_reference(l, lhs);
     if (!dst) return "";
     const DistArray& b = *dst->first;
-    const std::string line = std::to_string(l.line);
+    const std::string line = loc(l.line);
     Scanner tr(rhs);
     if (tr.word("transpose") && (tr.skip_space(), tr.peek() == '(')) {
       std::size_t end = 0;
@@ -1871,8 +1857,8 @@ private:
       DistArray& a = array_named(n, l.line, "REDISTRIBUTE");
       if (!a.dynamic) fail_at(l.line, "REDISTRIBUTE " + n + ": the array is not declared !HPF$ DYNAMIC");
       if (a.aligned())
-        fail_at(l.line, "REDISTRIBUTE " + n + ": '" + n + "' is aligned (ALIGN at line " +
-                            std::to_string(a.align.line) + "); redistribute its base, or REALIGN it");
+        fail_at(l.line, "REDISTRIBUTE " + n + ": '" + n + "' is aligned (ALIGN at line " + loc(a.align.line) +
+                            "); redistribute its base, or REALIGN it");
       if (dists.size() != a.bounds.size())
         fail_at(l.line, "REDISTRIBUTE " + n + ": " + std::to_string(dists.size()) + " distributions for " +
                             std::to_string(a.bounds.size()) + " dimension(s)");
@@ -1882,8 +1868,7 @@ private:
       std::string dl;
       for (const auto& d : dists) dl += std::string(dl.empty() ? "" : ", ") + d;
       s += wrap(ind, "call hpf_check(hpf_array_redistribute(" + n + "__h, [" + dl + "], " + grid_var(target) +
-                         ", HPF_STRATEGY_AUTO), 'REDISTRIBUTE " + n + " (line " + std::to_string(l.line) +
-                         ")')");
+                         ", HPF_STRATEGY_AUTO), 'REDISTRIBUTE " + n + " (line " + loc(l.line) + ")')");
       s += bind_local(a, ind);
       if (a.realigned) s += ind + n + "__b = 0\n"; // distributed now, aligned with nothing
       if (a.is_base) s += refresh_template(n, ind) + carry(n, ind, l.line);
@@ -1902,8 +1887,7 @@ private:
     probe.name = t.name;
     check_grid_rank(probe, target, dists, line);
     return wrap(ind, "call hpf_check(hpf_template_redistribute(" + t.name + "__t, [" + joined(dists) + "], " +
-                         grid_var(target) + "), 'REDISTRIBUTE " + t.name + " (line " + std::to_string(line) +
-                         ")')") +
+                         grid_var(target) + "), 'REDISTRIBUTE " + t.name + " (line " + loc(line) + ")')") +
            carry(t.name, ind, line);
   }
 
@@ -1936,7 +1920,7 @@ private:
           unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
         const char* tmp = info(m_arrays.at(lhs).elem).tmp;
         return ind + std::string(tmp) + " = " + rhs + "\n" + ind + "call hpf_check(hpf_array_fill(" + lhs +
-               "__h, c_loc(" + tmp + ")), 'line " + std::to_string(l.line) + "')\n";
+               "__h, c_loc(" + tmp + ")), 'line " + loc(l.line) + "')\n";
       }
       const std::string lrhs = lower_case(rhs);
       // x = SUM(a) / MINVAL(a) / MAXVAL(a)
@@ -1955,7 +1939,7 @@ private:
       if (references(lhs).empty() && !arg.empty() && m_arrays.count(arg) != 0) {
         const char* tmp = info(m_arrays.at(arg).elem).tmp;
         return ind + "call hpf_check(hpf_array_" + fn + "(" + arg + "__h, c_loc(" + tmp + ")), 'line " +
-               std::to_string(l.line) + "')\n" + ind + trim(t.substr(0, eq)) + " = " + tmp + "\n";
+               loc(l.line) + "')\n" + ind + trim(t.substr(0, eq)) + " = " + tmp + "\n";
       }
     }
     unsupported(l, "unsupported use of distributed array '" + refs[0] + "'");
@@ -2078,6 +2062,7 @@ private:
   }
 
   std::string m_file;
+  std::vector<SourceOrigin> m_origins;
   std::vector<LogicalLine> m_lines;
   std::size_t m_program_line = 0;
   std::map<std::string, Processors> m_procs;
@@ -2099,8 +2084,8 @@ private:
 
 } // namespace
 
-std::string lower_hpf(const std::string& source, const std::string& file) {
-  Lowerer l(source, file);
+std::string lower_hpf(const std::string& source, const std::string& file, const LowerOptions& options) {
+  Lowerer l(source, file, options);
   return l.run();
 }
 

@@ -53,13 +53,26 @@
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once
 
+#include "fortran_source.hpp"
+
+#include <optional>
 #include <string>
 
 namespace hpf {
 
-/// Lowers `source` (the whole file) and returns the Fortran to compile against the hpfrt module.
-/// `file` names the input in error messages. Throws hpf::Error ("file:line: ...") on input outside
-/// the subset above.
-std::string lower_hpf(const std::string& source, const std::string& file = "<input>");
+/// How lower_hpf reads its input.
+struct LowerOptions {
+  /// Fixed or free form; nullopt: from the file name (source_form_of). The output is free form.
+  std::optional<SourceForm> form;
+  /// Reads INCLUDE files (paths relative to the including file's directory are joined to it); none:
+  /// an INCLUDE line is an error.
+  IncludeReader include;
+};
+
+/// Lowers `source` (the whole file) and returns the Fortran (free form) to compile against the hpfrt
+/// module. `file` names the input in error messages. Throws hpf::Error ("file:line: ...") on input
+/// outside the subset above.
+std::string lower_hpf(const std::string& source, const std::string& file = "<input>",
+                      const LowerOptions& options = {});
 
 } // namespace hpf
