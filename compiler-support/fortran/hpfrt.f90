@@ -39,6 +39,7 @@ module hpfrt
             hpf_array_global_index, hpf_array_slot, hpf_array_redistribute
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
+  public :: hpf_grid_create_fitted, hpf_io_root
 
   interface
     function hpf_last_error() bind(c, name="hpf_last_error") result(msg)
@@ -453,6 +454,59 @@ contains
       error stop 1
     end if
   end subroutine hpf_check
+
+  !> A grid of ndims dimensions over every rank of MPI_COMM_WORLD for an HPF PROCESSORS arrangement
+  !> of the given shape (collective). HPF 2.0 section 3.6 leaves the mapping of abstract processors
+  !> onto physical ones to the implementation. When the arrangement has as many processors as there
+  !> are ranks, the grid has its shape. Otherwise the ranks are spread over the same number of
+  !> dimensions: each prime factor of the number of ranks, largest first, multiplies the extent of
+  !> the dimension furthest below its requested extent (the smallest extent / requested; the first
+  !> one on a tie). So P(4) gives 3 ranks in a line on 3 ranks, and P(2, 2) gives 3 x 1; the program
+  !> computes what it computes on 4, with HPF's distribution onto the grid the ranks form.
+  function hpf_grid_create_fitted(ndims, shape, grid) result(status)
+    integer(c_int), intent(in) :: ndims
+    integer(c_int), intent(in) :: shape(*)
+    type(c_ptr), intent(out) :: grid
+    integer(c_int) :: status, rank, size, left, d, k, nf, best
+    integer(c_int) :: fitted(ndims), factors(32)
+    status = hpf_world(rank, size)
+    if (status /= HPF_OK) return
+    if (product(int(shape(1:ndims), c_int64_t)) == int(size, c_int64_t) .or. any(shape(1:ndims) < 1)) then
+      status = hpf_grid_create_world(ndims, shape, grid) ! the runtime names a bad extent
+      return
+    end if
+    nf = 0
+    left = size
+    d = 2
+    do while (left > 1)
+      if (mod(left, d) == 0) then
+        nf = nf + 1
+        factors(nf) = d
+        left = left / d
+      else if (d * d > left) then
+        d = left
+      else
+        d = d + 1
+      end if
+    end do
+    fitted = 1
+    do k = nf, 1, -1
+      best = 1
+      do d = 2, ndims
+        if (int(fitted(d), c_int64_t) * shape(best) < int(fitted(best), c_int64_t) * shape(d)) best = d
+      end do
+      fitted(best) = fitted(best) * factors(k)
+    end do
+    status = hpf_grid_create_world(ndims, fitted, grid)
+  end function hpf_grid_create_fitted
+
+  !> .true. on rank 0 (and when the runtime is not running): the rank that runs the PRINT and WRITE
+  !> statements of the procedures a lowered program calls, so that they print once, as serially.
+  logical function hpf_io_root()
+    integer(c_int) :: rank, size
+    hpf_io_root = .true.
+    if (hpf_world(rank, size) == HPF_OK) hpf_io_root = rank == 0
+  end function hpf_io_root
 
   !> The local block of a rank-1 HPF_FLOAT64 array as a Fortran pointer (size 0 when empty).
   subroutine hpf_local_real64_1d(array, x)

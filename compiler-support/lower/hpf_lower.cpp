@@ -598,92 +598,27 @@ private:
   }
 
   void collect() {
-    bool seen_program = false;
+    scan_units();
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
-      const std::string t = lower_case(l.text);
-      if (t.empty() || (t.front() == '!' && !is_directive(l))) continue;
-      if (!seen_program) {
-        Scanner sc(t);
-        if (!sc.keyword("program") || sc.skip_space() == 0 || sc.name().empty() || !sc.done())
-          fail_at(l.line, "expected 'PROGRAM name' (only a main program can be lowered), got '" +
-                              shown(l.text) + "'");
-        seen_program = true;
-        m_program_line = i;
-        continue;
-      }
       if (!is_directive(l)) continue;
-      const std::string body = directive_body(l);
-      const std::string lb = lower_case(body);
-      Scanner ps(lb);
-      std::string_view pname;
-      if (ps.keyword("processors") && ps.skip_space() > 0 && !(pname = ps.name()).empty() &&
-          (ps.skip_space(), ps.peek() == '(') && lb.back() == ')') {
-        Processors p{std::string(pname), {}, l.line};
-        const auto open = body.find('(');
-        std::size_t end = 0;
-        for (const auto& e : split_top(paren_group(body, open, end, where(l.line))))
-          p.shape.push_back(replace_number_of_processors(e));
-        if (p.shape.empty() || p.shape.size() > 4)
-          fail_at(l.line, "PROCESSORS " + p.name + ": 1 to 4 dimensions expected");
-        for (std::size_t d = 0; d < p.shape.size(); ++d)
-          if (const auto v = integer_literal(p.shape[d]); v && (*v < 1 || *v > 2147483647))
-            fail_at(l.line, "PROCESSORS " + p.name + ": extent " + std::to_string(d + 1) +
-                                " must be in [1, 2147483647], got " + std::to_string(*v));
-        if (m_procs.count(p.name) != 0) fail_at(l.line, "PROCESSORS " + p.name + " declared twice");
-        m_procs.emplace(p.name, p);
-        m_proc_order.push_back(p.name);
-      } else if (lb.rfind("distribute", 0) == 0) {
-        std::vector<std::string> names;
-        std::vector<std::string> dists;
-        std::string onto;
-        std::vector<DistTable> tables;
-        parse_dist_spec(trim(body.substr(10)), l.line, names, dists, onto, tables);
-        m_tables.insert(m_tables.end(), tables.begin(), tables.end());
-        for (const auto& n : names) {
-          if (m_arrays.count(n) != 0) fail_at(l.line, "DISTRIBUTE " + n + ": distributed twice");
-          DistArray a;
-          a.name = n;
-          a.dists = dists;
-          a.tables = tables;
-          m_arrays_of_line.emplace(l.line, n);
-          a.onto = onto;
-          a.dist_line = l.line;
-          m_default_grid = m_default_grid || onto.empty();
-          m_arrays.emplace(n, a);
-          m_array_order.push_back(n);
-        }
-      } else if (Scanner tk(lb); tk.word("template")) {
-        parse_templates(trim(body.substr(8)), l.line);
-      } else if (Scanner al(lb); al.word("align")) {
-        std::vector<std::string> names;
-        const AlignSpec spec = parse_align(trim(body.substr(5)), l.line, names);
-        for (const auto& n : names) m_aligns.emplace_back(n, spec);
-      } else if (Scanner ra(lb); ra.word("realign")) {
-        std::vector<std::string> names;
-        const AlignSpec spec = parse_align(trim(body.substr(7)), l.line, names);
-        for (const auto& n : names) m_realigns.emplace_back(n, spec);
-      } else if (lb.rfind("shadow", 0) == 0) {
-        m_shadows.push_back(parse_shadow(trim(body.substr(6)), l.line));
-      } else if (lb.rfind("dynamic", 0) == 0) {
-        std::string list = trim(body.substr(7));
-        if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
-        for (const auto& n : split_top(list)) m_dynamic.insert(lower_case(n));
-      } else if (lb.rfind("redistribute", 0) == 0) {
-        // lowered in place by emit(); its GEN_BLOCK and INDIRECT tables are declared at the set-up
-        std::vector<std::string> names;
-        std::vector<std::string> dists;
-        std::string onto;
-        parse_dist_spec(trim(body.substr(12)), l.line, names, dists, onto, m_tables);
-      } else if (lb.rfind("independent", 0) == 0) {
-        // kept as a comment by emit()
-      } else {
-        fail_at(l.line, "unsupported directive '!HPF$ " + shown(body) +
-                            "' (supported: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, SHADOW, DYNAMIC, "
-                            "REDISTRIBUTE, REALIGN, INDEPENDENT)");
+      const std::string keyword = directive_keyword(l);
+      if (!is_hpf_keyword(keyword))
+        fail_at(l.line, "unknown HPF directive '" + shown(keyword.empty() ? directive_body(l) : keyword) +
+                            "' (HPF 2.0 directives: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, DYNAMIC, "
+                            "REDISTRIBUTE, REALIGN, INHERIT, INDEPENDENT, SEQUENCE, NO SEQUENCE, SHADOW, ON, "
+                            "RESIDENT, TASK_REGION, RANGE)");
+      if (!m_scope[i].empty()) {
+        // HPF 2.0 section 4.4: INDEPENDENT asserts, it maps nothing, so it stays a comment anywhere.
+        if (keyword == "independent") continue;
+        fail_at(l.line, "distributed data in " + m_scope[i] + " is not lowered yet ('!HPF$ " +
+                            shown(directive_body(l)) + "'): hpfrt lower maps data of the main program only");
       }
+      if (i < m_program_line)
+        fail_at(l.line,
+                "an HPF directive before the main program ('!HPF$ " + shown(directive_body(l)) + "')");
+      for (const auto& body : expand_combined(directive_body(l), l.line)) collect_directive(body, l.line);
     }
-    if (!seen_program) detail::fail(m_file, ": no PROGRAM statement: only a main program can be lowered");
     take_templates();
     add_aligned_arrays();
     for (const auto& n : m_dynamic) {
@@ -701,7 +636,9 @@ private:
       check_grid_rank(a, a.onto, a.dists, a.dist_line);
     }
     // Declarations of the distributed arrays: find, check, and remember the line to rewrite.
-    for (std::size_t i = m_program_line + 1; i < m_lines.size(); ++i) parse_declaration(i);
+    for (std::size_t i = m_implicit_program ? m_program_line : m_program_line + 1;
+         i < std::min(m_contains_line, m_end_line); ++i)
+      if (m_scope[i].empty()) parse_declaration(i);
     for (const auto& n : m_array_order)
       if (m_arrays[n].decl_line == 0)
         fail_at(m_arrays[n].aligned() ? m_arrays[n].align.line : m_arrays[n].dist_line,
@@ -722,6 +659,318 @@ private:
                     "' is the base of an alignment; HPF realigns only arrays nothing is aligned with");
     }
     m_creation_order = creation_order();
+  }
+
+  /// The first word of a directive, lower case ("" when it does not start with a letter).
+  static std::string directive_keyword(const LogicalLine& l) {
+    const std::string lb = lower_case(directive_body(l));
+    Scanner sc(lb);
+    return std::string(sc.name());
+  }
+
+  /// The directive keywords of HPF 2.0 and its approved extensions (sections 3, 4, 5 and 8), and the
+  /// attributes a combined directive starts with (section 3.2: DIMENSION too).
+  static bool is_hpf_keyword(const std::string& k) {
+    static const std::set<std::string> known = {
+        "processors", "template",    "distribute", "align", "dynamic",         "redistribute", "realign",
+        "inherit",    "independent", "sequence",   "no",    "nosequence",      "shadow",       "on",
+        "resident",   "task_region", "end",        "endon", "end_task_region", "range",        "dimension"};
+    return known.count(k) != 0;
+  }
+
+  /// HPF 2.0 section 3.2 (H301-H303): a combined directive `attr, attr, ... :: entities` split into
+  /// the simple directives it stands for: `TEMPLATE, DISTRIBUTE(BLOCK) :: t(100)` is
+  /// `TEMPLATE t(100)` and `DISTRIBUTE (BLOCK) :: t`; `PROCESSORS, DIMENSION(4) :: p` is
+  /// `PROCESSORS p(4)`; `DISTRIBUTE(BLOCK), DYNAMIC :: a` adds `DYNAMIC a`. Any other directive is
+  /// returned as it is.
+  std::vector<std::string> expand_combined(const std::string& body, int line) const {
+    const std::string m = mask_strings(body);
+    const auto colons = m.find("::");
+    if (colons == std::string::npos) return {body};
+    const auto attrs = split_top(body.substr(0, colons));
+    if (attrs.size() < 2) {
+      // `DIMENSION(4), ...` needs a second attribute; one attribute is the simple form's :: list.
+      if (const std::string a0 = lower_case(trim(attrs[0])); Scanner(a0).word("dimension"))
+        fail_at(line, "'!HPF$ " + shown(body) + "': DIMENSION needs PROCESSORS or TEMPLATE beside it");
+      return {body};
+    }
+    const std::string list = trim(body.substr(colons + 2));
+    std::string dimension; // "(...)" of a DIMENSION attribute
+    std::vector<std::string> out;
+    std::vector<std::string> names; // the entity names without their shapes
+    for (const auto& e : split_top(list)) {
+      Scanner es(e);
+      names.emplace_back(es.name());
+    }
+    std::string joined_names;
+    for (const auto& n : names) joined_names += (joined_names.empty() ? "" : ", ") + n;
+    std::string shaped; // PROCESSORS or TEMPLATE: the entities with their shapes
+    for (const auto& a : attrs) {
+      const std::string la = lower_case(a);
+      Scanner sc(la);
+      if (sc.word("dimension")) {
+        sc.skip_space();
+        dimension = trim(a.substr(sc.pos()));
+      } else if (sc.word("processors") || sc.word("template")) {
+        shaped = trim(a);
+      } else if (sc.word("distribute") || sc.word("align") || sc.word("shadow") || sc.word("inherit") ||
+                 sc.word("sequence")) {
+        out.push_back(trim(a) + " :: " + joined_names);
+      } else if (sc.word("dynamic")) {
+        out.push_back("DYNAMIC " + joined_names);
+      } else {
+        fail_at(line, "'" + shown(trim(a)) + "' in the combined directive '!HPF$ " + shown(body) +
+                          "' is not an HPF attribute (DISTRIBUTE, ALIGN, DYNAMIC, TEMPLATE, PROCESSORS, "
+                          "DIMENSION, SHADOW, INHERIT, SEQUENCE)");
+      }
+    }
+    if (!dimension.empty() && shaped.empty())
+      fail_at(line, "'!HPF$ " + shown(body) + "': DIMENSION needs PROCESSORS or TEMPLATE beside it");
+    if (!shaped.empty()) {
+      std::string entities;
+      for (const auto& e : split_top(list)) {
+        Scanner es(e);
+        es.name();
+        es.skip_space();
+        entities += std::string(entities.empty() ? "" : ", ") + trim(e) + (es.done() ? dimension : "");
+      }
+      out.insert(out.begin(), shaped + " " + entities);
+    }
+    return out;
+  }
+
+  /// "p(e1, ...) [, q(...)]" or ":: p(...), ..." after PROCESSORS (HPF 2.0 section 3.6).
+  void parse_processors(std::string list, int line) {
+    if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+    for (const auto& entry : split_top(list)) {
+      const std::string le = lower_case(entry);
+      Scanner ps(le);
+      const std::string pname(ps.name());
+      ps.skip_space();
+      if (pname.empty() || ps.peek() != '(' || entry.back() != ')')
+        fail_at(line, "expected 'PROCESSORS p(e1, ...)', got '" + shown(entry) +
+                          "' (a scalar arrangement is not lowered: give it a shape, p(1))");
+      Processors p{pname, {}, line};
+      std::size_t end = 0;
+      for (const auto& e : split_top(paren_group(entry, ps.pos(), end, where(line))))
+        p.shape.push_back(replace_number_of_processors(e));
+      if (p.shape.empty() || p.shape.size() > 4)
+        fail_at(line, "PROCESSORS " + p.name + ": 1 to 4 dimensions expected");
+      for (std::size_t d = 0; d < p.shape.size(); ++d)
+        if (const auto v = integer_literal(p.shape[d]); v && (*v < 1 || *v > 2147483647))
+          fail_at(line, "PROCESSORS " + p.name + ": extent " + std::to_string(d + 1) +
+                            " must be in [1, 2147483647], got " + std::to_string(*v));
+      if (m_procs.count(p.name) != 0) fail_at(line, "PROCESSORS " + p.name + " declared twice");
+      m_procs.emplace(p.name, p);
+      m_proc_order.push_back(p.name);
+    }
+  }
+
+  /// `PROGRAM p`, `[prefix] SUBROUTINE s`, `[prefix] [type] FUNCTION f`, `MODULE m`, `SUBMODULE`,
+  /// `BLOCK DATA`: the kind of program unit (or subprogram) a statement opens, "" for others.
+  static std::string unit_header(const std::string& text) {
+    const std::string t = lower_case(text);
+    Scanner sc(t);
+    for (int words = 0; words < 8; ++words) {
+      sc.skip_space();
+      if (sc.word("program")) return sc.skip_space() > 0 && !sc.name().empty() ? "PROGRAM" : "";
+      if (sc.word("subroutine")) return sc.skip_space() > 0 && !sc.name().empty() ? "SUBROUTINE" : "";
+      if (sc.word("function")) return sc.skip_space() > 0 && !sc.name().empty() ? "FUNCTION" : "";
+      if (sc.word("submodule")) return "SUBMODULE";
+      if (sc.word("blockdata")) return "BLOCK DATA";
+      if (sc.word("block")) return sc.skip_space() > 0 && sc.word("data") ? "BLOCK DATA" : "";
+      if (sc.word("module")) {
+        Scanner next = sc;
+        next.skip_space();
+        if (next.word("procedure")) return "";
+        if (next.word("subroutine") || next.word("function")) continue;
+        return sc.skip_space() > 0 && !sc.name().empty() ? "MODULE" : "";
+      }
+      if (sc.word("recursive") || sc.word("pure") || sc.word("elemental") || sc.word("impure") ||
+          sc.word("non_recursive"))
+        continue;
+      // A type spec before FUNCTION: REAL, REAL*8, DOUBLE PRECISION, LOGICAL(4), TYPE(t), ...
+      const std::size_t before = sc.pos();
+      if (type_spec(sc)) continue;
+      sc = Scanner(t, before);
+      if (sc.word("logical") || sc.word("complex") || sc.word("character") || sc.word("type") ||
+          sc.word("class")) {
+        sc.skip_space();
+        if (sc.eat('*')) {
+          sc.skip_space();
+          while (std::isdigit(static_cast<unsigned char>(sc.peek()))) sc.eat(sc.peek());
+        } else if (sc.peek() == '(') {
+          std::size_t end = 0;
+          int depth = 0;
+          for (std::size_t i = sc.pos(); i < t.size() && end == 0; ++i) {
+            depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+            if (depth == 0) end = i + 1;
+          }
+          if (end == 0) return "";
+          sc = Scanner(t, end);
+        }
+        continue;
+      }
+      return "";
+    }
+    return "";
+  }
+
+  /// END, or END PROGRAM / SUBROUTINE / FUNCTION / MODULE / SUBMODULE / BLOCK DATA [name]: the end of
+  /// a program unit or subprogram (END DO, END IF, END INTERFACE, ... are not).
+  static bool is_unit_end(const std::string& text) {
+    const std::string t = lower_case(text);
+    Scanner sc(t);
+    if (!sc.keyword("end")) return false;
+    sc.skip_space();
+    if (sc.done()) return true;
+    for (const std::string_view k : {"program", "subroutine", "function", "module", "submodule", "blockdata"})
+      if (Scanner k_sc = sc; k_sc.word(k)) return true;
+    if (Scanner b = sc; b.word("block")) return b.skip_space() > 0 && b.word("data");
+    return false;
+  }
+
+  /// Finds the program units (Fortran 2018 section 14): m_program_line (the main program's first
+  /// line), m_contains_line and m_end_line of the main program, and for every line the scope it is
+  /// in: "" for the main program's own statements, else "SUBROUTINE", "FUNCTION", "MODULE", ... (its
+  /// internal and module subprograms, and interface bodies, are scopes of their own).
+  void scan_units() {
+    m_scope.assign(m_lines.size(), "");
+    std::vector<std::string> stack; // open units and subprograms, outermost first; "main" for the main
+    bool seen_main = false;
+    std::size_t top_header = 0; // the header of the outermost open unit
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
+      const LogicalLine& l = m_lines[i];
+      const std::string t = trim(l.text);
+      const bool statement = !t.empty() && t.front() != '!';
+      if (statement && !stack.empty() && stack[0] != "main" && is_output(t)) m_io_units.insert(top_header);
+      if (!statement) {
+        // Comments and directives belong to the scope they stand in (before any unit: the next one).
+        m_scope[i] = stack.empty() ? "" : (stack.size() == 1 && stack[0] == "main" ? "" : stack.back());
+        continue;
+      }
+      const std::string header = unit_header(t);
+      if (stack.empty()) {
+        if (header.empty() || header == "PROGRAM") {
+          if (seen_main)
+            fail_at(l.line, header.empty()
+                                ? "expected a program unit (SUBROUTINE, FUNCTION, MODULE, ...), got '" +
+                                      shown(t) + "'"
+                                : "a second main program");
+          // F2018 R1401: the PROGRAM statement is optional. A statement must start with a letter.
+          if (header.empty() && !is_letter(t.front()))
+            fail_at(l.line, "expected 'PROGRAM name' or a Fortran statement, got '" + shown(l.text) + "'");
+          seen_main = true;
+          m_program_line = i;
+          m_implicit_program = header.empty();
+          stack.emplace_back("main");
+          if (!header.empty()) continue;
+          if (is_unit_end(t)) {
+            m_end_line = i;
+            stack.pop_back();
+          }
+          continue;
+        }
+        stack.push_back(header + " " + unit_name(t));
+        m_scope[i] = stack.back();
+        top_header = i;
+        continue;
+      }
+      if (is_unit_end(t)) {
+        m_scope[i] = stack.size() == 1 && stack[0] == "main" ? "" : stack.back();
+        if (stack.size() == 1 && stack[0] == "main") m_end_line = i;
+        stack.pop_back();
+        continue;
+      }
+      if (!header.empty()) {
+        stack.push_back((stack.size() == 1 && stack[0] == "main" ? "internal " : "") + header + " " +
+                        unit_name(t));
+        m_scope[i] = stack.back();
+        continue;
+      }
+      if (stack.size() == 1 && stack[0] == "main") {
+        const std::string lt = lower_case(t);
+        if (Scanner c(lt); c.word("contains") && c.done()) m_contains_line = i;
+        continue;
+      }
+      m_scope[i] = stack.back();
+    }
+    if (!seen_main)
+      fail_at(m_lines.empty() ? 0 : m_lines.front().line,
+              "no main program in the file: only a main program can be lowered (with the program units "
+              "that follow it or precede it in the same file)");
+    if (m_end_line == 0) detail::fail(m_file, ": the main program has no END statement");
+  }
+
+  /// The name after SUBROUTINE / FUNCTION / MODULE / PROGRAM in a header ("" when none).
+  static std::string unit_name(const std::string& text) {
+    const std::string t = lower_case(text);
+    for (const std::string_view k : {"subroutine", "function", "module", "program", "data"}) {
+      for (const std::size_t at : find_word(t, std::string(k))) {
+        Scanner sc(t, at + k.size());
+        sc.skip_space();
+        const std::string n(sc.name());
+        if (!n.empty() && n != "procedure" && n != "subroutine" && n != "function") return n;
+      }
+    }
+    return "";
+  }
+
+  /// One simple directive of the main program's specification part (a combined directive was split
+  /// by expand_combined): recorded for the set-up.
+  void collect_directive(const std::string& body, int line) {
+    const std::string lb = lower_case(body);
+    if (Scanner pk(lb); pk.word("processors")) {
+      parse_processors(trim(body.substr(10)), line);
+    } else if (lb.rfind("distribute", 0) == 0) {
+      std::vector<std::string> names;
+      std::vector<std::string> dists;
+      std::string onto;
+      std::vector<DistTable> tables;
+      parse_dist_spec(trim(body.substr(10)), line, names, dists, onto, tables);
+      m_tables.insert(m_tables.end(), tables.begin(), tables.end());
+      for (const auto& n : names) {
+        if (m_arrays.count(n) != 0) fail_at(line, "DISTRIBUTE " + n + ": distributed twice");
+        DistArray a;
+        a.name = n;
+        a.dists = dists;
+        a.tables = tables;
+        m_arrays_of_line.emplace(line, n);
+        a.onto = onto;
+        a.dist_line = line;
+        m_default_grid = m_default_grid || onto.empty();
+        m_arrays.emplace(n, a);
+        m_array_order.push_back(n);
+      }
+    } else if (Scanner tk(lb); tk.word("template")) {
+      parse_templates(trim(body.substr(8)), line);
+    } else if (Scanner al(lb); al.word("align")) {
+      std::vector<std::string> names;
+      const AlignSpec spec = parse_align(trim(body.substr(5)), line, names);
+      for (const auto& n : names) m_aligns.emplace_back(n, spec);
+    } else if (Scanner ra(lb); ra.word("realign")) {
+      std::vector<std::string> names;
+      const AlignSpec spec = parse_align(trim(body.substr(7)), line, names);
+      for (const auto& n : names) m_realigns.emplace_back(n, spec);
+    } else if (lb.rfind("shadow", 0) == 0) {
+      m_shadows.push_back(parse_shadow(trim(body.substr(6)), line));
+    } else if (lb.rfind("dynamic", 0) == 0) {
+      std::string list = trim(body.substr(7));
+      if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+      for (const auto& n : split_top(list)) m_dynamic.insert(lower_case(n));
+    } else if (lb.rfind("redistribute", 0) == 0) {
+      // lowered in place by emit(); its GEN_BLOCK and INDIRECT tables are declared at the set-up
+      std::vector<std::string> names;
+      std::vector<std::string> dists;
+      std::string onto;
+      parse_dist_spec(trim(body.substr(12)), line, names, dists, onto, m_tables);
+    } else if (lb.rfind("independent", 0) == 0) {
+      // kept as a comment by emit()
+    } else {
+      fail_at(line, "unsupported directive '!HPF$ " + shown(body) +
+                        "': it is not lowered yet (lowered: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, "
+                        "SHADOW, DYNAMIC, REDISTRIBUTE, REALIGN, INDEPENDENT)");
+    }
   }
 
   /// "t(bounds) [, u(bounds)]" or ":: t(bounds), ..." after TEMPLATE.
@@ -1071,9 +1320,16 @@ private:
   static bool is_specification(const LogicalLine& l) {
     const std::string t = trim(l.text);
     if (t.empty() || t.front() == '!') return true;
+    // F2018 R504 specification-part: USE, IMPORT, IMPLICIT, declarations and attribute statements,
+    // INTERFACE blocks (their bodies are scopes of their own, see scan_units), derived-type
+    // definitions, FORMAT and DATA; INCLUDE lines are already replaced by what they include.
     static constexpr std::string_view keywords[] = {
-        "use",       "implicit",  "integer", "real", "logical",  "character", "complex",
-        "parameter", "dimension", "data",    "save", "external", "intrinsic"};
+        "use",       "implicit",     "integer",    "real",     "logical",      "character", "complex",
+        "parameter", "dimension",    "data",       "save",     "external",     "intrinsic", "interface",
+        "abstract",  "endinterface", "procedure",  "common",   "equivalence",  "namelist",  "pointer",
+        "target",    "allocatable",  "optional",   "intent",   "public",       "private",   "import",
+        "format",    "byte",         "sequence",   "volatile", "asynchronous", "protected", "value",
+        "bind",      "enum",         "enumerator", "endenum",  "endtype",      "generic",   "module"};
     bool spec = false;
     for (const std::string_view k : keywords) {
       Scanner sc(t);
@@ -1082,7 +1338,14 @@ private:
     Scanner dp(t);
     if (dp.keyword("double") && dp.skip_space() > 0 && dp.word("precision")) spec = true;
     Scanner ty(t);
-    if (ty.keyword("type") && (ty.skip_space(), ty.peek() == '(')) spec = true;
+    if (ty.word("type") &&
+        (ty.skip_space(), ty.peek() == '(' || ty.peek() == ':' || ty.peek() == ',' || is_letter(ty.peek())))
+      spec = true; // TYPE(t) :: x, and a derived-type definition TYPE [, attrs] [::] name
+    Scanner en(t);
+    if (en.word("end") && (en.skip_space(), en.word("interface") || en.word("type") || en.word("enum")))
+      spec = true;
+    Scanner dc(t);
+    if (dc.keyword("double") && dc.skip_space() > 0 && dc.word("complex")) spec = true;
     return spec && !is_assignment_like(t);
   }
 
@@ -1304,7 +1567,7 @@ private:
       const Processors& p = m_procs.at(pn);
       std::string shape;
       for (const auto& e : p.shape) shape += std::string(shape.empty() ? "" : ", ") + "int(" + e + ", c_int)";
-      s += wrap(ind, "call hpf_check(hpf_grid_create_world(" + std::to_string(p.shape.size()) + ", [" +
+      s += wrap(ind, "call hpf_check(hpf_grid_create_fitted(" + std::to_string(p.shape.size()) + ", [" +
                          shape + "], " + pn + "__g), 'PROCESSORS " + pn + " (line " + loc(p.line) + ")')");
     }
     if (m_default_grid)
@@ -1902,6 +2165,7 @@ private:
       const bool print = io.word("print");
       Scanner wr(t);
       const bool write = wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
+      if ((print || write) && !l.label.empty()) return print_on_root(l, "hpf__rank == 0");
       if (print || write) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
       return out;
     }
@@ -1949,15 +2213,36 @@ private:
     std::string out =
         "! Lowered by `hpfrt lower` from " + m_file + ": compile with the hpfrt Fortran module.\n";
     bool in_spec = true;
+    bool released = false;
     const std::string ind = "  ";
+    const std::string uses = ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
       auto copy = [&] {
         for (const auto& p : l.physical) out += p + "\n";
       };
-      if (i <= m_program_line) {
+      if (i < m_program_line || i > m_end_line || !m_scope[i].empty() ||
+          (m_contains_line != std::string::npos && i > m_contains_line && i < m_end_line)) {
+        out += emit_other(i);
+        continue;
+      }
+      if (i == m_program_line) {
+        if (m_implicit_program) {
+          out += uses;
+        } else {
+          copy();
+          out += uses;
+          continue;
+        }
+      }
+      if (i == m_contains_line || i == m_end_line) {
+        // The set-up after the specification part, the release before CONTAINS or END (F2018 R1401:
+        // internal subprograms follow the execution part).
+        if (in_spec) out += declarations(ind) + setup(ind);
+        in_spec = false;
+        if (!released) out += cleanup(ind);
+        released = true;
         copy();
-        if (i == m_program_line) out += ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
         continue;
       }
       if (in_spec && is_directive(l) && !is_executable_directive(l)) {
@@ -1971,6 +2256,10 @@ private:
       if (in_spec && !is_directive(l) && is_specification(l)) {
         auto it = m_decl_rewrites.find(i);
         if (it == m_decl_rewrites.end()) {
+          if (const auto refs = references(l.text); !refs.empty() && !is_implicit_statement(l))
+            fail_at(l.line, "distributed array '" + refs[0] + "' in '" + shown(trim(l.text)) +
+                                "': only its type declaration and DIMENSION statement are lowered (COMMON, "
+                                "EQUIVALENCE, DATA, POINTER, TARGET, ... of distributed data are not)");
           copy();
         } else {
           out += "! " + trim(l.text) + "   (distributed: declared by hpfrt below)\n";
@@ -1998,14 +2287,54 @@ private:
         copy();
         continue;
       }
-      if (is_end_program(trim(l.text))) {
-        out += cleanup(ind);
-        copy();
-        continue;
-      }
+      if (!l.label.empty() && !references(l.text).empty())
+        fail_at(l.line, "statement label " + l.label + " on '" + shown(trim(l.text)) +
+                            "': a labelled statement that uses distributed arrays is not lowered yet");
       out += lower_statement(l, ind);
     }
     return out;
+  }
+
+  /// A line outside the main program's own statements: another program unit, or an internal
+  /// subprogram of the main program. Copied, except that PRINT and WRITE run on one rank (the serial
+  /// program prints once), and an internal subprogram may not touch the distributed arrays it would
+  /// see by host association.
+  std::string emit_other(std::size_t i) const {
+    const LogicalLine& l = m_lines[i];
+    std::string out;
+    for (const auto& p : l.physical) out += p + "\n";
+    const std::string t = trim(l.text);
+    if (t.empty() || t.front() == '!') return out;
+    const bool internal = m_scope[i].rfind("internal ", 0) == 0;
+    if (internal && !references(t).empty())
+      fail_at(l.line, "distributed array '" + references(t)[0] + "' in " + m_scope[i] +
+                          " is not lowered yet (distributed data in procedures: a later version)");
+    if (m_io_units.count(i) != 0) out += "  use hpfrt, only: hpf_io_root\n";
+    if (!is_output(t)) return out;
+    return print_on_root(l, internal ? "hpf__rank == 0" : "hpf_io_root()");
+  }
+
+  /// PRINT, or WRITE with a control list.
+  static bool is_output(const std::string& t) {
+    Scanner io(t);
+    if (io.word("print")) return true;
+    Scanner wr(t);
+    return wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
+  }
+
+  /// The statement, run where `condition` holds: an IF block, or for a labelled statement (a branch
+  /// target, or the end of a DO loop) a logical IF statement that keeps the label.
+  static std::string print_on_root(const LogicalLine& l, const std::string& condition) {
+    if (!l.label.empty()) return wrap("", l.label + " if (" + condition + ") " + trim(l.text), true);
+    std::string out = "  if (" + condition + ") then\n";
+    for (const auto& p : l.physical) out += replace_number_of_processors(p) + "\n";
+    return out + "  end if\n";
+  }
+
+  /// IMPLICIT statements name letters, not arrays.
+  static bool is_implicit_statement(const LogicalLine& l) {
+    const std::string t = lower_case(trim(l.text));
+    return Scanner(t).word("implicit");
   }
 
   /// "USE hpf_serial": the module that gives a serial compile of the program NUMBER_OF_PROCESSORS()
@@ -2021,17 +2350,6 @@ private:
     const std::string lb = lower_case(directive_body(l));
     Scanner ra(lb);
     return lb.rfind("redistribute", 0) == 0 || ra.word("realign");
-  }
-
-  /// END, END PROGRAM, END PROGRAM name (any case, ENDPROGRAM too).
-  static bool is_end_program(const std::string& t) {
-    Scanner sc(t);
-    if (!sc.keyword("end")) return false;
-    if (sc.done()) return true;
-    sc.skip_space();
-    if (!sc.keyword("program")) return false;
-    if (sc.done()) return true;
-    return sc.skip_space() > 0 && !sc.name().empty() && sc.done();
   }
 
   /// The declaration without its distributed entities ("" when none remain).
@@ -2065,6 +2383,11 @@ private:
   std::vector<SourceOrigin> m_origins;
   std::vector<LogicalLine> m_lines;
   std::size_t m_program_line = 0;
+  bool m_implicit_program = false;                 // the main program has no PROGRAM statement
+  std::size_t m_contains_line = std::string::npos; // the main program's CONTAINS
+  std::size_t m_end_line = 0;                      // the main program's END
+  std::vector<std::string> m_scope;                // per line: "" in the main program, else its unit
+  std::set<std::size_t> m_io_units;                // headers of units (not the main) that PRINT or WRITE
   std::map<std::string, Processors> m_procs;
   std::vector<std::string> m_proc_order;
   std::map<std::string, DistArray> m_arrays;

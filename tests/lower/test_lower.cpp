@@ -57,7 +57,7 @@ void expect_rejected(const std::string& src, std::initializer_list<std::string> 
 TEST(Lower, DirectivesBecomeRuntimeCalls) {
   const std::string out = lower_hpf(program(kSpec, "  a = 0.0d0\n  s = sum(a)\n  print *, s\n"), "t.f90");
   EXPECT_TRUE(contains(out, "use hpfrt"));
-  EXPECT_TRUE(contains(out, "hpf_grid_create_world(1, [int(hpf__size, c_int)], p__g)"));
+  EXPECT_TRUE(contains(out, "hpf_grid_create_fitted(1, [int(hpf__size, c_int)], p__g)"));
   EXPECT_TRUE(contains(out, "hpf_array_create('a', HPF_FLOAT64, 1, [int((100) - (1) + 1, c_int64_t)]"));
   EXPECT_TRUE(contains(out, "[hpf_cyclic(int(3))], p__g, a__h)"));
   EXPECT_TRUE(contains(out, "int((9) - (0) + 1, c_int64_t)"));
