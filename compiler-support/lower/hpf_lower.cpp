@@ -15,6 +15,7 @@
 #include <hpf/core/text.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -120,15 +121,17 @@ std::optional<long long> integer_literal(std::string_view s) {
 /// REAL[(...)], INTEGER[(...)]; returns false (and leaves `sc` anywhere) for other statements.
 bool type_spec(Scanner& sc) {
   if (sc.keyword("double")) {
-    return sc.skip_space() > 0 && sc.keyword("precision");
+    return sc.skip_space() > 0 && (sc.keyword("precision") || sc.keyword("complex"));
   }
-  if (!sc.keyword("real") && !sc.keyword("integer")) return false;
+  if (!sc.keyword("real") && !sc.keyword("integer") && !sc.keyword("logical") && !sc.keyword("complex") &&
+      !sc.keyword("character"))
+    return false;
   Scanner star = sc;
   star.skip_space();
   if (star.eat('*')) {
     star.skip_space();
-    if (star.peek() == '4' || star.peek() == '8') {
-      star.eat(star.peek());
+    if (std::isdigit(static_cast<unsigned char>(star.peek())) != 0) {
+      while (std::isdigit(static_cast<unsigned char>(star.peek())) != 0) star.eat(star.peek());
       sc = star;
       return true;
     }
@@ -314,7 +317,11 @@ std::string wrap(const std::string& indent, const std::string& stmt, bool at_bla
   return out + cur + "\n";
 }
 
-enum class Elem { R8, R4, I4, I8 };
+/// Element types of distributed arrays. LOGICAL (default kind, 4 bytes with gfortran and every
+/// compiler whose default INTEGER is 4 bytes: F2018 19.5.3.2 gives both one numeric storage unit) is
+/// carried as a 4-byte element (HPF_INT32): fills, copies, shifts and sections move its bytes.
+enum class Elem { R8, R4, I4, I8, L4 };
+constexpr Elem all_elems[] = {Elem::R8, Elem::R4, Elem::I4, Elem::I8, Elem::L4};
 
 struct ElemInfo {
   const char* hpf_type;
@@ -332,6 +339,8 @@ ElemInfo info(Elem e) {
     return {"HPF_INT32", "integer(c_int32_t)", "hpf__t_i4"};
   case Elem::I8:
     return {"HPF_INT64", "integer(c_int64_t)", "hpf__t_i8"};
+  case Elem::L4:
+    return {"HPF_INT32", "logical", "hpf__t_l4"};
   }
   return {"", "", ""};
 }
@@ -351,6 +360,7 @@ std::optional<Elem> elem_of(const std::string& type_spec) {
     return Elem::I4;
   if (t == "integer(8)" || t == "integer(kind=8)" || t == "integer*8" || t == "integer(c_int64_t)")
     return Elem::I8;
+  if (t == "logical" || t == "logical(4)" || t == "logical(kind=4)" || t == "logical*4") return Elem::L4;
   return std::nullopt;
 }
 
@@ -376,6 +386,8 @@ struct DistTable {
 
 /// An ALIGN or REALIGN: `a(dummies) WITH base(subscripts)`.
 struct AlignSpec {
+  bool source_omitted = false;         // "ALIGN a WITH ...", "ALIGN WITH ... :: a": ':' in every dimension
+  bool target_omitted = false;         // "... WITH t": ':' in every dimension of t
   std::vector<std::string> dummies;    // per aligned dimension: a name (lower case), or "*"
   std::string base;                    // a TEMPLATE or a distributed array
   std::vector<std::string> subscripts; // per base dimension: "*", or an expression (lower case)
@@ -418,7 +430,8 @@ struct DistArray {
   std::string onto;               // processors name ("" = the default grid)
   bool dynamic = false;
   int dist_line = 0;
-  int decl_line = 0;
+  int decl_line = 0;             // where its bounds are declared
+  int type_line = 0;             // where its type is declared (0: implicitly typed)
   std::vector<long long> shadow; // !HPF$ SHADOW widths per dimension (empty: no SHADOW)
   int shadow_line = 0;
   AlignSpec align;      // its ALIGN, when align.line != 0 (then it has no DISTRIBUTE)
@@ -520,9 +533,22 @@ private:
       for (const auto& n : split_top(spec.substr(colons + 2))) names.push_back(lower_case(n));
       spec = trim(spec.substr(0, colons));
     }
+    // HPF 2.0 H305: the attribute form may give ONTO alone ("DISTRIBUTE ONTO p :: a"); the
+    // distributions are then chosen once the rank of a is known (collect, lower_redistribute).
+    if (Scanner oo(lower_case(spec)); colons != std::string::npos && oo.word("onto")) {
+      oo.skip_space();
+      onto = std::string(oo.name());
+      if (onto.empty() || !oo.done())
+        fail_at(line, "expected 'ONTO processors :: a, ...', got '" + shown(body) + "'");
+      return;
+    }
     const auto open = spec.find('(');
     if (open == std::string::npos)
       fail_at(line, "expected a distribution list '(BLOCK, CYCLIC(r), *)' in '" + body + "'");
+    if (trim(spec.substr(0, open)).find('*') != std::string::npos)
+      fail_at(line, "'" + shown(body) +
+                        "': a descriptive or transcriptive distribution ('*' before the format) is for dummy "
+                        "arguments, which are not lowered yet");
     if (colons == std::string::npos) {
       const std::string n = lower_case(trim(spec.substr(0, open)));
       if (n.empty()) fail_at(line, "no array named in '" + body + "'");
@@ -541,6 +567,15 @@ private:
         dists.emplace_back("hpf_collapsed()");
       } else if (ld == "cyclic") {
         dists.emplace_back("hpf_cyclic(1)");
+      } else if (Scanner bk(ld); bk.keyword("block") && (bk.skip_space(), bk.eat('(')) && ld.back() == ')') {
+        // HPF 2.0 section 3.3: BLOCK(m) is blocks of m, at most one per processor (m * P must cover the
+        // extent), which is CYCLIC(m); on fewer ranks than the program's literal PROCESSORS shape it
+        // wraps around as CYCLIC(m) does, a valid layout either way.
+        const std::string m = d.substr(bk.pos(), d.size() - 1 - bk.pos());
+        if (const auto v = integer_literal(m); v && (*v < 1 || *v > 2147483647))
+          fail_at(line, "BLOCK(" + trim(m) + "): the block size must be in [1, 2147483647], got " +
+                            std::to_string(*v));
+        dists.push_back("hpf_cyclic(int(" + m + "))");
       } else if (sc.keyword("cyclic") && (sc.skip_space(), sc.eat('(')) && ld.size() > sc.pos() + 1 &&
                  ld.back() == ')') {
         const std::string r = d.substr(sc.pos(), d.size() - 1 - sc.pos());
@@ -633,20 +668,56 @@ private:
       if (a.aligned()) continue;
       if (!a.onto.empty() && m_procs.count(a.onto) == 0)
         fail_at(a.dist_line, "DISTRIBUTE " + n + " ONTO " + a.onto + ": no PROCESSORS " + a.onto);
-      check_grid_rank(a, a.onto, a.dists, a.dist_line);
+      if (!a.dists.empty()) check_grid_rank(a, a.onto, a.dists, a.dist_line);
     }
     // Declarations of the distributed arrays: find, check, and remember the line to rewrite.
     for (std::size_t i = m_implicit_program ? m_program_line : m_program_line + 1;
          i < std::min(m_contains_line, m_end_line); ++i)
       if (m_scope[i].empty()) parse_declaration(i);
+    for (const auto& n : m_array_order) {
+      DistArray& a = m_arrays[n];
+      const int at = a.aligned() ? a.align.line : a.dist_line;
+      if (a.decl_line == 0)
+        fail_at(at, "distributed array '" + n + "' has no declaration with bounds ('type :: " + n +
+                        "(bounds)' or 'DIMENSION " + n + "(bounds)')");
+      if (a.type_line == 0) {
+        const std::string& type = m_implicit[static_cast<std::size_t>(n.front() - 'a')];
+        if (type.empty()) fail_at(a.decl_line, "distributed array '" + n + "' has no type (IMPLICIT NONE)");
+        const auto elem = elem_of(type);
+        if (!elem)
+          fail_at(a.decl_line,
+                  "distributed array '" + n + "' has the implicit type '" + shown(type) +
+                      "', which is not lowered (give it REAL, DOUBLE PRECISION, INTEGER or LOGICAL)");
+        a.elem = *elem;
+      }
+      // HPF 2.0 section 3.3: DISTRIBUTE ONTO p :: a without a format. hpfrt's choice: BLOCK along the
+      // first dimensions, as many as p has, and * along the others.
+      if (!a.aligned() && a.dists.empty()) {
+        const std::size_t grid_rank = m_procs.count(a.onto) != 0 ? m_procs.at(a.onto).shape.size() : 1;
+        if (grid_rank > a.bounds.size())
+          fail_at(a.dist_line, "DISTRIBUTE ONTO " + a.onto + " :: " + n + ": '" + n +
+                                   "' has fewer dimensions (" + std::to_string(a.bounds.size()) + ") than " +
+                                   a.onto);
+        for (std::size_t d = 0; d < a.bounds.size(); ++d)
+          a.dists.emplace_back(d < grid_rank ? "hpf_block()" : "hpf_collapsed()");
+        check_grid_rank(a, a.onto, a.dists, a.dist_line);
+      }
+      if (a.aligned() && a.align.source_omitted) a.align.dummies.assign(a.bounds.size(), ":");
+      if (a.bounds.size() != a.rank())
+        fail_at(a.decl_line, "'" + n + "' has " + std::to_string(a.bounds.size()) + " dimension(s) but its " +
+                                 (a.aligned() ? "ALIGN" : "DISTRIBUTE") + " (line " + loc(at) + ") gives " +
+                                 std::to_string(a.rank()));
+      if (a.bounds.size() > 4)
+        fail_at(a.decl_line, "distributed array '" + n + "' has rank " + std::to_string(a.bounds.size()) +
+                                 ": hpfrt arrays have 1 to 4 dimensions");
+    }
     for (const auto& n : m_array_order)
-      if (m_arrays[n].decl_line == 0)
-        fail_at(m_arrays[n].aligned() ? m_arrays[n].align.line : m_arrays[n].dist_line,
-                "distributed array '" + n + "' has no declaration 'type :: " + n + "(bounds)'");
+      if (m_arrays[n].aligned()) resolve_colons(m_arrays[n].align, m_arrays[n], "ALIGN");
     for (const auto& n : m_array_order)
       if (m_arrays[n].aligned()) check_align(n, m_arrays[n].align, "ALIGN");
-    for (const auto& [n, spec] : m_realigns) {
+    for (auto& [n, spec] : m_realigns) {
       DistArray& a = array_named(n, spec.line, "REALIGN");
+      resolve_colons(spec, a, "REALIGN");
       check_align(n, spec, "REALIGN");
       if (!a.dynamic) fail_at(spec.line, "REALIGN " + n + ": the array is not declared !HPF$ DYNAMIC");
       a.realigned = true;
@@ -1008,7 +1079,11 @@ private:
     return out;
   }
 
-  /// Parses "a(i, j) WITH base(s1, ...)" or "(i, j) WITH base(s1, ...) :: a, b" (ALIGN and REALIGN).
+  /// Parses an ALIGN or REALIGN (HPF 2.0 section 3.4, H313-H321) in any of its spellings:
+  /// "a(i, j) WITH base(s1, ...)", "(i, j) WITH base(...) :: a, b", "a WITH base", "WITH base :: a, b",
+  /// "a(:, *) WITH base(:, 2:n+1)". An align source is an align dummy, '*' or ':'; an omitted source
+  /// list is ':' in every dimension of the alignee, an omitted subscript list ':' in every dimension of
+  /// the base (resolve_colons gives the ':' their dummies once the bounds are known).
   AlignSpec parse_align(const std::string& body, int line, std::vector<std::string>& names) const {
     const std::string at_line = where(line);
     std::string spec = body;
@@ -1030,53 +1105,103 @@ private:
     if (with == std::string::npos)
       fail_at(line, "expected 'ALIGN a(i, ...) WITH base(..., i, ...)', got '" + shown(body) + "'");
     const std::string left = trim(ls.substr(0, with));
-    const std::string right = trim(ls.substr(with + 4));
+    std::string right = trim(ls.substr(with + 4));
     AlignSpec a;
     a.line = line;
     const auto open = left.find('(');
-    if (open == std::string::npos || left.back() != ')')
-      fail_at(line, "ALIGN: expected the align dummies in parentheses, got '" + shown(left) + "'");
+    const std::string alignee = trim(left.substr(0, open == std::string::npos ? left.size() : open));
+    if (open != std::string::npos && left.back() != ')')
+      fail_at(line, "ALIGN: expected the align sources in parentheses, got '" + shown(left) + "'");
     if (colons == std::string::npos) {
-      const std::string n = trim(left.substr(0, open));
-      if (n.empty()) fail_at(line, "ALIGN: no array named in '" + shown(body) + "'");
-      names.push_back(n);
-    } else if (!trim(left.substr(0, open)).empty()) {
+      if (alignee.empty()) fail_at(line, "ALIGN: no array named in '" + shown(body) + "'");
+      names.push_back(alignee);
+    } else if (!alignee.empty()) {
       fail_at(line, "write either 'a(dummies) WITH ...' or '(dummies) WITH ... :: a, b', not both");
     }
     std::size_t end = 0;
-    for (const auto& d : split_top(paren_group(left, open, end, at_line))) {
-      const std::string t = trim(d);
-      Scanner sc(t);
-      if (t != "*" && (sc.name().empty() || !sc.done()))
-        fail_at(line, "ALIGN: align dummy '" + shown(t) +
-                          "' is not a name or '*' (write ALIGN a(i) WITH t(i), not a(:))");
-      if (t != "*" && std::count(a.dummies.begin(), a.dummies.end(), t) != 0)
-        fail_at(line, "ALIGN: align dummy '" + t + "' appears twice");
-      a.dummies.push_back(t);
-    }
+    a.source_omitted = open == std::string::npos;
+    if (!a.source_omitted)
+      for (const auto& d : split_top(paren_group(left, open, end, at_line))) {
+        const std::string t = trim(d);
+        Scanner sc(t);
+        if (t != "*" && t != ":" && (sc.name().empty() || !sc.done()))
+          fail_at(line, "ALIGN: align source '" + shown(t) + "' is not an align dummy, '*' or ':'");
+        if (t != "*" && t != ":" && std::count(a.dummies.begin(), a.dummies.end(), t) != 0)
+          fail_at(line, "ALIGN: align dummy '" + t + "' appears twice");
+        a.dummies.push_back(t);
+      }
+    if (!right.empty() && right.front() == '*')
+      fail_at(line, "ALIGN ... WITH *" + shown(right.substr(1)) +
+                        ": a descriptive alignment (of a dummy argument) is not lowered yet");
     Scanner bs(right);
     a.base = std::string(bs.name());
     bs.skip_space();
-    if (a.base.empty() || bs.peek() != '(' || right.back() != ')')
-      fail_at(line, "ALIGN: expected 'WITH base(subscripts)', got 'WITH " + shown(right) + "'");
-    for (const auto& e : split_top(paren_group(right, bs.pos(), end, at_line))) {
-      a.subscripts.push_back(trim(e));
-      const std::string& sub = a.subscripts.back();
-      if (sub.empty() || mask_strings(sub).find(':') != std::string::npos)
-        fail_at(line,
-                "ALIGN: base subscript '" + shown(sub) + "' is not '*' or an expression in one align dummy");
-      int uses = 0;
-      for (const auto& d : a.dummies) uses += d != "*" && !find_word(sub, d).empty() ? 1 : 0;
-      if (uses > 1)
-        fail_at(line, "ALIGN: base subscript '" + shown(sub) + "' uses more than one align dummy");
-    }
+    if (a.base.empty() || (!bs.done() && (bs.peek() != '(' || right.back() != ')')))
+      fail_at(line,
+              "ALIGN: expected 'WITH base(subscripts)' or 'WITH base', got 'WITH " + shown(right) + "'");
+    a.target_omitted = bs.done();
+    const bool colon_source = a.source_omitted || std::count(a.dummies.begin(), a.dummies.end(), ":") != 0;
+    if (!a.target_omitted)
+      for (const auto& e : split_top(paren_group(right, bs.pos(), end, at_line))) {
+        a.subscripts.push_back(trim(e));
+        const std::string& sub = a.subscripts.back();
+        const bool triplet = mask_strings(sub).find(':') != std::string::npos;
+        if (sub.empty() || (triplet && !colon_source))
+          fail_at(line,
+                  "ALIGN: base subscript '" + shown(sub) +
+                      "' is not '*' or an expression in one align dummy (a triplet needs a ':' source)");
+        int uses = 0;
+        for (const auto& d : a.dummies) uses += d != "*" && d != ":" && !find_word(sub, d).empty() ? 1 : 0;
+        if (uses > 1 || (triplet && uses > 0))
+          fail_at(line, "ALIGN: base subscript '" + shown(sub) + "' uses more than one align dummy");
+      }
     if (a.subscripts.size() > 4 || a.dummies.size() > 4) fail_at(line, "ALIGN: 1 to 4 dimensions expected");
     for (const auto& d : a.dummies) {
       int used = 0;
-      for (const auto& sub : a.subscripts) used += d != "*" && !find_word(sub, d).empty() ? 1 : 0;
+      for (const auto& sub : a.subscripts) used += d != "*" && d != ":" && !find_word(sub, d).empty() ? 1 : 0;
       if (used > 1) fail_at(line, "ALIGN: align dummy '" + d + "' appears in more than one base subscript");
     }
     return a;
+  }
+
+  /// The rank and the lower bound of dimension k of a base (a TEMPLATE or a distributed array).
+  [[nodiscard]] std::size_t base_rank(const std::string& base, int line) const {
+    if (auto t = m_templates.find(base); t != m_templates.end()) return t->second.bounds.size();
+    if (auto b = m_arrays.find(base); b != m_arrays.end()) return b->second.bounds.size();
+    fail_at(line,
+            "ALIGN ... WITH " + base + ": '" + base + "' is neither a TEMPLATE nor a distributed array");
+  }
+
+  /// HPF 2.0 section 3.4: the i-th ':' source of `a` goes with the i-th triplet l:u:s of the base (an
+  /// omitted l is the base's lower bound, an omitted s is 1): element lb + k of that dimension of `a`
+  /// is aligned with l + k*s. Each ':' becomes a dummy hpf__a<j>, and its triplet l + s*(hpf__a<j> - lb).
+  void resolve_colons(AlignSpec& spec, const DistArray& a, const char* what) const {
+    if (spec.source_omitted) spec.dummies.assign(a.bounds.size(), ":");
+    if (spec.target_omitted) spec.subscripts.assign(base_rank(spec.base, spec.line), ":");
+    spec.source_omitted = spec.target_omitted = false;
+    std::vector<std::size_t> sources;
+    std::vector<std::size_t> triplets;
+    for (std::size_t j = 0; j < spec.dummies.size(); ++j)
+      if (spec.dummies[j] == ":") sources.push_back(j);
+    for (std::size_t k = 0; k < spec.subscripts.size(); ++k)
+      if (mask_strings(spec.subscripts[k]).find(':') != std::string::npos) triplets.push_back(k);
+    if (sources.size() != triplets.size())
+      fail_at(spec.line, std::string(what) + " " + a.name + ": " + std::to_string(sources.size()) +
+                             " ':' align source(s) for " + std::to_string(triplets.size()) +
+                             " triplet(s) of '" + spec.base + "' (they pair in order)");
+    if (sources.size() > a.bounds.size()) return; // check_align names the rank mismatch
+    for (std::size_t c = 0; c < sources.size(); ++c) {
+      const std::size_t j = sources[c];
+      const std::size_t k = triplets[c];
+      const std::string dummy = "hpf__a" + std::to_string(j + 1);
+      const auto parts = split_colons(spec.subscripts[k]);
+      if (parts.size() > 3) fail_at(spec.line, "ALIGN: '" + shown(spec.subscripts[k]) + "' is not a triplet");
+      const std::string first = parts[0].empty() ? base_lower(spec.base, k) : parts[0];
+      const std::string stride = parts.size() == 3 && !parts[2].empty() ? parts[2] : "1";
+      spec.dummies[j] = dummy;
+      spec.subscripts[k] =
+          "(" + first + ") + (" + stride + ") * (" + dummy + " - (" + a.bounds[j].first + "))";
+    }
   }
 
   /// Moves the DISTRIBUTE of each TEMPLATE from the arrays to the template.
@@ -1088,6 +1213,11 @@ private:
       t.tables = it->second.tables;
       t.onto = it->second.onto;
       t.dist_line = it->second.dist_line;
+      if (t.dists.empty()) // DISTRIBUTE ONTO p :: t: BLOCK along as many dimensions as p has
+        for (std::size_t d = 0; d < t.bounds.size(); ++d)
+          t.dists.emplace_back(d < (m_procs.count(t.onto) != 0 ? m_procs.at(t.onto).shape.size() : 1)
+                                   ? "hpf_block()"
+                                   : "hpf_collapsed()");
       if (t.dists.size() != t.bounds.size())
         fail_at(t.dist_line, "DISTRIBUTE " + n + ": " + std::to_string(t.dists.size()) +
                                  " distributions for the " + std::to_string(t.bounds.size()) +
@@ -1255,16 +1385,51 @@ private:
                         std::to_string(grid_rank) + (onto.empty() ? "; add ONTO" : ""));
   }
 
-  /// Recognises a type declaration; records distributed arrays declared in it.
+  /// Recognises a type declaration, a DIMENSION statement or an IMPLICIT statement of the main program;
+  /// records the type and bounds of the distributed arrays named in it. A distributed array gets its
+  /// type from a type declaration (`REAL*8 A(N)`, `real, dimension(n) :: a`, `LOGICAL A`) or from the
+  /// implicit typing rules (F2018 section 8.7), and its bounds from its entity, a DIMENSION attribute
+  /// or a DIMENSION statement (`DIMENSION A(100)`).
   void parse_declaration(std::size_t i) {
     const LogicalLine& l = m_lines[i];
     if (is_directive(l)) return;
-    const auto decl = scan_declaration(l.text);
+    const std::string lt = lower_case(trim(l.text));
+    if (Scanner im(lt); im.word("implicit")) {
+      parse_implicit(lt, l.line);
+      return;
+    }
+    std::optional<Declaration> decl;
+    if (Scanner dm(lt); dm.word("dimension") && !is_assignment_like(lt)) {
+      // DIMENSION [::] a(bounds), ...: bounds only, the type comes from elsewhere.
+      Declaration d;
+      d.type = "";
+      dm.skip_space();
+      d.colons = dm.keyword("::");
+      dm.skip_space();
+      d.entities = trim(l.text).substr(dm.pos());
+      decl = d;
+    } else {
+      decl = scan_declaration(l.text);
+    }
     if (!decl) return;
     const std::string& entities = decl->entities;
-    const std::string& attrs = decl->attrs;
     // Without "::" the entities must start with a name: "real x", not an assignment "real (x) = 1".
     if (!decl->colons && (entities.empty() || !is_letter(entities.front()))) return;
+    // The attributes: DIMENSION(...) gives the bounds of entities without their own.
+    std::optional<std::string> dimension;
+    std::string other_attr;
+    const std::string attrs = trim(decl->attrs);
+    if (!attrs.empty())
+      for (const auto& a : split_top(attrs.substr(1))) {
+        const std::string la = lower_case(a);
+        Scanner sc(la);
+        if (sc.word("dimension") && (sc.skip_space(), sc.peek() == '(')) {
+          std::size_t end = 0;
+          dimension = paren_group(a, sc.pos(), end, where(l.line));
+        } else if (other_attr.empty()) {
+          other_attr = trim(a);
+        }
+      }
     for (const auto& e : split_top(entities)) {
       // name [ (bounds) ] [ = initialiser ]
       Scanner es(e);
@@ -1282,37 +1447,81 @@ private:
       const bool initialised = es.peek() == '=';
       if (!initialised && !es.done()) continue;
       DistArray& a = it->second;
-      if (a.decl_line != 0) fail_at(l.line, "'" + n + "' declared twice");
-      if (!trim(attrs).empty())
-        fail_at(l.line, "declare distributed array '" + n + "' as 'type :: " + n +
-                            "(bounds)' without attributes, got '" + shown(l.text) + "'");
-      const auto elem = elem_of(decl->type);
-      if (!elem)
-        fail_at(
-            l.line,
-            "distributed array '" + n + "' has type '" + shown(decl->type) +
-                "'; expected REAL(8), DOUBLE PRECISION, REAL(4), REAL, INTEGER(4), INTEGER or INTEGER(8)");
-      if (!bounds) fail_at(l.line, "distributed array '" + n + "' is declared without bounds");
+      if (!other_attr.empty())
+        fail_at(l.line, "distributed array '" + n + "' is declared with the attribute '" + shown(other_attr) +
+                            "': declare it as 'type :: " + n +
+                            "(bounds)' without attributes (DIMENSION aside), " + "got '" + shown(l.text) +
+                            "'");
       if (initialised) fail_at(l.line, "distributed array '" + n + "' cannot have an initialiser");
-      a.elem = *elem;
-      a.spelled = e.substr(0, n.size());
-      a.decl_line = l.line;
-      for (const auto& b : split_top(*bounds)) {
-        const auto colon = mask_strings(b).find(':');
-        if (colon == std::string::npos) {
-          a.bounds.emplace_back("1", trim(b));
-        } else {
-          a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
-        }
-        if (a.bounds.back().first.empty() || a.bounds.back().second.empty() || a.bounds.back().second == "*")
-          fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
+      if (!decl->type.empty()) {
+        if (a.type_line != 0) fail_at(l.line, "'" + n + "' declared twice");
+        const auto elem = elem_of(decl->type);
+        if (!elem)
+          fail_at(l.line, "distributed array '" + n + "' has type '" + shown(decl->type) +
+                              "'; expected REAL(8), DOUBLE PRECISION, REAL*8, REAL(4), REAL, INTEGER(4), "
+                              "INTEGER, INTEGER(8) or LOGICAL (COMPLEX and CHARACTER distributed arrays are "
+                              "not lowered yet)");
+        a.elem = *elem;
+        a.type_line = l.line;
+        a.spelled = e.substr(0, n.size());
       }
-      if (a.bounds.size() != a.rank())
-        fail_at(l.line, "'" + n + "' has " + std::to_string(a.bounds.size()) + " dimension(s) but its " +
-                            (a.aligned() ? "ALIGN" : "DISTRIBUTE") + " (line " +
-                            loc(a.aligned() ? a.align.line : a.dist_line) + ") gives " +
-                            std::to_string(a.rank()));
+      if (!bounds) bounds = dimension;
+      if (bounds) {
+        if (!a.bounds.empty()) fail_at(l.line, "'" + n + "': its bounds are declared twice");
+        a.decl_line = l.line;
+        for (const auto& b : split_top(*bounds)) {
+          const auto colon = mask_strings(b).find(':');
+          if (colon == std::string::npos) {
+            a.bounds.emplace_back("1", trim(b));
+          } else {
+            a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
+          }
+          if (a.bounds.back().first.empty() || a.bounds.back().second.empty() ||
+              a.bounds.back().second == "*")
+            fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
+        }
+      }
       m_decl_rewrites[i].push_back(n);
+    }
+  }
+
+  /// IMPLICIT NONE, or IMPLICIT type (a-h, o-z), ...: the implicit type of each initial letter.
+  void parse_implicit(const std::string& lt, int line) {
+    Scanner sc(lt);
+    sc.word("implicit");
+    sc.skip_space();
+    if (sc.word("none")) {
+      for (auto& t : m_implicit) t.clear();
+      return;
+    }
+    // type-spec (letter-spec-list), ...: the type spec ends at the '(' whose group holds letters only.
+    const std::string rest(sc.rest());
+    std::size_t at = 0;
+    while (at < rest.size()) {
+      std::size_t open = rest.find('(', at);
+      std::size_t end = 0;
+      std::string group;
+      while (open != std::string::npos) {
+        group = paren_group(rest, open, end, where(line));
+        const bool letters = std::all_of(group.begin(), group.end(), [](char c) {
+          return is_letter(c) || c == '-' || c == ',' || is_space(c);
+        });
+        if (letters) break;
+        open = rest.find('(', end);
+      }
+      if (open == std::string::npos) return; // not understood: arrays typed this way need a declaration
+      const std::string type = trim(rest.substr(at, open - at));
+      for (const auto& range : split_top(group)) {
+        const std::string r = trim(range);
+        if (r.empty() || !is_letter(r.front())) continue;
+        const char last = r.size() >= 3 && r.find('-') != std::string::npos
+                              ? trim(r.substr(r.find('-') + 1)).back()
+                              : r.front();
+        for (char c = r.front(); c <= last && is_letter(c); ++c)
+          m_implicit[static_cast<std::size_t>(c - 'a')] = type;
+      }
+      at = end;
+      while (at < rest.size() && (rest[at] == ',' || is_space(rest[at]))) ++at;
     }
   }
 
@@ -1408,9 +1617,8 @@ private:
     for (const auto& t : m_tables)
       s += ind + (t.indirect ? "integer(c_int32_t)" : "integer(c_int64_t)") +
            ", allocatable, target :: " + t.name + "(:)\n";
-    for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
-      s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
-    for (Elem e : {Elem::R8, Elem::R4, Elem::I4, Elem::I8})
+    for (Elem e : all_elems) s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
+    for (Elem e : all_elems)
       s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
            "(:)\n";
     return s;
@@ -1525,10 +1733,12 @@ private:
 
   std::string lower_realign(const LogicalLine& l, const std::string& ind) const {
     std::vector<std::string> names;
-    const AlignSpec spec = parse_align(trim(directive_body(l).substr(7)), l.line, names);
+    const AlignSpec parsed = parse_align(trim(directive_body(l).substr(7)), l.line, names);
     std::string s;
     for (const auto& n : names) {
       const DistArray& a = m_arrays.at(n); // checked by collect()
+      AlignSpec spec = parsed;
+      resolve_colons(spec, a, "REALIGN");
       s += align_code(a, spec, ind, "REALIGN");
       s += wrap(ind, "call hpf_check(hpf_array_realign(" + n + "__h, " + base_var(spec.base) + ", " + n +
                          "__ad, " + n + "__ai, HPF_STRATEGY_AUTO), 'REALIGN " + n + " (line " + loc(l.line) +
@@ -2122,6 +2332,11 @@ private:
       if (a.aligned())
         fail_at(l.line, "REDISTRIBUTE " + n + ": '" + n + "' is aligned (ALIGN at line " + loc(a.align.line) +
                             "); redistribute its base, or REALIGN it");
+      const std::string grid = onto.empty() ? a.onto : onto;
+      if (dists.empty())
+        for (std::size_t d = 0; d < a.bounds.size(); ++d)
+          dists.emplace_back(d < (grid.empty() ? 1 : m_procs.at(grid).shape.size()) ? "hpf_block()"
+                                                                                    : "hpf_collapsed()");
       if (dists.size() != a.bounds.size())
         fail_at(l.line, "REDISTRIBUTE " + n + ": " + std::to_string(dists.size()) + " distributions for " +
                             std::to_string(a.bounds.size()) + " dimension(s)");
@@ -2387,7 +2602,15 @@ private:
   std::size_t m_contains_line = std::string::npos; // the main program's CONTAINS
   std::size_t m_end_line = 0;                      // the main program's END
   std::vector<std::string> m_scope;                // per line: "" in the main program, else its unit
-  std::set<std::size_t> m_io_units;                // headers of units (not the main) that PRINT or WRITE
+  std::set<std::size_t> m_io_units;
+  /// The implicit type of names starting with a, b, ... ("": none, IMPLICIT NONE). F2018 8.7: REAL,
+  /// but INTEGER for i to n.
+  std::array<std::string, 26> m_implicit = {"real",    "real",    "real",    "real",    "real",    "real",
+                                            "real",    "real",    "integer", "integer", "integer", "integer",
+                                            "integer", "integer", "real",    "real",    "real",    "real",
+                                            "real",    "real",    "real",    "real",    "real",    "real",
+                                            "real",    "real"}; // headers of units (not the main) that PRINT
+                                                                // or WRITE
   std::map<std::string, Processors> m_procs;
   std::vector<std::string> m_proc_order;
   std::map<std::string, DistArray> m_arrays;
