@@ -639,7 +639,9 @@ private:
       if (!is_directive(l)) continue;
       const std::string keyword = directive_keyword(l);
       if (!is_hpf_keyword(keyword))
-        fail_at(l.line, "unknown HPF directive '" + shown(keyword.empty() ? directive_body(l) : keyword) +
+        fail_at(l.line, "unknown HPF directive '" +
+                            shown(keyword.empty() ? directive_body(l)
+                                                  : std::string(Scanner(directive_body(l)).name())) +
                             "' (HPF 2.0 directives: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, DYNAMIC, "
                             "REDISTRIBUTE, REALIGN, INHERIT, INDEPENDENT, SEQUENCE, NO SEQUENCE, SHADOW, ON, "
                             "RESIDENT, TASK_REGION, RANGE)");
@@ -2577,6 +2579,9 @@ private:
     if (colons != std::string::npos) {
       head = t.substr(0, colons + 2);
       list = t.substr(colons + 2);
+    } else if (const std::string lt = lower_case(t); Scanner(lt).word("dimension")) {
+      head = t.substr(0, 9) + " ::";
+      list = t.substr(9);
     } else {
       Scanner sc(t);
       sc.skip_space();

@@ -1,5 +1,7 @@
-// hpf::lower_hpf: lowers an HPF main program (free-form Fortran with !HPF$ directives) to Fortran
-// that calls the hpfrt module (compiler-support/fortran/hpfrt.f90). Pure text to text: no MPI, no I/O.
+// hpf::lower_hpf: lowers an HPF main program (Fortran in fixed or free form, with HPF directive lines;
+// the source reading is in fortran_source.hpp) to free-form Fortran that calls the hpfrt module
+// (compiler-support/fortran/hpfrt.f90). Pure text to text: no MPI, and no I/O of its own (INCLUDE
+// files are read through LowerOptions::include).
 //
 // The subset it accepts, and what each piece becomes:
 //

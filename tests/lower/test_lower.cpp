@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -600,6 +601,72 @@ TEST(Lower, BadTemplatesAndAlignmentsAreRejectedWithTheLine) {
       program(t + "!HPF$ ALIGN z(i) WITH t(i, 1)\n!HPF$ ALIGN (i) WITH z(i) :: y\n!HPF$ DYNAMIC z\n",
               "!HPF$ REALIGN z(i) WITH t(i, 2)\n"),
       {"the base of an alignment"});
+}
+
+} // namespace
+
+namespace {
+
+// The front end: fixed form, INCLUDE files, several program units, and where the set-up and the
+// release go.
+TEST(Lower, FixedFormIsReadByColumnsAndWrittenAsFreeForm) {
+  const std::string src = "C     comment\n"
+                          "      PROGRAM F\n"
+                          "      REAL*8 A(8)\n"
+                          "CHPF$ DISTRIBUTE A(BLOCK)\n"
+                          "      A = 1.0D0 +                                                       IGNORED\n"
+                          "     &    2.0D0\n"
+                          "   10 CONTINUE\n"
+                          "      END\n";
+  const std::string out = lower_hpf(src, "f.f");
+  EXPECT_TRUE(contains(out, "!     comment\n"));
+  EXPECT_TRUE(contains(out, "hpf__t_r8 = 1.0D0 +    2.0D0")) << out;
+  EXPECT_TRUE(contains(out, "10    CONTINUE\n"));
+  EXPECT_FALSE(contains(out, "IGNORED"));
+  // A continuation of a directive, and the form chosen by option whatever the suffix.
+  const std::string cont =
+      "      PROGRAM F\n      REAL*8 A(8)\n*HPF$ DISTRIBUTE\n*HPF$*A(CYCLIC(2))\n      A = 1\n"
+      "      END\n";
+  hpf::LowerOptions fixed;
+  fixed.form = hpf::SourceForm::Fixed;
+  EXPECT_TRUE(contains(lower_hpf(cont, "f.txt", fixed), "[hpf_cyclic(int(2))]"));
+  try {
+    (void)lower_hpf("      PROGRAM F\nCHPF$ FOO A\n      END\n", "f.f");
+    ADD_FAILURE() << "an unknown directive was accepted";
+  } catch (const hpf::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "f.f:2: unknown HPF directive 'FOO'")) << e.what();
+  }
+}
+
+TEST(Lower, IncludeFilesAreReadAndTheirDirectivesCount) {
+  hpf::LowerOptions o;
+  o.include = [](const std::string& path) -> std::optional<std::string> {
+    if (path != "dir/decl.inc") return std::nullopt;
+    return "  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n";
+  };
+  const std::string out =
+      lower_hpf("program p\n  include 'decl.inc'\n  a = 0\nend program p\n", "dir/p.f90", o);
+  EXPECT_TRUE(contains(out, "'DISTRIBUTE a (line 2 of decl.inc)'")) << out;
+  expect_rejected("program p\n  include 'nowhere.inc'\nend program p\n",
+                  {"t.f90:2:", "INCLUDE 'nowhere.inc'"});
+}
+
+TEST(Lower, SetUpFollowsTheSpecificationPartAndReleasePrecedesContains) {
+  const std::string out =
+      lower_hpf("program p\n  implicit none\n  interface\n    subroutine s(x)\n      real(8) :: x\n    end "
+                "subroutine s\n  end interface\n  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n  a = 1\n"
+                "contains\n  subroutine t()\n    print *, 'x'\n  end subroutine t\nend program p\n"
+                "subroutine s(x)\n  real(8) :: x\n  print *, x\nend subroutine s\n",
+                "t.f90");
+  const auto setup = out.find("hpf_init");
+  EXPECT_LT(out.find("end interface"), setup);
+  EXPECT_LT(out.find("hpf_finalize"), out.find("contains"));
+  EXPECT_TRUE(contains(out, "  if (hpf__rank == 0) then\n    print *, 'x'"));
+  EXPECT_TRUE(contains(out, "subroutine s(x)\n  use hpfrt, only: hpf_io_root\n"));
+  EXPECT_TRUE(contains(out, "if (hpf_io_root()) then\n  print *, x"));
+  expect_rejected(program("  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n", "") +
+                      "subroutine s(x)\n  real(8) :: x(4)\n!HPF$ DISTRIBUTE x(BLOCK)\nend subroutine s\n",
+                  {"t.f90:8:", "distributed data in SUBROUTINE s is not lowered yet"});
 }
 
 } // namespace
