@@ -688,23 +688,27 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
   });
 }
 
-hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
-                                  std::int32_t strategy) {
+namespace {
+
+/// HPF REDISTRIBUTE through the C ABI, with a memory ceiling when given (`what` names the entry point).
+hpf_status redistribute_array(hpf_array array, const hpf_dist* dists, hpf_grid grid, std::int32_t strategy,
+                              std::optional<std::uint64_t> ceiling, const char* what) {
   return guarded([&] {
-    const char* what = "hpf_array_redistribute: array";
-    const MPI_Comm comm = comm_of(array, what);
-    const hpf::ProcessGrid& g = grid_of(grid, "hpf_array_redistribute: grid");
+    const std::string name(what);
+    const MPI_Comm comm = comm_of(array, (name + ": array").c_str());
+    const hpf::ProcessGrid& g = grid_of(grid, (name + ": grid").c_str());
     hpf::RedistOptions opt;
+    if (ceiling) opt.memory_ceiling_bytes = static_cast<std::size_t>(*ceiling);
     agreed(comm, [&] {
-      require_handle(dists, "hpf_array_redistribute: dists");
-      opt.strategy = to_strategy(strategy, "hpf_array_redistribute");
+      require_handle(dists, (name + ": dists").c_str());
+      opt.strategy = to_strategy(strategy, what);
       // The target layout is built (and checked) locally first.
-      visit(array, what, [&](auto& A) {
+      visit(array, (name + ": array").c_str(), [&](auto& A) {
         using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
         (void)make_layout<Tr::rank>(A.layout().extents().data(), dists, g);
       });
     });
-    visit(array, what, [&](auto& A) {
+    visit(array, (name + ": array").c_str(), [&](auto& A) {
       using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
       // The array keeps its SHADOW widths across REDISTRIBUTE.
       auto target =
@@ -712,10 +716,23 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
       hpf::AgreementWords w;
       w.add(strategy, [] { return std::string("strategy"); });
       hpf::add_layout_words(w, target, "target.");
-      w.check(comm, "hpf_array_redistribute");
-      A.redistribute(std::move(target), opt);
+      w.check(comm, what);
+      A.redistribute(std::move(target), opt); // agrees on the ceiling with the layouts
     });
   });
+}
+
+} // namespace
+
+hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                  std::int32_t strategy) {
+  return redistribute_array(array, dists, grid, strategy, std::nullopt, "hpf_array_redistribute");
+}
+
+hpf_status hpf_array_redistribute_ceiling(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                          std::int32_t strategy, std::uint64_t memory_ceiling_bytes) {
+  return redistribute_array(array, dists, grid, strategy, memory_ceiling_bytes,
+                            "hpf_array_redistribute_ceiling");
 }
 
 hpf_status hpf_array_create_shadow(const char* label, std::int32_t type, int rank, const int64_t* extents,

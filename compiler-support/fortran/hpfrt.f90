@@ -36,7 +36,8 @@ module hpfrt
   public :: hpf_last_error, hpf_init, hpf_finalize, hpf_world
   public :: hpf_grid_create_f, hpf_grid_create_world, hpf_grid_free, hpf_grid_my_position
   public :: hpf_array_create, hpf_array_free, hpf_array_local, hpf_array_locate, hpf_array_fill, &
-            hpf_array_global_index, hpf_array_slot, hpf_array_redistribute
+            hpf_array_global_index, hpf_array_slot, hpf_array_redistribute, &
+            hpf_array_redistribute_ceiling
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
   public :: hpf_grid_create_fitted, hpf_io_root
@@ -194,6 +195,16 @@ module hpfrt
       integer(c_int), value :: strategy
       integer(c_int) :: status
     end function hpf_array_redistribute
+
+    function hpf_array_redistribute_ceiling(array, dists, grid, strategy, memory_ceiling_bytes) &
+        bind(c, name="hpf_array_redistribute_ceiling") result(status)
+      import :: c_int, c_int64_t, c_ptr, hpf_dist
+      type(c_ptr), value :: array, grid
+      type(hpf_dist), intent(in) :: dists(*)
+      integer(c_int), value :: strategy
+      integer(c_int64_t), value :: memory_ceiling_bytes
+      integer(c_int) :: status
+    end function hpf_array_redistribute_ceiling
 
     function c_strlen(s) bind(c, name="strlen") result(n)
       import :: c_ptr, c_size_t

@@ -146,6 +146,14 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
  * are cached, so repeating a redistribution between the same layouts does not re-plan. */
 hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_grid grid,
                                   int32_t strategy /* an hpf_strategy */);
+/** Collective, as hpf_array_redistribute, allocating at most `memory_ceiling_bytes` per rank beyond
+ * the source and target blocks (message buffers): a move whose buffers would exceed it runs in smaller
+ * pieces that fit (docs/redistribute.md, "A memory ceiling"). HPF_ERR_ARG on every rank, with the
+ * array unchanged, for a ceiling below the smallest piece (the message names the smallest workable
+ * ceiling) or an array with a SHADOW. */
+hpf_status hpf_array_redistribute_ceiling(hpf_array array, const hpf_dist* dists, hpf_grid grid,
+                                          int32_t strategy /* an hpf_strategy */,
+                                          uint64_t memory_ceiling_bytes);
 
 /* ---- SHADOW regions and shifts (docs/shadows.md) ----
  * An array created with shadow widths keeps, along each dimension of width w, w slots before and

@@ -144,6 +144,22 @@ TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
     }
     HPF_C_OK(hpf_array_redistribute(A.a, from, all.g, s));
   }
+  // Under a memory ceiling: the smallest workable one (one element each way), then a ceiling below it,
+  // refused on every rank (where a buffer is needed at all) with the array unchanged.
+  for (const uint64_t ceiling : {uint64_t{16}, uint64_t{1} << 20}) {
+    HPF_C_OK(hpf_array_redistribute_ceiling(A.a, to, sub.g, HPF_STRATEGY_AUTO, ceiling));
+    std::vector<int64_t> back(world_rank() == 0 ? global.size() : 0);
+    HPF_C_OK(hpf_array_gather(A.a, 0, back.data()));
+    if (world_rank() == 0) {
+      EXPECT_EQ(back, global) << "ceiling " << ceiling;
+    }
+    HPF_C_OK(hpf_array_redistribute_ceiling(A.a, from, all.g, HPF_STRATEGY_AUTO, ceiling));
+  }
+  if (n > 1) {
+    EXPECT_EQ(hpf_array_redistribute_ceiling(A.a, to, all.g, HPF_STRATEGY_AUTO, 8), HPF_ERR_ARG);
+    EXPECT_NE(std::string(hpf_last_error()).find("smallest workable ceiling of 16 bytes"), std::string::npos)
+        << hpf_last_error();
+  }
   // Bad input leaves the array as it was.
   const hpf_dist bad[2] = {{HPF_DIST_CYCLIC, 0, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
   EXPECT_EQ(hpf_array_redistribute(A.a, bad, all.g, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
