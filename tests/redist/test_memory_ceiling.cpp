@@ -290,7 +290,9 @@ TEST(MemoryCeiling, PeakResidentMemoryStaysUnderTheCeiling) {
   const std::optional<long> unbound = run(a1, b1, std::size_t{1} << 40);
   if (unbound && world_rank() == 0) std::printf("no ceiling: extra peak %ld KiB (1-D)\n", *unbound);
 #ifndef HPF_TEST_ASAN
-  if (unbound) EXPECT_GT(*unbound, block_kib / 4 + 1024);
+  if (unbound) {
+    EXPECT_GT(*unbound, block_kib / 4 + 1024);
+  }
 #endif
   for (const int div : {4, 16, 64}) {
     const auto ceiling = static_cast<std::size_t>(local) * sizeof(double) / static_cast<std::size_t>(div);

@@ -1,7 +1,10 @@
 // The pieces of a move under a memory ceiling (section/ceiling.hpp), pure: owned_bound is an upper
 // bound of what one process owns of any window of a strided selection (brute force over every window
 // and process on thousands of random block-cyclic maps), and for_each_piece tiles a section exactly
-// once, pairing each element of B's section with its element of A's under the permutation.
+// once, pairing each element of B's section with its element of A's under the permutation; and
+// PeriodicRuns::range, the part of a message one chunk carries, lists exactly those elements of the
+// message's runs, at the same source and target offsets.
+#include <hpf/redist/runs.hpp>
 #include <hpf/section/ceiling.hpp>
 
 #include <gtest/gtest.h>
@@ -56,6 +59,49 @@ TEST(CeilingSplit, OwnedBoundHoldsForEveryWindowAndProcess) {
     ASSERT_GE(bound, most) << "n " << m.n << " P " << m.P << " r " << m.r << " t " << t.to_string() << " w "
                            << w;
     ASSERT_LE(bound, w);
+  }
+}
+
+/// Every element of `r` as (source offset, target offset), in order.
+std::vector<std::pair<index_t, index_t>> elements_of(const hpf::PeriodicRuns& r) {
+  std::vector<std::pair<index_t, index_t>> out;
+  r.for_each([&](index_t s, index_t d, index_t len) {
+    for (index_t t = 0; t < len; ++t) out.emplace_back(s + t, d + t);
+  });
+  return out;
+}
+
+TEST(CeilingSplit, ARangeOfRunsHoldsExactlyThoseElements) {
+  std::mt19937 rng(3);
+  for (int c = 0; c < 3000; ++c) {
+    CyclicMap a;
+    CyclicMap b;
+    a.n = b.n = draw(rng, 1, 300);
+    a.P = static_cast<int>(draw(rng, 1, 5));
+    b.P = static_cast<int>(draw(rng, 1, 5));
+    a.r = draw(rng, 0, 2) == 0 ? hpf::detail::ceil_div(a.n, a.P) : draw(rng, 1, 7);
+    b.r = draw(rng, 0, 2) == 0 ? hpf::detail::ceil_div(b.n, b.P) : draw(rng, 1, 7);
+    const int p = static_cast<int>(draw(rng, 0, a.P - 1));
+    const std::vector<hpf::PeriodicRuns> to = hpf::periodic_runs_from(a, b, p);
+    const hpf::PeriodicRuns& runs = to[static_cast<std::size_t>(draw(rng, 0, b.P - 1))];
+    const auto all = elements_of(runs);
+    ASSERT_EQ(static_cast<index_t>(all.size()), runs.elements);
+    if (all.empty()) continue;
+    const index_t e0 = draw(rng, 0, runs.elements);
+    const index_t e1 = draw(rng, e0, runs.elements);
+    const hpf::PeriodicRuns part = runs.range(e0, e1);
+    EXPECT_EQ(part.elements, e1 - e0);
+    const std::vector<std::pair<index_t, index_t>> want(all.begin() + e0, all.begin() + e1);
+    ASSERT_EQ(elements_of(part), want) << "n " << a.n << " P " << a.P << " r " << a.r << " Q " << b.P << " s "
+                                       << b.r << " range [" << e0 << ", " << e1 << ")";
+    // Moved as a packed message: the same values in the same order as the whole message's part.
+    std::vector<double> block(static_cast<std::size_t>(a.n));
+    std::iota(block.begin(), block.end(), 0.0);
+    std::vector<double> whole(static_cast<std::size_t>(runs.elements));
+    std::vector<double> packed(static_cast<std::size_t>(e1 - e0));
+    runs.move<hpf::detail::Side::Src>(block.data(), whole.data());
+    part.move<hpf::detail::Side::Src>(block.data(), packed.data());
+    ASSERT_TRUE(std::equal(packed.begin(), packed.end(), whole.begin() + e0));
   }
 }
 

@@ -681,26 +681,53 @@ private:
 
   /// Collective: moves src's elements into dst's under a memory ceiling (RedistOptions::
   /// memory_ceiling_bytes; docs/redistribute.md, "A memory ceiling"). When the plan's message buffers
-  /// fit on every rank (one allreduce of their size), `ex` runs as it is; otherwise the move runs as
-  /// section moves of whole slabs that fit (section/ceiling.hpp). A ceiling below the smallest piece
-  /// throws hpf::Error on every rank (the split is computed from the layouts alone) before any
-  /// message, and a failed allocation of a piece's buffers is every rank's error: src is unchanged.
+  /// fit on every rank (one allreduce of their size), `ex` runs as it is; otherwise its messages run
+  /// in chunks cut along their outermost dimension (ChunkedRedistribution), or, where one index of
+  /// that dimension is too large for the ceiling, the move runs as section moves of slabs that fit
+  /// (section/ceiling.hpp). A ceiling below the smallest piece throws hpf::Error on every rank (the
+  /// split is computed from the layouts alone) before any message, and a failed allocation is every
+  /// rank's error: src is unchanged.
   template <class Executor> static void move_under_ceiling(Executor& ex, const DistArray& src, DistArray& dst,
                                                            std::size_t ceiling, const char* what) {
     const Comm& comm = src.m_layout.grid().comm();
-    detail::run_under_ceiling(
-        comm, ex.template buffer_bytes<T>(), ceiling, [&] { ex.template prepare<T>(); },
-        [&] { run_into(ex, src, dst); },
-        [&] {
-          const Section<N> whole = whole_section<N>(src.m_layout.extents());
-          Permutation<N> identity{};
-          for (int d = 0; d < N; ++d) identity[static_cast<std::size_t>(d)] = d;
-          const detail::CeilingSplit<N> split = detail::ceiling_split<N>(
-              dst.m_layout, whole, src.m_layout, whole, identity, sizeof(T), ceiling, what);
-          detail::assign_in_pieces<T, N>(dst, whole, src, whole, identity, split,
-                                         detail::array_section_options(comm), detail::Assign{});
-          dst.m_halo_valid = 0;
-        });
+    // What every rank needs to know: the largest buffers of the plan as it is, and whether some
+    // rank has a message that chunks cannot cut small enough.
+    std::array<unsigned long long, 2> need{
+        ex.template buffer_bytes<T>(),
+        ChunkedRedistribution<N>::fits(ex.plan(), sizeof(T), ceiling) ? 0ULL : 1ULL};
+    HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, need.data(), 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm.get()));
+    std::string problem;
+    if (need[0] <= ceiling) { // the plan as it is fits
+      try {
+        ex.template prepare<T>();
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      detail::agree_on_error(comm, problem);
+      run_into(ex, src, dst);
+      return;
+    }
+    if (need[1] == 0) { // its messages in chunks
+      std::optional<ChunkedRedistribution<N>> chunked;
+      try {
+        chunked.emplace(ex.plan(), comm, sizeof(T), ceiling);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      detail::agree_on_error(comm, problem);
+      chunked->execute(static_cast<const T*>(src.local_data()), dst.local_data());
+      dst.m_halo_valid = 0;
+      return;
+    }
+    // Section moves of slabs small enough (section/ceiling.hpp).
+    const Section<N> whole = whole_section<N>(src.m_layout.extents());
+    Permutation<N> identity{};
+    for (int d = 0; d < N; ++d) identity[static_cast<std::size_t>(d)] = d;
+    const detail::CeilingSplit<N> split = detail::ceiling_split<N>(dst.m_layout, whole, src.m_layout, whole,
+                                                                   identity, sizeof(T), ceiling, what);
+    detail::assign_in_pieces<T, N>(dst, whole, src, whole, identity, split,
+                                   detail::array_section_options(comm), detail::Assign{});
+    dst.m_halo_valid = 0;
   }
 
   /// Collective: runs `ex` from src's owned elements into dst's; with a shadow on either side they go

@@ -444,6 +444,37 @@ public:
     move_into_target<detail::Side::Dst>(message_runs<detail::Side::Dst>(m_recvs[i]),
                                         static_cast<const T*>(nullptr), dst, in);
   }
+  /// Send i (`send`) or receive i as (outer, inner): its elements along the outermost dimension
+  /// (N - 1) and the elements of the dimensions below per outer index (the same on both ends of a
+  /// message). A move in chunks cuts messages along the outer dimension (pack_range).
+  [[nodiscard]] std::pair<index_t, index_t> message_shape(bool send, std::size_t i) const {
+    const auto runs = send ? message_runs<detail::Side::Src>(m_sends.at(i))
+                           : message_runs<detail::Side::Dst>(m_recvs.at(i));
+    index_t inner = 1;
+    for (std::size_t d = 0; d + 1 < static_cast<std::size_t>(N); ++d) inner *= runs[d]->elements;
+    return {runs[static_cast<std::size_t>(N - 1)]->elements, inner};
+  }
+  /// The schedule step of send i (`send`) or receive i.
+  [[nodiscard]] int message_step(bool send, std::size_t i) const {
+    return (send ? m_sends : m_recvs).at(i).step;
+  }
+  /// Packs the part of send i whose outermost-dimension elements are [e0, e1) (message_shape) into
+  /// `out`: elements e0 inner to e1 inner of the whole packed message.
+  template <class T> void pack_range(std::size_t i, index_t e0, index_t e1, const T* src, T* out) const {
+    auto runs = message_runs<detail::Side::Src>(m_sends[i]);
+    const PeriodicRuns part = runs[static_cast<std::size_t>(N - 1)]->range(e0, e1);
+    runs[static_cast<std::size_t>(N - 1)] = &part;
+    detail::move_message<N, detail::Side::Src, T>(runs, m_src_strides, m_dst_strides, src, nullptr, nullptr,
+                                                  out);
+  }
+  /// Unpacks the part of receive i whose outermost-dimension elements are [e0, e1) from `in`.
+  template <class T> void unpack_range(std::size_t i, index_t e0, index_t e1, const T* in, T* dst) const {
+    auto runs = message_runs<detail::Side::Dst>(m_recvs[i]);
+    const PeriodicRuns part = runs[static_cast<std::size_t>(N - 1)]->range(e0, e1);
+    runs[static_cast<std::size_t>(N - 1)] = &part;
+    move_into_target<detail::Side::Dst>(runs, static_cast<const T*>(nullptr), dst, in);
+  }
+
   /// The datatype of send i (Side::Src, relative to the source block) or receive i (Side::Dst, relative
   /// to the target block) for elements of `elem_bytes` bytes, committed, when that message moves in
   /// place (see RedistOptions::in_place_min_piece_bytes); a null Datatype when it is packed.
@@ -1185,6 +1216,114 @@ private:
   std::vector<Datatype> m_recv_types;
   Comm m_comm; // what the exchange runs on: bind()'s, else the plan's grid communicator
   std::optional<Exchange> m_exchange; // on m_comm, made by the first post()
+};
+
+/// Runs a RedistributionPlan under a memory ceiling (RedistOptions::memory_ceiling_bytes;
+/// docs/redistribute.md, "A memory ceiling"): every message is cut along its outermost dimension into
+/// chunks of at most chunk_bytes(ceiling), and the chunks run step by step in the plan's schedule
+/// order (step s's chunk c after step s's chunk c - 1), with one send and one receive buffer. A step
+/// of the schedule is a partial permutation of the ranks, so its chunks are too, and both ends of a
+/// message cut it alike (from its shape and the ceiling, which they share).
+template <int N> class ChunkedRedistribution {
+public:
+  /// The largest chunk whose buffer, as allocate_large takes it (detail::allocation_bytes), is at most
+  /// half of `ceiling`: the send and the receive buffer together stay under it.
+  [[nodiscard]] static std::size_t chunk_bytes(std::size_t ceiling) noexcept {
+    std::size_t b = ceiling / 2;
+    if (detail::allocation_bytes(b) > b) {
+      const std::size_t unit =
+          b >= detail::huge_page_bytes ? detail::huge_page_bytes : detail::pool_unit_bytes;
+      b = b / unit * unit;
+    }
+    return b;
+  }
+  /// True when each message of this rank can be cut into chunks of at most chunk_bytes(ceiling): one
+  /// index of its outermost dimension, with all the elements below it, fits. Local.
+  [[nodiscard]] static bool fits(const RedistributionPlan<N>& plan, std::size_t elem_bytes,
+                                 std::size_t ceiling) {
+    const double most = static_cast<double>(chunk_bytes(ceiling));
+    for (const bool send : {true, false})
+      for (std::size_t i = 0; i < (send ? plan.num_sends() : plan.num_recvs()); ++i)
+        if (static_cast<double>(plan.message_shape(send, i).second) * static_cast<double>(elem_bytes) > most)
+          return false;
+    return true;
+  }
+
+  /// Cuts the messages and builds the exchange on `comm` (a communicator congruent with the plan's
+  /// grid communicator), with its two buffers allocated. Local; throws hpf::Error (out of memory, or a
+  /// message that does not fit: see fits()) before any message.
+  ChunkedRedistribution(const RedistributionPlan<N>& plan, const Comm& comm, std::size_t elem_bytes,
+                        std::size_t ceiling)
+      : m_plan(&plan) {
+    const std::size_t most = chunk_bytes(ceiling);
+    detail::require(fits(plan, elem_bytes, ceiling), "ChunkedRedistribution: a message has more than ", most,
+                    " bytes per index of its outermost dimension; expected a move in pieces");
+    const ExchangePlan whole = plan.exchange_plan(elem_bytes);
+    // Each message's chunks, keyed (schedule step, chunk): the order every rank runs them in.
+    std::vector<std::pair<int, index_t>> keys;
+    const auto cut = [&](bool send, std::vector<Chunk>& out) {
+      for (std::size_t i = 0; i < (send ? plan.num_sends() : plan.num_recvs()); ++i) {
+        const auto [outer, inner] = plan.message_shape(send, i);
+        if (outer == 0 || inner == 0) continue;
+        const index_t per =
+            std::max<index_t>(1, static_cast<index_t>(most / (static_cast<std::size_t>(inner) * elem_bytes)));
+        for (index_t e0 = 0, c = 0; e0 < outer; e0 += per, ++c) {
+          out.push_back({i, e0, std::min(outer, e0 + per), plan.message_step(send, i), c, inner});
+          keys.emplace_back(out.back().step, c);
+        }
+      }
+    };
+    cut(true, m_sends);
+    cut(false, m_recvs);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    const auto step_of = [&](const Chunk& k) {
+      return static_cast<int>(std::lower_bound(keys.begin(), keys.end(), std::pair{k.step, k.chunk}) -
+                              keys.begin());
+    };
+    ExchangePlan xp;
+    for (const Chunk& k : m_sends)
+      xp.sends.push_back({whole.sends[k.msg].peer,
+                          static_cast<std::size_t>((k.e1 - k.e0) * k.inner) * elem_bytes, step_of(k)});
+    for (const Chunk& k : m_recvs)
+      xp.recvs.push_back({whole.recvs[k.msg].peer,
+                          static_cast<std::size_t>((k.e1 - k.e0) * k.inner) * elem_bytes, step_of(k)});
+    m_exchange.emplace(comm, std::move(xp), ExecMode::StepSynchronous, plan.options().tag);
+    m_exchange->reserve();
+  }
+
+  /// Collective like RedistributionPlan::execute: moves `src` (laid out by the plan's source) into
+  /// `dst`, chunk by chunk, and the locally kept part directly.
+  template <class T> void execute(const T* src, T* dst) {
+    const RedistributionPlan<N>& plan = *m_plan;
+    plan.copy_local(src, dst);
+    m_exchange->execute(
+        [&](std::size_t j, std::byte* buf) {
+          const Chunk& k = m_sends[j];
+          plan.pack_range(k.msg, k.e0, k.e1, src, reinterpret_cast<T*>(buf));
+        },
+        [&](std::size_t j, const std::byte* buf) {
+          const Chunk& k = m_recvs[j];
+          plan.unpack_range(k.msg, k.e0, k.e1, reinterpret_cast<const T*>(buf), dst);
+        });
+  }
+
+  /// The bytes of the two buffers (Exchange::buffer_bytes).
+  [[nodiscard]] std::size_t buffer_bytes() const noexcept { return m_exchange->buffer_bytes(); }
+
+private:
+  struct Chunk {
+    std::size_t msg = 0; ///< the send or receive of the plan
+    index_t e0 = 0;      ///< its outermost-dimension elements [e0, e1)
+    index_t e1 = 0;
+    int step = 0;      ///< the message's schedule step
+    index_t chunk = 0; ///< which chunk of the message
+    index_t inner = 1; ///< elements per outermost index
+  };
+  const RedistributionPlan<N>* m_plan;
+  std::vector<Chunk> m_sends;
+  std::vector<Chunk> m_recvs;
+  std::optional<Exchange> m_exchange;
 };
 
 template <int N> template <class T> void RedistributionPlan<N>::execute(const T* src, T* dst) const {

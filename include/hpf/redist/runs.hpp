@@ -301,6 +301,49 @@ struct PeriodicRuns {
     }
   }
 
+  /// Elements [e0, e1) of these runs (0 <= e0 <= e1 <= elements, in the runs' order) as runs of
+  /// their own, with no period: the part of a message that one chunk of a move under a memory
+  /// ceiling carries (RedistributionPlan::pack_range). Cost: the runs that the range meets, after
+  /// skipping whole slices before it.
+  [[nodiscard]] PeriodicRuns range(index_t e0, index_t e1) const {
+    PeriodicRuns out;
+    out.elements = e1 - e0;
+    index_t at = 0; // elements before the run being looked at
+    const auto take = [&](const StridedRun& r, index_t so, index_t dof) {
+      const index_t n = r.len * r.count;
+      index_t x = std::max(e0, at) - at;
+      const index_t end = std::min(e1, at + n) - at;
+      at += n;
+      if (x >= end) return;
+      // A piece's part [u, u + len) of piece t, as a run of one piece.
+      const auto part = [&](index_t t, index_t u, index_t len) {
+        out.tail.push_back({so + r.src_local + t * r.src_step + u, dof + r.dst_local + t * r.dst_step + u,
+                            len, 1, r.src_step, r.dst_step});
+      };
+      index_t t = x / r.len;
+      if (x % r.len != 0) { // the end of a piece the range starts in
+        const index_t len = std::min(r.len - x % r.len, end - x);
+        part(t, x % r.len, len);
+        x += len;
+        ++t;
+      }
+      if (const index_t whole = (end - x) / r.len; whole > 0) {
+        out.tail.push_back({so + r.src_local + t * r.src_step, dof + r.dst_local + t * r.dst_step, r.len,
+                            whole, r.src_step, r.dst_step});
+        x += whole * r.len;
+        t += whole;
+      }
+      if (x < end) part(t, 0, end - x); // the start of the piece the range ends in
+    };
+    const index_t first = period_elements > 0 ? std::min(reps, e0 / period_elements) : reps;
+    at = first * period_elements;
+    for (index_t k = first; k < reps && at < e1; ++k)
+      for (const StridedRun& r : period) take(r, k * src_shift, k * dst_shift);
+    for (const StridedRun& r : tail)
+      if (at < e1) take(r, 0, 0);
+    return out;
+  }
+
   /// Builds the offset tables when a slice is small and its runs carry few elements each (called by
   /// the planner; see runs.cpp for the measured rule).
   void tabulate();
