@@ -28,6 +28,7 @@
 #include <hpf/adaptive/hierarchical.hpp>
 #include <hpf/adaptive/plogp.hpp>
 
+#include <hpf/redist/batch.hpp>
 #include <hpf/redist/pattern.hpp>
 #include <hpf/redist/plan.hpp>
 #include <hpf/redist/plan_cache.hpp>
@@ -42,6 +43,7 @@
 #include <hpf/irregular/gather_scatter.hpp>
 
 #include <hpf/array/algorithms.hpp>
+#include <hpf/array/batch.hpp>
 #include <hpf/array/dist_array.hpp>
 #include <hpf/array/environment.hpp>
 #include <hpf/array/irregular.hpp>

@@ -28,6 +28,7 @@ inline constexpr Range steady{6000, 100};  ///< steady/: pipelines
 inline constexpr Range shadow{6100, 100};  ///< array/: DistArray shadow updates (update_shadow, post_shadow)
 inline constexpr Range shift{6200, 100};   ///< array/: cshift / eoshift
 inline constexpr Range section{6500, 100}; ///< section/: SectionPlan (array sections, transposes)
+inline constexpr Range redist_batch{6600, 100}; ///< redist/: RedistributionBatch (several arrays in one exchange)
 inline constexpr Range user{7000, 25000};  ///< free for programs that share a communicator with hpfrt
 
 } // namespace hpf::tags
