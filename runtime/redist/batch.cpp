@@ -14,6 +14,21 @@ constexpr const char* execute_what = "RedistributionBatch::execute";
 
 std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
+/// Array m's parts of the merged messages `which` (whose buffers are `bufs`): their message indices
+/// in its plan into `idx`, their addresses into `out` (both emptied first).
+template <class Parts, class Byte>
+void parts_of(std::size_t m, const Parts& parts, std::span<const std::size_t> which,
+              std::span<Byte* const> bufs, std::vector<std::size_t>& idx, std::vector<Byte*>& out) {
+  idx.clear();
+  out.clear();
+  for (std::size_t j = 0; j < which.size(); ++j)
+    for (const auto& p : parts[which[j]])
+      if (p.member == m) {
+        idx.push_back(p.msg);
+        out.push_back(bufs[j] + p.offset);
+      }
+}
+
 /// Whether two communicators are one parent (the same group in the same order).
 bool same_parent(const Comm& a, const Comm& b) {
   int cmp = MPI_UNEQUAL;
@@ -265,14 +280,7 @@ void RedistributionBatch::pack_many(std::span<const std::size_t> sends, std::spa
   // Array by array, its parts of every merged send in one call of its plan's pack_many (one pass over
   // its block where the plan fuses), with its kept part when the plan fuses it with the sends.
   for (std::size_t m = 0; m < m_members.size(); ++m) {
-    m_idx.clear();
-    m_bufs.clear();
-    for (std::size_t j = 0; j < sends.size(); ++j)
-      for (const Part& p : m_send_parts[sends[j]])
-        if (p.member == m) {
-          m_idx.push_back(p.msg);
-          m_bufs.push_back(bufs[j] + p.offset);
-        }
+    parts_of(m, m_send_parts, sends, bufs, m_idx, m_bufs);
     const bool kept = m_members[m]->fuses_sends() && m_kept_done[m] == 0;
     if (m_idx.empty() && !kept) continue;
     m_members[m]->pack_many(m_idx, m_bufs, m_now[m].src, kept ? m_now[m].dst : nullptr);
@@ -283,14 +291,7 @@ void RedistributionBatch::pack_many(std::span<const std::size_t> sends, std::spa
 void RedistributionBatch::unpack_many(std::span<const std::size_t> recvs,
                                       std::span<const std::byte* const> bufs) {
   for (std::size_t m = 0; m < m_members.size(); ++m) {
-    m_idx.clear();
-    m_cbufs.clear();
-    for (std::size_t j = 0; j < recvs.size(); ++j)
-      for (const Part& p : m_recv_parts[recvs[j]])
-        if (p.member == m) {
-          m_idx.push_back(p.msg);
-          m_cbufs.push_back(bufs[j] + p.offset);
-        }
+    parts_of(m, m_recv_parts, recvs, bufs, m_idx, m_cbufs);
     const bool kept = m_members[m]->kept_with_recvs() && m_kept_done[m] == 0;
     if (m_idx.empty() && !kept) continue;
     m_members[m]->unpack_many(m_idx, m_cbufs, m_now[m].dst, kept ? m_now[m].src : nullptr);

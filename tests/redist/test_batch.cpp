@@ -31,9 +31,7 @@ using hpf::RedistOptions;
 using hpf::test::world_rank;
 using hpf::test::world_size;
 
-template <class Rng> int pick(Rng& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using hpf::test::pick;
 
 /// The value of global Fortran-order offset `lin` in round `t`: distinct for neighbouring offsets in
 /// every type (char wraps, deterministically).
@@ -72,18 +70,6 @@ int sum_over_ranks(int mine) {
   return all;
 }
 
-/// A distribution of extent n over P processes: BLOCK, CYCLIC(1..4) or GEN_BLOCK.
-template <class Rng> Distribution random_dist(index_t n, int P, Rng& rng) {
-  switch (pick(rng, 0, 3)) {
-  case 0:
-    return hpf::Block();
-  case 1:
-    return hpf::test::random_gen_block(n, P, rng);
-  default:
-    return hpf::Cyclic(pick(rng, 1, 4));
-  }
-}
-
 /// Collective (a ProcessGrid on the world): a random layout of `extents` over a random subset of the
 /// ranks, a 1-D grid with one distributed dimension or, for N >= 2, a 2-D grid with two.
 template <int N, class Rng> Layout<N> random_layout(const Index<N>& extents, Rng& rng) {
@@ -98,7 +84,7 @@ template <int N, class Rng> Layout<N> random_layout(const Index<N>& extents, Rng
   if (N == 1 || pick(rng, 0, 1) == 0) {
     shape = {n};
     const auto keep = static_cast<std::size_t>(pick(rng, 0, N - 1));
-    dists[keep] = random_dist(extents[keep], n, rng);
+    dists[keep] = hpf::test::random_regular_dist(extents[keep], n, rng);
   } else {
     std::vector<int> divisors;
     for (int a = 1; a <= n; ++a)
@@ -108,7 +94,7 @@ template <int N, class Rng> Layout<N> random_layout(const Index<N>& extents, Rng
     const auto skip = static_cast<std::size_t>(N == 2 ? N : pick(rng, 0, N - 1)); // N = 3: one collapsed
     std::size_t axis = 0;
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
-      if (d != skip) dists[d] = random_dist(extents[d], shape[axis++], rng);
+      if (d != skip) dists[d] = hpf::test::random_regular_dist(extents[d], shape[axis++], rng);
   }
   return Layout<N>(extents, dists, ProcessGrid(MPI_COMM_WORLD, ranks, shape));
 }

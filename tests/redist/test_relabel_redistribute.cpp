@@ -29,9 +29,7 @@ using hpf::RedistOptions;
 using hpf::test::world_rank;
 using hpf::test::world_size;
 
-template <class Rng> int pick(Rng& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using hpf::test::pick;
 
 constexpr double salt = 0.5;
 
@@ -50,18 +48,6 @@ template <int N> index_t plan_bytes(const Layout<N>& from, const Layout<N>& to) 
   return static_cast<index_t>(all) * static_cast<index_t>(sizeof(double));
 }
 
-/// A distribution of a dimension of extent n over P processes: BLOCK, CYCLIC(1..5) or GEN_BLOCK.
-template <class Rng> Distribution random_dist(index_t n, int P, Rng& rng) {
-  switch (pick(rng, 0, 4)) {
-  case 0:
-    return hpf::Block();
-  case 1:
-    return hpf::test::random_gen_block(n, P, rng);
-  default:
-    return hpf::Cyclic(pick(rng, 1, 5));
-  }
-}
-
 /// Collective (a ProcessGrid): a random layout of `extents` over `ranks` (in that order), of a random
 /// shape: 1-D for N = 1; for N = 2 a 1-D grid with one dimension collapsed, or any 2-D factorisation.
 template <int N, class Rng>
@@ -71,13 +57,14 @@ Layout<N> random_layout(const Index<N>& extents, const std::vector<int>& ranks, 
   std::vector<int> shape;
   if (N == 1) {
     shape = {n};
-    dists[0] = random_dist(extents[0], n, rng);
+    dists[0] = hpf::test::random_regular_dist(extents[0], n, rng);
   } else if (pick(rng, 0, 2) == 0) {
     shape = {n};
     const int keep = pick(rng, 0, N - 1);
     for (int d = 0; d < N; ++d)
       dists[static_cast<std::size_t>(d)] =
-          d == keep ? random_dist(extents[static_cast<std::size_t>(d)], n, rng) : hpf::Collapsed();
+          d == keep ? hpf::test::random_regular_dist(extents[static_cast<std::size_t>(d)], n, rng)
+                    : hpf::Collapsed();
   } else {
     std::vector<int> divisors;
     for (int a = 1; a <= n; ++a)
@@ -85,8 +72,8 @@ Layout<N> random_layout(const Index<N>& extents, const std::vector<int>& ranks, 
     const int a = divisors[static_cast<std::size_t>(pick(rng, 0, static_cast<int>(divisors.size()) - 1))];
     shape = {a, n / a};
     for (int d = 0; d < N; ++d)
-      dists[static_cast<std::size_t>(d)] =
-          random_dist(extents[static_cast<std::size_t>(d)], shape[static_cast<std::size_t>(d)], rng);
+      dists[static_cast<std::size_t>(d)] = hpf::test::random_regular_dist(
+          extents[static_cast<std::size_t>(d)], shape[static_cast<std::size_t>(d)], rng);
   }
   return Layout<N>(extents, dists, ProcessGrid(MPI_COMM_WORLD, ranks, shape));
 }

@@ -10,6 +10,11 @@
 
 namespace hpf::test {
 
+/// A uniform integer in [lo, hi].
+template <class Rng> int pick(Rng& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
 /// GEN_BLOCK over P processes: the blocks between P - 1 cut points drawn uniformly from [0, n], so
 /// zero-size blocks are likely.
 template <class Rng> Distribution random_gen_block(index_t n, int P, Rng& rng) {
@@ -42,6 +47,19 @@ template <class Rng> Distribution random_distribution(index_t n, int P, Rng& rng
     return random_indirect(n, P, rng);
   default:
     return Collapsed();
+  }
+}
+
+/// A distribution of extent n over P processes that REDISTRIBUTE plans in closed form or from its
+/// breakpoints: BLOCK (1 in 5), GEN_BLOCK (1 in 5) or CYCLIC(1..5).
+template <class Rng> Distribution random_regular_dist(index_t n, int P, Rng& rng) {
+  switch (pick(rng, 0, 4)) {
+  case 0:
+    return Block();
+  case 1:
+    return random_gen_block(n, P, rng);
+  default:
+    return Cyclic(pick(rng, 1, 5));
   }
 }
 
