@@ -228,7 +228,8 @@ public:
   /// How the merged messages run: AllAtOnce, StepSynchronous or Alltoallv (see the header comment).
   /// Planned by the first post() (or prepare()); AllAtOnce before.
   [[nodiscard]] ExecMode exec_mode() const noexcept { return m_mode; }
-  /// Number of steps of the merged schedule (1 when all at once; 0 with nothing to send anywhere).
+  /// Number of steps of the merged schedule: 1 when all at once (or Alltoallv), else the steps of the
+  /// union schedule. Planned by the first post() (or prepare()).
   [[nodiscard]] int num_steps() const noexcept { return m_steps; }
   /// The calling rank's merged messages (one per peer and direction), once planned.
   [[nodiscard]] const ExchangePlan& exchange_plan() const;
