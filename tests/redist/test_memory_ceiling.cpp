@@ -33,14 +33,11 @@ using hpf::index_t;
 using hpf::Layout;
 using hpf::ProcessGrid;
 using hpf::RedistOptions;
+using hpf::test::pick;
 using hpf::test::world_rank;
 using hpf::test::world_size;
 
 constexpr double salt = 0.25;
-
-template <class Rng> int pick(Rng& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
 
 template <int N> void fill(DistArray<double, N>& A) { hpf::test::fill_reference(A, salt); }
 
