@@ -57,7 +57,7 @@ def main():
     ax.set_ylabel("time / time without a ceiling")
     ax.set_title("REDISTRIBUTE under a memory ceiling: time", fontsize=10)
     bx.set_yscale("log", base=2)
-    bx.set_ylabel("peak extra memory per rank (MiB; 16 KiB or less drawn at 16 KiB)")
+    bx.set_ylabel("peak extra MiB per rank (16 KiB or less: at 16 KiB)")
     bx.set_title("peak resident memory beyond the blocks", fontsize=10)
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)
