@@ -9,6 +9,7 @@
 //   /proc/self/clear_refs) around a large REDISTRIBUTE grows by at most the target block plus the
 //   ceiling plus 1 MiB, at ceilings of 1/4, 1/16 and 1/64 of the local block.
 #include "hpf_test.hpp"
+#include "peak_memory.hpp"
 #include "random_dist.hpp"
 #include "reference.hpp"
 #include "test_scale.hpp"
@@ -16,11 +17,9 @@
 #include <hpf/hpf.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +33,8 @@ using hpf::Layout;
 using hpf::ProcessGrid;
 using hpf::RedistOptions;
 using hpf::test::pick;
+using hpf::test::reset_peak;
+using hpf::test::status_kib;
 using hpf::test::world_rank;
 using hpf::test::world_size;
 
@@ -213,28 +214,6 @@ TEST(MemoryCeiling, AShadowIsRefusedOnEveryRank) {
   HPF_EXPECT_ERROR(A.redistribute(world_1d(100, hpf::Cyclic(3)), o), "memory_ceiling_bytes", "SHADOW");
   EXPECT_TRUE(A.layout() == from);
   EXPECT_TRUE(holds_values(A));
-}
-
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM), or -1.
-long status_kib(const std::string& key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind(key + ":", 0) == 0) {
-      std::istringstream in(line.substr(key.size() + 1));
-      long v = -1;
-      in >> v;
-      return v;
-    }
-  return -1;
-}
-
-/// Resets VmHWM to the current VmRSS (Linux 4.0 and later); false where that is not possible.
-bool reset_peak() {
-  std::ofstream f("/proc/self/clear_refs");
-  f << "5";
-  f.flush();
-  return f.good();
 }
 
 /// Collective: the most extra KiB any rank's peak resident memory grew by during `move`, beyond

@@ -346,6 +346,71 @@ public:
       run_into(**ex, *this, *next); // on failure *this is untouched
     adopt(layout, {next->m_coords, next->m_owned, {}}, std::move(next->m_view));
   }
+  /// Collective like redistribute(): HPF REDISTRIBUTE in the array's own storage, for a target layout
+  /// under which every rank's local block has the extents it has now (BLOCK to CYCLIC(r) of a 1-D
+  /// array whose blocks keep their sizes, the same grid's ranks in another order, ...). No second
+  /// block: this rank's sends are packed first, the elements it keeps move within the block, and the
+  /// receives land in it through MPI datatypes (InPlaceRedistribution); the extra memory is the bytes
+  /// it sends. With options.memory_ceiling_bytes below the largest rank's, every rank throws
+  /// hpf::Error naming that smallest workable ceiling. Throws hpf::Error on every rank, the array
+  /// unchanged, for a rank whose local extents would change, a SHADOW, options.relabel, or what
+  /// redistribute() refuses (docs/redistribute.md, "In place").
+  void redistribute_in_place(const Layout<N>& layout, RedistOptions options = {}) {
+    const char* what = "DistArray::redistribute_in_place";
+    const auto words = agreement_words(options);
+    const std::optional<std::size_t> ceiling = std::exchange(options.memory_ceiling_bytes, std::nullopt);
+    options = detail::with_model(m_layout, options, sizeof(T));
+    std::string problem;
+    std::optional<decltype(executor_between(m_layout, layout, options))> ex;
+    std::optional<InPlaceRedistribution<N>> move;
+    std::size_t need = 0; // the bytes the move allocates on this rank
+    const bool same = layout == m_layout;
+    if (!same) {
+      try {
+        detail::require(!options.relabel, what,
+                        ": options.relabel = true; expected false (the array keeps its storage, "
+                        "so its target layout is fixed)");
+        detail::require(
+            !has_shadow() && !layout.has_shadow(), what,
+            ": an array or target layout with a SHADOW; expected none (the storage keeps its shape)");
+        const Index<N> then = local_shape(layout).owned;
+        const auto empty = [](const Index<N>& e) { return std::find(e.begin(), e.end(), 0) != e.end(); };
+        detail::require(then == m_owned || (empty(then) && empty(m_owned)), what, ": rank ",
+                        m_layout.grid().parent_rank(), " holds a block of extents ",
+                        Layout<N>::to_string(m_owned), " now and would hold ", Layout<N>::to_string(then),
+                        " under the target layout; expected the same extents on every rank");
+        ex.emplace(executor_between(m_layout, layout, options));
+        need = detail::allocation_bytes(static_cast<std::size_t>((*ex)->plan().send_elements()) * sizeof(T));
+        if (!ceiling && !(*ex)->plan().storage_identical())
+          move.emplace((*ex)->plan(), m_layout.grid().comm(), sizeof(T));
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    check_same_redistribution(m_layout, layout, words, what, problem);
+    if (same) return;
+    if (!(*ex)->plan().storage_identical()) { // the same on every rank: from the layouts
+      if (ceiling) {
+        auto most = static_cast<unsigned long long>(need);
+        HPF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+                                    m_layout.grid().comm().get()));
+        if (most > *ceiling)
+          detail::fail(what, ": options.memory_ceiling_bytes = ", *ceiling,
+                       " is below the smallest workable ceiling of ", most,
+                       " bytes (the bytes a rank sends, packed before its block is overwritten); expected at "
+                       "least that, or redistribute() under the ceiling");
+        try {
+          move.emplace((*ex)->plan(), m_layout.grid().comm(), sizeof(T));
+        } catch (const std::exception& e) {
+          problem = e.what();
+        }
+        detail::agree_on_error(m_layout.grid().comm(), problem);
+      }
+      move->execute(local_data());
+    }
+    relabel(layout); // the same storage, now laid out by `layout`
+  }
+
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
   /// the same extents), through the plan cache. Shadows on either side are skipped (the owned
   /// elements go through a contiguous copy); dst's shadow is stale afterwards. Every rank must pass

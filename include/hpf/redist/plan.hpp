@@ -172,6 +172,29 @@ void move_walk(const std::array<const PeriodicRuns*, N>& runs, const Index<N>& s
   }
 }
 
+/// Calls fn(source offset, target offset, length) for each contiguous piece of dimension 0 of a
+/// message (or the locally kept part), in the message's order or, with `reverse`, backwards.
+template <int D, int N, class Fn> void walk_pieces(const std::array<const PeriodicRuns*, N>& runs,
+                                                   const Index<N>& ss, const Index<N>& ds, index_t so,
+                                                   index_t dof, bool reverse, Fn&& fn) {
+  const auto each = [&](auto&& piece) {
+    if (reverse)
+      runs[D]->for_each_reverse(piece);
+    else
+      runs[D]->for_each(piece);
+  };
+  if constexpr (D == 0) {
+    each([&](index_t s, index_t d, index_t len) { fn(so + s, dof + d, len); });
+  } else {
+    each([&](index_t s, index_t d, index_t len) {
+      for (index_t k = 0; k < len; ++k) {
+        const index_t t = reverse ? len - 1 - k : k;
+        walk_pieces<D - 1, N>(runs, ss, ds, so + (s + t) * ss[D], dof + (d + t) * ds[D], reverse, fn);
+      }
+    });
+  }
+}
+
 /// Side::Src: packs the message whose per-dimension runs are `runs` from `src` into `buf`;
 /// Side::Dst: unpacks it from `buf` into `dst`; Side::Both: copies it from `src` to `dst`. `nt`: long
 /// pieces by non-temporal stores, fenced before it returns (stream_bytes).
@@ -477,16 +500,18 @@ public:
 
   /// The datatype of send i (Side::Src, relative to the source block) or receive i (Side::Dst, relative
   /// to the target block) for elements of `elem_bytes` bytes, committed, when that message moves in
-  /// place (see RedistOptions::in_place_min_piece_bytes); a null Datatype when it is packed.
+  /// place (see RedistOptions::in_place_min_piece_bytes; `min_piece_bytes` overrides it); a null
+  /// Datatype when it is packed.
   template <detail::Side side>
-  [[nodiscard]] Datatype message_datatype(std::size_t i, std::size_t elem_bytes) const {
+  [[nodiscard]] Datatype message_datatype(std::size_t i, std::size_t elem_bytes,
+                                          std::optional<std::size_t> min_piece_bytes = std::nullopt) const {
     static_assert(side != detail::Side::Both, "message_datatype: a message has a sender and a receiver side");
     const Msg& m = side == detail::Side::Src ? m_sends.at(i) : m_recvs.at(i);
     const std::array<const PeriodicRuns*, N> runs = message_runs<side>(m);
     const double bytes = static_cast<double>(m.len) * static_cast<double>(elem_bytes);
     if (bytes > static_cast<double>(max_message_bytes) ||
         detail::mean_piece_bytes(*runs[0], elem_bytes) <
-            static_cast<double>(m_opt.in_place_min_piece_bytes) ||
+            static_cast<double>(min_piece_bytes.value_or(m_opt.in_place_min_piece_bytes)) ||
         elem_bytes > static_cast<std::size_t>(INT_MAX))
       return {};
     Datatype type = detail::element_datatype(elem_bytes);
@@ -513,6 +538,25 @@ public:
     for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
       runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
     move_into_target<detail::Side::Both>(runs, src, dst, static_cast<const T*>(nullptr));
+  }
+
+  /// Moves the locally kept part within one block, from where the source layout has it to where the
+  /// target layout wants it (an in-place REDISTRIBUTE, once the sends are packed). The kept elements
+  /// keep their order in both blocks (global order, per dimension), so a pass upwards moves those that
+  /// go down and a pass downwards those that go up, each overwriting only places already read: an
+  /// element's target place holds either an element that was sent, one that moved in the same
+  /// direction earlier in its pass, or itself.
+  template <class T> void move_kept_in_place(T* block) const {
+    if (!m_self || m_identical) return;
+    std::array<const PeriodicRuns*, N> runs{};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d)
+      runs[d] = &m_runs_from[d][static_cast<std::size_t>(m_my_dst[d])];
+    for (const bool down : {true, false})
+      detail::walk_pieces<N - 1, N>(
+          runs, m_src_strides, m_dst_strides, 0, 0, !down, [&](index_t from, index_t to, index_t len) {
+            if (down ? to < from : to > from)
+              std::memmove(block + to, block + from, static_cast<std::size_t>(len) * sizeof(T));
+          });
   }
 
   /// Whether pack_many moves this rank's sends and its locally kept part slice by slice, all in one
@@ -1323,6 +1367,74 @@ private:
   const RedistributionPlan<N>* m_plan;
   std::vector<Chunk> m_sends;
   std::vector<Chunk> m_recvs;
+  std::optional<Exchange> m_exchange;
+};
+
+/// Collective like RedistributionPlan::execute, in one block (an in-place REDISTRIBUTE): `block` holds
+/// this rank's block of the plan's source on entry and of its target on return, which must have the
+/// same number of elements on this rank. Every send is packed first (the only buffer: this rank's
+/// send bytes), then the kept part moves within the block (move_kept_in_place), then the receives
+/// land in the block through MPI datatypes, with no receive buffer where a datatype can describe them.
+/// Runs on `comm`, congruent with the plan's grid communicator. Throws hpf::Error (out of memory)
+/// before any message; the caller agrees on it.
+template <int N> class InPlaceRedistribution {
+public:
+  /// Local: the staging of the sends (allocated), their datatypes over it, and the receives' datatypes.
+  InPlaceRedistribution(const RedistributionPlan<N>& plan, const Comm& comm, std::size_t elem_bytes)
+      : m_plan(&plan), m_staging(static_cast<std::size_t>(plan.send_elements()) * elem_bytes) {
+    ExchangePlan xp = plan.exchange_plan(elem_bytes);
+    std::size_t at = 0;
+    for (const Transfer& t : xp.sends) {
+      m_offsets.push_back(at);
+      at += t.bytes;
+    }
+    // A send is a byte range of the staging: in place when MPI can address it in one datatype.
+    for (std::size_t i = 0; i < xp.sends.size(); ++i) {
+      Datatype type;
+      if (xp.sends[i].bytes <= static_cast<std::size_t>(INT_MAX) && xp.sends[i].bytes > 0) {
+        MPI_Datatype raw = MPI_DATATYPE_NULL;
+        const int len = static_cast<int>(xp.sends[i].bytes);
+        const auto disp = static_cast<MPI_Aint>(m_offsets[i]);
+        HPF_MPI_CHECK(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &raw));
+        type = detail::committed(Datatype(raw));
+      }
+      m_send_types.push_back(std::move(type));
+    }
+    // Every receive that a datatype can describe lands in the block, however short its pieces.
+    for (std::size_t i = 0; i < plan.num_recvs(); ++i)
+      m_recv_types.push_back(
+          plan.template message_datatype<detail::Side::Dst>(i, elem_bytes, std::size_t{0}));
+    m_exchange.emplace(comm, std::move(xp), ExecMode::AllAtOnce, plan.options().tag);
+    m_exchange->set_in_place(raw_handles(m_send_types), raw_handles(m_recv_types));
+    m_exchange->reserve();
+  }
+
+  /// Collective: the move (see the class comment).
+  template <class T> void execute(T* block) {
+    const RedistributionPlan<N>& plan = *m_plan;
+    for (std::size_t i = 0; i < plan.num_sends(); ++i)
+      plan.pack(i, static_cast<const T*>(block), reinterpret_cast<T*>(m_staging.data() + m_offsets[i]));
+    plan.move_kept_in_place(block);
+    m_exchange->post(
+        [&](std::size_t i, std::byte* buf) { // a send too long for one datatype
+          std::memcpy(buf, m_staging.data() + m_offsets[i], m_exchange->plan().sends[i].bytes);
+        },
+        [&](std::size_t i, const std::byte* buf) { plan.unpack(i, reinterpret_cast<const T*>(buf), block); },
+        m_staging.data(), block);
+    m_exchange->wait();
+  }
+
+  /// The bytes this move allocates: the staging of the sends and the exchange's buffers.
+  [[nodiscard]] std::size_t extra_bytes() const noexcept {
+    return detail::allocation_bytes(m_staging.size()) + m_exchange->buffer_bytes();
+  }
+
+private:
+  const RedistributionPlan<N>* m_plan;
+  detail::ByteBuffer m_staging;
+  std::vector<std::size_t> m_offsets;
+  std::vector<Datatype> m_send_types; // declared before the exchange, which refers to them
+  std::vector<Datatype> m_recv_types;
   std::optional<Exchange> m_exchange;
 };
 

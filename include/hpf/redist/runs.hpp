@@ -189,6 +189,17 @@ struct PeriodicRuns {
     for (const StridedRun& r : tail) pieces(r, 0, 0);
   }
 
+  /// Calls fn(src_local, dst_local, len) for every contiguous piece, in decreasing global order.
+  template <class Fn> void for_each_reverse(Fn&& fn) const {
+    auto pieces = [&](const StridedRun& r, index_t so, index_t dof) {
+      for (index_t t = r.count; t-- > 0;)
+        fn(so + r.src_local + t * r.src_step, dof + r.dst_local + t * r.dst_step, r.len);
+    };
+    for (auto r = tail.rbegin(); r != tail.rend(); ++r) pieces(*r, 0, 0);
+    for (index_t k = reps; k-- > 0;)
+      for (auto r = period.rbegin(); r != period.rend(); ++r) pieces(*r, k * src_shift, k * dst_shift);
+  }
+
   /// Moves every element (see detail::move_strided for `side` and `nt`); returns the number moved.
   template <detail::Side side, class T, bool nt = false> index_t move(const T* src, T* dst) const noexcept {
     move_slices<side, T, nt>(0, reps, src, dst);
