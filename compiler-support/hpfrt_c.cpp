@@ -20,6 +20,7 @@
 #include <hpf/hpf.hpp>
 #include <hpf/layout/agree.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -684,6 +685,51 @@ hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_
         if (count > 0) std::memcpy(all.data(), data, all.size() * sizeof(T));
       });
       A.scatter(root, all); // checks the root's count against the global size on every rank
+    });
+  });
+}
+
+hpf_status hpf_array_allgather(hpf_array array, void* out) {
+  return guarded([&] {
+    const char* what = "hpf_array_allgather: array";
+    const MPI_Comm comm = comm_of(array, what);
+    visit(array, what, [&](auto& A) {
+      using T = typename ArrayTraits<std::decay_t<decltype(A)>>::value_type;
+      agreed(comm, [&] {
+        if (A.layout().global_size() > 0) require_handle(out, "hpf_array_allgather: out");
+      });
+      // Gathered on rank 0 of the parent communicator, then broadcast from it in pieces whose
+      // counts fit an int.
+      auto all = A.gather(0);
+      const auto size = static_cast<std::size_t>(A.layout().global_size());
+      if (A.layout().grid().parent_rank() == 0 && size > 0) std::memcpy(out, all.data(), size * sizeof(T));
+      auto* bytes = static_cast<char*>(out);
+      constexpr std::size_t piece = std::size_t{1} << 30;
+      for (std::size_t at = 0; at < size * sizeof(T); at += piece) {
+        const std::size_t n = std::min(piece, size * sizeof(T) - at);
+        HPF_MPI_CHECK(MPI_Bcast(bytes + at, static_cast<int>(n), MPI_BYTE, 0, comm));
+      }
+    });
+  });
+}
+
+hpf_status hpf_array_store_owned(hpf_array array, const void* data) {
+  return guarded([&] {
+    visit(array, "hpf_array_store_owned: array", [&](auto& A) {
+      using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+      using T = typename Tr::value_type;
+      if (A.layout().global_size() > 0) require_handle(data, "hpf_array_store_owned: data");
+      const auto ext = A.layout().extents();
+      const T* from = static_cast<const T*>(data);
+      hpf::forall(A, [=](const hpf::Index<Tr::rank>& g, T& x) {
+        std::size_t at = 0;
+        std::size_t stride = 1;
+        for (std::size_t d = 0; d < static_cast<std::size_t>(Tr::rank); ++d) {
+          at += static_cast<std::size_t>(g[d]) * stride;
+          stride *= static_cast<std::size_t>(ext[d]);
+        }
+        x = from[at];
+      });
     });
   });
 }

@@ -39,6 +39,7 @@ module hpfrt
             hpf_array_global_index, hpf_array_slot, hpf_array_redistribute, &
             hpf_array_redistribute_ceiling
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
+  public :: hpf_array_allgather, hpf_array_store_owned
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
   public :: hpf_grid_create_fitted, hpf_io_root
 
@@ -186,6 +187,18 @@ module hpfrt
       integer(c_int64_t), value :: count
       integer(c_int) :: status
     end function hpf_array_scatter
+
+    function hpf_array_allgather(array, out) bind(c, name="hpf_array_allgather") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, out
+      integer(c_int) :: status
+    end function hpf_array_allgather
+
+    function hpf_array_store_owned(array, data) bind(c, name="hpf_array_store_owned") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array, data
+      integer(c_int) :: status
+    end function hpf_array_store_owned
 
     function hpf_array_redistribute(array, dists, grid, strategy) bind(c, name="hpf_array_redistribute") &
         result(status)

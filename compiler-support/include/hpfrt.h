@@ -140,6 +140,15 @@ hpf_status hpf_array_max(hpf_array array, void* result);
 hpf_status hpf_array_gather(hpf_array array, int root, void* out);
 /** Collective: distributes `data` (global-size elements on root; ignored elsewhere). */
 hpf_status hpf_array_scatter(hpf_array array, int root, const void* data, int64_t count);
+/** Collective: the whole array in global Fortran order into `out` (global-size elements) on every
+ * rank of the parent communicator: the replicated copy a compiler evaluates an expression over when
+ * it cannot compute it where the data lives (HPF 2.0 section 3.1: any execution that gives the
+ * serial results is a correct one). */
+hpf_status hpf_array_allgather(hpf_array array, void* out);
+/** Not collective: `data` holds the whole array in global Fortran order (global-size elements) on
+ * the calling rank, which copies the elements it owns (every copy of a replicated block) into its
+ * local block and leaves shadow slots alone: how a replicated copy is written back. */
+hpf_status hpf_array_store_owned(hpf_array array, const void* data);
 
 /** Collective over the parent communicator: HPF REDISTRIBUTE. The array keeps its extents and data
  * and takes the new distributions over `grid` (which must share the parent communicator). Plans

@@ -238,6 +238,58 @@ TEST(CApi, GridOnASubsetAndRanksOutsideIt) {
         << #call << ": '" << hpf_last_error() << "' lacks '" << (needle) << "'";                             \
   } while (0)
 
+// hpf_array_allgather gives every rank the whole array in Fortran order; hpf_array_store_owned
+// writes a whole array held on every rank back into the local blocks, no communication: the
+// replicated copies a lowered program computes on where no owner-computes lowering applies. A
+// 3-D CYCLIC(2) x * x BLOCK int64 array, and a rank-1 int32 array with a SHADOW, whose shadow
+// slots (zero from the creation) the store leaves alone.
+TEST(CApi, AllgatherAndStoreOwnedRoundTrip) {
+  const int n = world_size();
+  GridGuard grid;
+  const int shape[2] = {n, 1};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 2, shape, &grid.g));
+  const int64_t ext[3] = {7, 3, 4};
+  const hpf_dist dists[3] = {
+      {HPF_DIST_CYCLIC, 2, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_BLOCK, 0, nullptr}};
+  ArrayGuard A;
+  HPF_C_OK(hpf_array_create("A", HPF_INT64, 3, ext, dists, grid.g, &A.a));
+  std::vector<int64_t> whole(7 * 3 * 4);
+  std::iota(whole.begin(), whole.end(), int64_t{10});
+  HPF_C_OK(hpf_array_store_owned(A.a, whole.data()));
+  std::vector<int64_t> back(whole.size(), -1);
+  HPF_C_OK(hpf_array_allgather(A.a, back.data()));
+  EXPECT_EQ(back, whole) << "rank " << world_rank();
+  int64_t s = 0;
+  HPF_C_OK(hpf_array_sum(A.a, &s));
+  EXPECT_EQ(s, std::accumulate(whole.begin(), whole.end(), int64_t{0}));
+
+  GridGuard line;
+  const int line_shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, line_shape, &line.g));
+  const int64_t ext1[1] = {11};
+  const int64_t shadow[1] = {1};
+  const hpf_dist block[1] = {{HPF_DIST_BLOCK, 0, nullptr}};
+  ArrayGuard B;
+  HPF_C_OK(hpf_array_create_shadow("B", HPF_INT32, 1, ext1, block, shadow, line.g, &B.a));
+  std::vector<int32_t> values(11);
+  std::iota(values.begin(), values.end(), 1);
+  HPF_C_OK(hpf_array_store_owned(B.a, values.data()));
+  std::vector<int32_t> got(11, 0);
+  HPF_C_OK(hpf_array_allgather(B.a, got.data()));
+  EXPECT_EQ(got, values) << "rank " << world_rank();
+  void* data = nullptr;
+  int64_t lext[1] = {0};
+  HPF_C_OK(hpf_array_local(B.a, &data, lext));
+  for (int64_t k = 0; k < lext[0]; ++k) {
+    int owned = 0;
+    HPF_C_OK(hpf_array_slot(B.a, k, &owned, nullptr));
+    if (owned == 0) {
+      EXPECT_EQ(static_cast<int32_t*>(data)[k], 0) << "shadow slot " << k << " on rank " << world_rank();
+    }
+  }
+  HPF_C_OK(hpf_array_update_shadow(B.a, HPF_BOUNDARY_PLAIN));
+}
+
 TEST(CApi, ErrorsAreStatusesWithMessages) {
   const int n = world_size();
   const int shape[1] = {n};
