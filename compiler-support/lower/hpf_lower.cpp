@@ -364,6 +364,13 @@ std::optional<Elem> elem_of(const std::string& type_spec) {
   return std::nullopt;
 }
 
+/// A statement that is wrong whatever runs it (CSHIFT without its SHIFT, a DIM out of range): it is
+/// reported, never run on replicated copies instead (where the Fortran compiler would reject it).
+class InvalidStatement : public Error {
+public:
+  using Error::Error;
+};
+
 struct Processors {
   std::string name;
   std::vector<std::string> shape; // Fortran expressions
@@ -1437,7 +1444,11 @@ private:
       Scanner es(e);
       const std::string n = lower_case(std::string(es.name()));
       auto it = m_arrays.find(n);
-      if (it == m_arrays.end()) continue;
+      if (it == m_arrays.end()) {
+        es.skip_space();
+        if (es.peek() == '(' || dimension) m_local_arrays.insert(n);
+        continue;
+      }
       es.skip_space();
       std::optional<std::string> bounds;
       if (es.peek() == '(') {
@@ -1610,6 +1621,9 @@ private:
       s += ind + "type(c_ptr) :: " + n + "__h\n";
       s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
       s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
+      std::string shape = ":";
+      for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
+      s += ind + info(a.elem).ftype + ", allocatable, target :: " + n + "__r(" + shape + ")\n";
     }
     s += ind + "integer(c_int) :: hpf__rank, hpf__size, hpf__own\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
@@ -1825,15 +1839,13 @@ private:
     return out;
   }
 
+  /// Why an owner-computes or collective lowering does not take the statement: the statement then
+  /// runs on replicated copies (emit_replicated), with this reason in a comment of the lowered program.
   [[noreturn]] void unsupported(const LogicalLine& l, const std::string& why) const {
-    fail_at(
-        l.line,
-        why + " in '" + shown(trim(l.text)) +
-            "'. Distributed arrays may appear only in: FORALL (i = l:u, ...) a(i, ...) = <expr reading "
-            "arrays aligned with a at constant offsets, like b(i - 1, ...)>; a = <expr without distributed "
-            "arrays>; b(l:h:s, ...) = a(l:h:s, ...); b = TRANSPOSE(a); b = CSHIFT(a, ...) / EOSHIFT(a, ...); "
-            "x = SUM(a) / MINVAL(a) / MAXVAL(a); !HPF$ "
-            "REDISTRIBUTE");
+    fail_at(l.line, why + " in '" + shown(trim(l.text)) + "'");
+  }
+  [[noreturn]] void invalid(const LogicalLine& l, const std::string& why) const {
+    throw InvalidStatement(where(l.line) + why + " in '" + shown(trim(l.text)) + "'");
   }
 
   std::string lower_forall(const LogicalLine& l, const std::string& ind) const {
@@ -2154,18 +2166,18 @@ private:
         value = trim(std::string(as.rest()));
         keywords = true;
         if (std::find(names.begin(), names.end(), name) == names.end())
-          unsupported(l, fn + " has no argument '" + name + "'");
+          invalid(l, fn + " has no argument '" + name + "'");
       } else {
-        if (keywords) unsupported(l, fn + ": a positional argument after a keyword argument");
+        if (keywords) invalid(l, fn + ": a positional argument after a keyword argument");
         if (k >= names.size())
-          unsupported(l, fn + " takes at most " + std::to_string(names.size()) + " arguments");
+          invalid(l, fn + " takes at most " + std::to_string(names.size()) + " arguments");
         name = names[k];
       }
       if (value.empty() || !args.emplace(name, value).second)
-        unsupported(l, fn + ": argument '" + name + "' given twice or empty");
+        invalid(l, fn + ": argument '" + name + "' given twice or empty");
     }
     if (args.count("array") == 0 || args.count("shift") == 0)
-      unsupported(l, fn + " needs its ARRAY and SHIFT arguments");
+      invalid(l, fn + " needs its ARRAY and SHIFT arguments");
     const std::string src = lower_case(args["array"]);
     if (m_arrays.count(src) == 0)
       unsupported(l, fn + "'s ARRAY '" + shown(args["array"]) + "' is not a distributed array");
@@ -2192,8 +2204,8 @@ private:
     if (args.count("dim") != 0) {
       dim = args["dim"];
       if (const auto v = integer_literal(dim); v && (*v < 1 || *v > static_cast<long long>(a.bounds.size())))
-        unsupported(l, fn + ": DIM must be in [1, " + rank + "] for the rank-" + rank + " '" + a.name +
-                           "', got " + std::to_string(*v));
+        invalid(l, fn + ": DIM must be in [1, " + rank + "] for the rank-" + rank + " '" + a.name +
+                       "', got " + std::to_string(*v));
     }
     const std::string line = loc(l.line);
     const std::string call_args =
@@ -2371,6 +2383,25 @@ private:
            carry(t.name, ind, line);
   }
 
+  /// Whether `e` is surely a scalar: no array constructor, no array-valued intrinsic, and the main
+  /// program's arrays only as elements (every subscript without ':'). A fill takes a scalar only.
+  bool scalar_expression(const std::string& e) const {
+    const std::string m = mask_strings(e);
+    if (m.find("(/") != std::string::npos || m.find('[') != std::string::npos) return false;
+    for (const char* f : {"reshape", "spread", "pack", "unpack", "matmul", "transpose", "cshift", "eoshift"})
+      if (!find_word(e, f).empty()) return false;
+    for (const auto& n : m_local_arrays)
+      for (const std::size_t at : find_word(e, n)) {
+        Scanner sc(e, at + n.size());
+        sc.skip_space();
+        if (sc.peek() != '(') return false;
+        std::size_t end = 0;
+        for (const auto& sub : split_top(paren_group(e, sc.pos(), end, "")))
+          if (split_colons(sub).size() > 1) return false;
+      }
+    return true;
+  }
+
   std::string lower_statement(const LogicalLine& l, const std::string& ind) {
     const std::string t = trim(l.text);
     const std::string lt = lower_case(t);
@@ -2399,6 +2430,8 @@ private:
         if (std::string shift = lower_shift(l, ind, m_arrays.at(lhs), rhs); !shift.empty()) return shift;
         if (!references(rhs).empty())
           unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
+        if (!scalar_expression(rhs))
+          unsupported(l, "the right-hand side of a whole-array assignment may be an array");
         const char* tmp = info(m_arrays.at(lhs).elem).tmp;
         return ind + std::string(tmp) + " = " + rhs + "\n" + ind + "call hpf_check(hpf_array_fill(" + lhs +
                "__h, c_loc(" + tmp + ")), 'line " + loc(l.line) + "')\n";
@@ -2424,6 +2457,572 @@ private:
       }
     }
     unsupported(l, "unsupported use of distributed array '" + refs[0] + "'");
+  }
+
+  // ---- The execution part as a tree of constructs (F2018 chapter 11). A statement that no
+  // owner-computes lowering takes runs on every rank over replicated copies of the distributed
+  // arrays it references (gathered before it, written back after it): HPF 2.0 section 3.1 lets a
+  // mapping change where data lives, never what the program computes, so any execution that gives
+  // the serial results is correct. The largest enclosing construct that holds no owner-computes
+  // statement runs that way as a whole, so that a loop over elements gathers once, not per element.
+
+  /// What a line of the execution part opens, continues or closes.
+  enum class Kind { Statement, Do, DoWhile, If, Select, Where, Forall, Middle, End };
+
+  struct LineKind {
+    Kind kind = Kind::Statement;
+    std::string label; // the terminal label of a labelled DO ("" for a block construct)
+  };
+
+  /// A statement, or a construct with the lines [begin, end] and its inner statements and constructs.
+  struct Node {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    Kind kind = Kind::Statement;
+    std::string label;
+    std::vector<Node> kids;
+  };
+
+  /// The statement without its construct name ("outer: do i = 1, n" -> "do i = 1, n").
+  static std::string without_construct_name(const std::string& t) {
+    Scanner sc(t);
+    sc.skip_space();
+    if (sc.name().empty()) return t;
+    sc.skip_space();
+    if (sc.peek() != ':' || sc.rest().substr(0, 2) == "::") return t;
+    sc.eat(':');
+    return trim(std::string(sc.rest()));
+  }
+
+  /// The text after the parenthesised group that follows `keyword` at the start of `t` ("if (c) x = 1"
+  /// -> "x = 1"), and the group itself; nullopt when `t` does not start so.
+  std::optional<std::pair<std::string, std::string>> after_group(const std::string& t,
+                                                                 std::string_view keyword, int line) const {
+    Scanner sc(t);
+    sc.skip_space();
+    if (!sc.word(keyword)) return std::nullopt;
+    sc.skip_space();
+    if (sc.peek() != '(') return std::nullopt;
+    std::size_t end = 0;
+    std::string group = paren_group(t, sc.pos(), end, where(line));
+    return std::make_pair(trim(t.substr(end)), std::move(group));
+  }
+
+  LineKind line_kind(const LogicalLine& l) const {
+    if (is_directive(l)) return {};
+    const std::string t = lower_case(without_construct_name(trim(l.text)));
+    if (t.empty() || t.front() == '!') return {};
+    Scanner sc(t);
+    if (sc.word("do")) {
+      sc.skip_space();
+      std::string label;
+      while (std::isdigit(static_cast<unsigned char>(sc.peek())) != 0) {
+        label += sc.peek();
+        sc.eat(sc.peek());
+      }
+      sc.skip_space();
+      sc.eat(',');
+      sc.skip_space();
+      if (sc.word("while")) return {Kind::DoWhile, label};
+      if (!sc.done() && sc.name().empty()) return {}; // "do = ...": a variable called do
+      return {Kind::Do, label};
+    }
+    if (const auto g = after_group(t, "if", l.line))
+      return g->first == "then" ? LineKind{Kind::If, ""} : LineKind{};
+    if (const auto g = after_group(t, "where", l.line))
+      return g->first.empty() ? LineKind{Kind::Where, ""} : LineKind{};
+    if (const auto g = after_group(t, "forall", l.line))
+      return g->first.empty() ? LineKind{Kind::Forall, ""} : LineKind{};
+    if (Scanner s(t); s.word("select") || s.word("selectcase")) return {Kind::Select, ""};
+    for (const std::string_view w : {"else", "elseif", "elsewhere", "case"})
+      if (Scanner s(t); s.word(w)) return {Kind::Middle, ""};
+    for (const std::string_view w : {"enddo", "endif", "endselect", "endwhere", "endforall"})
+      if (Scanner s(t); s.word(w)) return {Kind::End, ""};
+    if (Scanner s(t); s.word("end") && (s.skip_space(), s.word("do") || s.word("if") || s.word("select") ||
+                                                            s.word("where") || s.word("forall")))
+      return {Kind::End, ""};
+    return {};
+  }
+
+  static bool opens(Kind k) { return k != Kind::Statement && k != Kind::Middle && k != Kind::End; }
+  static bool is_do(Kind k) { return k == Kind::Do || k == Kind::DoWhile; }
+
+  /// The construct that opens at line i; on return i is its last line (a labelled DO ends at the
+  /// statement with its label, which DO loops sharing the label end at too).
+  Node parse_construct(std::size_t& i, std::size_t stop) const {
+    const LineKind k = line_kind(m_lines[i]);
+    Node n{i, i, k.kind, k.label, {}};
+    for (++i; i < stop; ++i) {
+      const LogicalLine& l = m_lines[i];
+      const LineKind c = line_kind(l);
+      if (opens(c.kind)) {
+        n.kids.push_back(parse_construct(i, stop));
+        if (!n.label.empty() && m_lines[i].label == n.label) {
+          n.end = i;
+          return n;
+        }
+        continue;
+      }
+      if (!n.label.empty() && l.label == n.label) {
+        n.kids.push_back(Node{i, i, c.kind, "", {}});
+        n.end = i;
+        return n;
+      }
+      if (c.kind == Kind::End && n.label.empty()) {
+        n.end = i;
+        return n;
+      }
+      n.kids.push_back(Node{i, i, c.kind, "", {}});
+    }
+    fail_at(m_lines[n.begin].line, "'" + shown(trim(m_lines[n.begin].text)) +
+                                       "' has no end before the end of the main program's execution part");
+  }
+
+  std::vector<Node> parse_body(std::size_t begin, std::size_t stop) const {
+    std::vector<Node> out;
+    for (std::size_t i = begin; i < stop; ++i) {
+      const LineKind c = line_kind(m_lines[i]);
+      out.push_back(opens(c.kind) ? parse_construct(i, stop) : Node{i, i, c.kind, "", {}});
+    }
+    return out;
+  }
+
+  /// How a line is lowered: Plain (no distributed array), Parallel (an owner-computes or collective
+  /// lowering: FORALL, whole-array and section assignments, shifts, reductions of whole arrays,
+  /// REDISTRIBUTE, REALIGN), or Replicated.
+  enum class Use { Plain, Parallel, Replicated };
+
+  Use line_use(const LogicalLine& l) {
+    if (is_directive(l)) return is_executable_directive(l) ? Use::Parallel : Use::Plain;
+    const std::string t = trim(l.text);
+    if (t.empty() || t.front() == '!' || references(t).empty()) return Use::Plain;
+    if (line_kind(l).kind != Kind::Statement) return Use::Replicated; // a construct's header or ELSE IF
+    try {
+      (void)lower_statement(l, "  ");
+      return Use::Parallel;
+    } catch (const InvalidStatement&) {
+      throw;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      const std::string prefix = where(l.line);
+      m_not_owner_computed[l.line] = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+      return Use::Replicated;
+    }
+  }
+
+  /// Whether the node holds a Parallel line (or an owner-computed DO nest) and a Replicated one.
+  void classify(const Node& n, bool& parallel, bool& replicated) {
+    auto add = [&](Use u) {
+      parallel = parallel || u == Use::Parallel;
+      replicated = replicated || u == Use::Replicated;
+    };
+    if (!opens(n.kind)) {
+      add(line_use(m_lines[n.begin]));
+      return;
+    }
+    if (n.kind == Kind::Do && owner_computed_nest(n)) {
+      parallel = true;
+      return;
+    }
+    if (n.kind == Kind::Where || n.kind == Kind::Forall) {
+      // Its assignments are masked or indexed by the construct: they run with it, never alone.
+      for (std::size_t i = n.begin; i <= n.end; ++i)
+        replicated = replicated || (!is_directive(m_lines[i]) && !references(m_lines[i].text).empty());
+      return;
+    }
+    add(line_use(m_lines[n.begin]));
+    for (const Node& k : n.kids) classify(k, parallel, replicated);
+    if (n.kids.empty() || n.kids.back().end != n.end) add(line_use(m_lines[n.end]));
+  }
+
+  std::string emit_node(const Node& n) {
+    if (!opens(n.kind)) return emit_leaf(n);
+    if (n.kind == Kind::Do)
+      if (auto s = owner_computed_nest(n)) return *s;
+    bool parallel = false;
+    bool replicated = false;
+    classify(n, parallel, replicated);
+    if (replicated && !parallel) return emit_replicated(n);
+    std::string s = emit_header(n.begin);
+    for (const Node& k : n.kids) s += emit_node(k);
+    if (n.kids.empty() || n.kids.back().end != n.end) s += emit_leaf(Node{n.end, n.end, Kind::End, "", {}});
+    return s;
+  }
+
+  /// A construct's first line in a construct that is not replicated as a whole: copied, or, when it
+  /// reads distributed arrays (IF (...) THEN, DO, SELECT CASE: evaluated once where they stand), those
+  /// are gathered first.
+  std::string emit_header(std::size_t i) {
+    const LogicalLine& l = m_lines[i];
+    if (references(l.text).empty()) return lower_statement(l, "  ");
+    const Kind k = line_kind(l).kind;
+    if (!l.label.empty() || (k != Kind::If && k != Kind::Do && k != Kind::Select))
+      fail_at(l.line, "'" + shown(trim(l.text)) +
+                          "' reads a distributed array in the header of a construct that also holds "
+                          "owner-computed statements (FORALL, array assignments, REDISTRIBUTE): this is "
+                          "lowered for IF (...) THEN, DO and SELECT CASE headers without a label only");
+    return gather_copies(l, references(l.text), {}) + replicated_line(l);
+  }
+
+  std::string emit_leaf(const Node& n) {
+    const LogicalLine& l = m_lines[n.begin];
+    std::string out;
+    for (const auto& p : l.physical) out += p + "\n";
+    if (is_directive(l)) {
+      const std::string lb = lower_case(directive_body(l));
+      if (lb.rfind("redistribute", 0) == 0) {
+        out += lower_redistribute(l, "  ");
+      } else if (Scanner ra(lb); ra.word("realign")) {
+        out += lower_realign(l, "  ");
+      } else if (lb.rfind("independent", 0) != 0) {
+        fail_at(l.line, "directive '!HPF$ " + directive_body(l) + "' must be in the specification part");
+      }
+      return out;
+    }
+    const std::string t = trim(l.text);
+    if (t.empty() || t.front() == '!') return out;
+    if (references(t).empty()) return lower_statement(l, "  ");
+    if (n.kind != Kind::Statement)
+      fail_at(l.line,
+              "'" + shown(t) +
+                  "' reads a distributed array in an ELSE IF, CASE or ELSEWHERE of a construct that also "
+                  "holds owner-computed statements: not lowered yet");
+    // A branch target: the label goes to a CONTINUE before the lowered statement, so that a branch
+    // runs the gathers too. The statement that ends a labelled DO loop cannot move off its label.
+    std::string target;
+    if (!l.label.empty()) {
+      if (m_do_labels.count(l.label) != 0)
+        fail_at(l.line, "statement label " + l.label + " on '" + shown(t) +
+                            "': the statement that ends a DO loop uses distributed arrays; this is lowered "
+                            "only when the whole loop runs on replicated copies (a loop without FORALL, "
+                            "array assignments or REDISTRIBUTE); end the loop with CONTINUE");
+      target = l.label + " continue\n";
+    }
+    if (line_use(l) == Use::Parallel) return target + lower_statement(l, "  ");
+    return target + emit_replicated(n, target.empty());
+  }
+
+  /// The distributed arrays that `text` (a statement) may assign: the variable of an assignment (also
+  /// as the action of a logical IF, a WHERE or a FORALL statement), every distributed array a CALL
+  /// passes.
+  std::vector<std::string> written_by(const std::string& text, int line) const {
+    const std::string t = without_construct_name(trim(text));
+    for (const std::string_view k : {"if", "where", "forall"})
+      if (const auto g = after_group(t, k, line)) {
+        if (g->first.empty() || lower_case(g->first) == "then") return {};
+        if (std::isdigit(static_cast<unsigned char>(g->first.front())) != 0) return {}; // arithmetic IF
+        return written_by(g->first, line);
+      }
+    if (Scanner c(t); c.word("call")) return references(t);
+    const std::string m = mask_strings(t);
+    int depth = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      depth += m[i] == '(' ? 1 : m[i] == ')' ? -1 : 0;
+      if (m[i] != '=' || depth != 0) continue;
+      const bool op = (i + 1 < m.size() && (m[i + 1] == '=' || m[i + 1] == '>')) ||
+                      (i > 0 && std::string("=<>/").find(m[i - 1]) != std::string::npos);
+      if (op) continue;
+      Scanner sc(t);
+      sc.skip_space();
+      const std::string n = lower_case(std::string(sc.name()));
+      if (m_arrays.count(n) != 0) return {n};
+      return {};
+    }
+    return {};
+  }
+
+  /// A comment ("  ! text") broken at blanks into lines of about 100 characters.
+  static std::string comment_lines(const std::string& text) {
+    std::string out;
+    std::string cur;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+      if (!cur.empty() && cur.size() + w.size() > 100) {
+        out += cur + "\n";
+        cur = "  !  ";
+      }
+      cur += (cur.empty() ? "  " : cur.back() == ' ' ? "" : " ") + w;
+    }
+    return out + cur + "\n";
+  }
+
+  /// READ (any form): the input of a distributed array is not lowered yet.
+  static bool is_input(const std::string& t) {
+    Scanner rd(t);
+    if (!rd.keyword("read")) return false;
+    rd.skip_space();
+    return rd.peek() == '(' || rd.peek() == '*' || rd.peek() == '\'' || rd.peek() == '"' ||
+           std::isdigit(static_cast<unsigned char>(rd.peek())) != 0;
+  }
+
+  /// The statement with every distributed array `a` replaced by its replicated copy `a__r`.
+  /// A keyword argument `name = ...` inside parentheses (MAXVAL(k, mask = k > 0)) keeps its name.
+  std::string replicated_text(const std::string& text) const {
+    const std::string t = replace_number_of_processors(text);
+    const std::string m = mask_strings(t);
+    std::vector<int> depth(m.size() + 1, 0);
+    for (std::size_t i = 0; i < m.size(); ++i)
+      depth[i + 1] = depth[i] + (m[i] == '(' ? 1 : m[i] == ')' ? -1 : 0);
+    std::vector<std::pair<std::size_t, std::string>> at; // (position, name) of every reference
+    for (const auto& n : references(t))
+      for (const std::size_t p : find_word(t, n)) {
+        Scanner sc(m, p + n.size());
+        sc.skip_space();
+        const bool keyword = depth[p] > 0 && sc.eat('=') && sc.peek() != '=';
+        if (!keyword) at.emplace_back(p, n);
+      }
+    std::sort(at.begin(), at.end());
+    std::string out;
+    std::size_t done = 0;
+    for (const auto& [p, n] : at) {
+      out.append(t, done, p - done);
+      out += n + "__r";
+      done = p + n.size();
+    }
+    return out.append(t, done, std::string::npos);
+  }
+
+  /// A line of a replicated statement or construct: the statement over the copies; PRINT and WRITE on
+  /// rank 0 only (also as the action of a logical IF).
+  std::string replicated_line(const LogicalLine& l, bool keep_label = true) const {
+    std::string out;
+    if (is_directive(l)) {
+      for (const auto& p : l.physical) out += p + "\n";
+      if (directive_keyword(l) != "independent")
+        fail_at(l.line,
+                "directive '!HPF$ " + shown(directive_body(l)) + "' inside a loop that runs replicated");
+      return out;
+    }
+    if (trim(l.text).empty() || trim(l.text).front() == '!') {
+      for (const auto& p : l.physical) out += p + "\n";
+      return out;
+    }
+    const std::string t = replicated_text(trim(l.text));
+    if (is_input(t) && !references(l.text).empty())
+      fail_at(l.line, "READ into a distributed array ('" + shown(trim(l.text)) + "') is not lowered yet");
+    const std::string label = l.label.empty() || !keep_label ? "" : l.label + " ";
+    if (is_output(t)) return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
+    if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
+      return wrap("  ", label + "if (hpf__rank == 0 .and. (" + g->second + ")) " + g->first, true);
+    return wrap("  ", label + t, true);
+  }
+
+  /// Allocates the replicated copies of `arrays` and gathers them, except those in `fresh` (assigned
+  /// as a whole before they are read).
+  std::string gather_copies(const LogicalLine& l, const std::vector<std::string>& arrays,
+                            const std::set<std::string>& fresh) const {
+    std::string s;
+    for (const auto& n : arrays) {
+      const DistArray& a = m_arrays.at(n);
+      std::string shape;
+      for (const auto& [lo, hi] : a.bounds) shape += std::string(shape.empty() ? "" : ", ") + lo + ":" + hi;
+      s += wrap("  ", "if (.not. allocated(" + n + "__r)) allocate (" + n + "__r(" + shape + "))");
+      if (fresh.count(n) == 0)
+        s += wrap("  ", "call hpf_check(hpf_array_allgather(" + n + "__h, c_loc(" + n + "__r)), 'line " +
+                            loc(l.line) + ": replicated copy of " + n + "')");
+    }
+    return s;
+  }
+
+  /// The labels a statement may branch to (GO TO, computed GO TO, arithmetic IF).
+  std::vector<std::string> branch_targets(const std::string& text, int line) const {
+    std::string t = lower_case(without_construct_name(trim(text)));
+    if (const auto g = after_group(t, "if", line); g && !g->first.empty() && g->first != "then") {
+      if (std::isdigit(static_cast<unsigned char>(g->first.front())) != 0) return split_top(g->first);
+      t = g->first;
+    }
+    Scanner sc(t);
+    if (!(sc.word("goto") || (sc.word("go") && (sc.skip_space(), sc.word("to"))))) return {};
+    sc.skip_space();
+    std::string rest(sc.rest());
+    if (!rest.empty() && rest.front() == '(') {
+      std::size_t end = 0;
+      return split_top(paren_group(rest, 0, end, where(line)));
+    }
+    return {trim(rest)};
+  }
+
+  /// Lines [n.begin, n.end] on every rank over replicated copies: gather what they read, run them,
+  /// write back what they assign. A branch out of them (GO TO a label outside, RETURN, or EXIT / CYCLE
+  /// out of a construct that is not a loop) would skip the write-back and is refused when they assign.
+  std::string emit_replicated(const Node& n, bool keep_label = true) {
+    std::vector<std::string> read;
+    std::set<std::string> written;
+    std::set<std::string> labels;
+    for (std::size_t i = n.begin; i <= n.end; ++i) {
+      const LogicalLine& l = m_lines[i];
+      if (is_directive(l) || trim(l.text).empty()) continue;
+      for (const auto& a : references(l.text))
+        if (std::find(read.begin(), read.end(), a) == read.end()) read.push_back(a);
+      for (const auto& a : written_by(l.text, l.line)) written.insert(a);
+      if (!l.label.empty()) labels.insert(l.label);
+    }
+    for (std::size_t i = n.begin; i <= n.end && !written.empty(); ++i) {
+      const LogicalLine& l = m_lines[i];
+      if (is_directive(l) || trim(l.text).empty()) continue;
+      const std::string lt = lower_case(trim(l.text));
+      auto leaves = [&](const std::string& how) {
+        fail_at(l.line, "'" + shown(trim(l.text)) + "' " + how +
+                            " the statements that run on replicated copies of distributed arrays (lines " +
+                            loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
+                            "), which would skip writing them back: not lowered");
+      };
+      for (const auto& target : branch_targets(l.text, l.line))
+        if (labels.count(target) == 0) leaves("branches to label " + target + " outside");
+      std::string action = lt;
+      if (const auto g = after_group(lt, "if", l.line); g && !g->first.empty()) action = g->first;
+      Scanner r(action);
+      if (r.word("return")) leaves("returns from");
+      if (!is_do(n.kind) && (Scanner(action).word("exit") || Scanner(action).word("cycle"))) leaves("leaves");
+    }
+    // A whole-array assignment `a = expr` that does not read `a` need not gather it.
+    std::set<std::string> fresh;
+    if (n.begin == n.end) {
+      const std::string t = trim(m_lines[n.begin].text);
+      Scanner sc(t);
+      const std::string name = lower_case(std::string(sc.name()));
+      sc.skip_space();
+      if (written.count(name) != 0 && sc.eat('=') && sc.peek() != '=' && find_word(t, name).size() == 1)
+        fresh.insert(name);
+    }
+    const LogicalLine& first = m_lines[n.begin];
+    std::string what;
+    for (const auto& a : read) what += std::string(what.empty() ? "" : ", ") + a;
+    std::string s = "  ! line" +
+                    (n.begin == n.end ? " " + loc(first.line)
+                                      : "s " + loc(first.line) + " to " + loc(m_lines[n.end].line)) +
+                    ": on every rank over replicated copies of " + what + "\n";
+    if (const auto why = m_not_owner_computed.find(first.line);
+        n.begin == n.end && why != m_not_owner_computed.end() && !is_output(trim(first.text)))
+      s += comment_lines("! (not owner-computed: " + why->second + ")");
+    s += gather_copies(first, read, fresh);
+    for (std::size_t i = n.begin; i <= n.end; ++i) s += replicated_line(m_lines[i], keep_label);
+    for (const auto& a : read)
+      if (written.count(a) != 0)
+        s += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a + "__r)), 'line " +
+                            loc(first.line) + ": " + a + "')");
+    return s;
+  }
+
+  /// `DO [label] [,] v = lo, hi [, 1]`: the variable and the bounds (nullopt for other DO statements).
+  struct DoHeader {
+    std::string var;
+    std::string lo;
+    std::string hi;
+  };
+  static std::optional<DoHeader> do_header(const LogicalLine& l) {
+    const std::string t = without_construct_name(trim(l.text));
+    Scanner sc(t);
+    if (!sc.word("do")) return std::nullopt;
+    sc.skip_space();
+    while (std::isdigit(static_cast<unsigned char>(sc.peek())) != 0) sc.eat(sc.peek());
+    sc.skip_space();
+    sc.eat(',');
+    sc.skip_space();
+    const std::string var = lower_case(std::string(sc.name()));
+    sc.skip_space();
+    if (var.empty() || var == "while" || !sc.eat('=')) return std::nullopt;
+    const auto parts = split_top(std::string(sc.rest()));
+    if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty()) return std::nullopt;
+    if (parts.size() == 3 && integer_literal(parts[2]) != 1) return std::nullopt;
+    return DoHeader{var, parts[0], parts[1]};
+  }
+
+  /// A DO nest (HPF 2.0 section 5.1 INDEPENDENT, or an ordinary one) whose body is one assignment
+  /// `a(v1, v2, ...) = expr` to a distributed array at the loop variables, with unit steps and bounds
+  /// that do not use the nest's variables, becomes the FORALL it is equivalent to and is owner-computed.
+  /// The nest is a FORALL only when no iteration reads what another writes: `expr` may read `a` only
+  /// at the element being assigned (other arrays are not written, so any offset is fine). After it,
+  /// the loop variables get the values the DO loops leave. nullopt when the nest is not of this form.
+  std::optional<std::string> owner_computed_nest(const Node& n) const {
+    std::vector<DoHeader> heads;
+    const Node* cur = &n;
+    const Node* body = nullptr;
+    while (body == nullptr) {
+      const auto h = do_header(m_lines[cur->begin]);
+      if (!h || !m_lines[cur->begin].label.empty()) return std::nullopt;
+      heads.push_back(*h);
+      const Node* inner = nullptr;
+      for (const Node& k : cur->kids) {
+        const LogicalLine& kl = m_lines[k.begin];
+        if (is_directive(kl)) {
+          if (directive_keyword(kl) != "independent") return std::nullopt;
+          continue;
+        }
+        const std::string kt = lower_case(trim(kl.text));
+        if (kt.empty() || kt.front() == '!') continue;
+        if (!kl.label.empty() && kl.label == cur->label && kt == "continue") continue;
+        if (!kl.label.empty() && kl.label == cur->label && k.kind == Kind::End) continue;
+        if (inner != nullptr) return std::nullopt;
+        inner = &k;
+      }
+      if (inner == nullptr) return std::nullopt;
+      if (inner->kind == Kind::Do) {
+        cur = inner;
+      } else if (inner->kind == Kind::Statement) {
+        body = inner;
+      } else {
+        return std::nullopt;
+      }
+    }
+    const LogicalLine& sl = m_lines[body->begin];
+    const std::string t = trim(sl.text);
+    const auto w = written_by(t, sl.line);
+    if (w.size() != 1 || lower_case(t).rfind(w[0], 0) != 0) return std::nullopt;
+    const std::string m = mask_strings(t);
+    std::size_t eq = std::string::npos;
+    for (std::size_t i = 0, depth = 0; i < m.size() && eq == std::string::npos; ++i) {
+      if (m[i] == '(') ++depth;
+      if (m[i] == ')') --depth;
+      if (m[i] == '=' && depth == 0) eq = i;
+    }
+    const std::string lhs = trim(t.substr(0, eq));
+    const std::string rhs = trim(t.substr(eq + 1));
+    const auto target = array_reference(sl, lhs);
+    if (!target || target->second.empty()) return std::nullopt;
+    auto spaceless = [](const std::string& e) {
+      std::string out;
+      for (const char c : lower_case(e))
+        if (!is_space(c)) out += c;
+      return out;
+    };
+    std::string subs;
+    for (const auto& x : target->second) subs += (subs.empty() ? "" : ",") + spaceless(x);
+    for (const std::size_t at : find_word(rhs, target->first->name)) {
+      Scanner sc(rhs, at + target->first->name.size());
+      sc.skip_space();
+      if (sc.peek() != '(') return std::nullopt;
+      std::size_t end = 0;
+      if (spaceless(paren_group(rhs, sc.pos(), end, where(sl.line))) != subs) return std::nullopt;
+    }
+    std::string header;
+    for (const auto& h : heads) {
+      for (const auto& o : heads)
+        if (!find_word(h.lo, o.var).empty() || !find_word(h.hi, o.var).empty()) return std::nullopt;
+      header += (header.empty() ? "" : ", ") + h.var + " = " + h.lo + ":" + h.hi;
+    }
+    std::string s;
+    try {
+      s = lower_forall(LogicalLine{"forall (" + header + ") " + lhs + " = " + rhs, sl.line, {}, ""}, "  ");
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    std::string out = "  ! DO nest, lines " + loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
+                      ": no iteration reads what another writes, so it is the FORALL below\n";
+    for (std::size_t i = n.begin; i <= n.end; ++i)
+      if (is_directive(m_lines[i]))
+        for (const auto& p : m_lines[i].physical) out += p + "\n";
+    out += s;
+    // The values the DO loops leave in their variables (F2018 11.1.7.4.1): lo + the trip count.
+    std::string outer;
+    for (const auto& h : heads) {
+      std::string set = h.var + " = " + h.lo + "\n";
+      set += wrap("  ", "if ((" + h.hi + ") >= (" + h.lo + ")) " + h.var + " = (" + h.hi + ") + 1", true);
+      out += outer.empty() ? "  " + set
+                           : wrap("  ", "if (" + outer + ") then", true) + "  " + set + "  end if\n";
+      outer += (outer.empty() ? "" : " .and. ") + std::string("(") + h.lo + ") <= (" + h.hi + ")";
+    }
+    return out;
   }
 
   std::string emit() {
@@ -2487,6 +3086,14 @@ private:
       if (in_spec) {
         in_spec = false;
         out += declarations(ind) + setup(ind);
+        // The execution part, construct by construct, up to CONTAINS or END.
+        const std::size_t stop = std::min(m_contains_line, m_end_line);
+        for (std::size_t j = i; j < stop; ++j)
+          if (const LineKind k = line_kind(m_lines[j]); is_do(k.kind) && !k.label.empty())
+            m_do_labels.insert(k.label);
+        for (const Node& n : parse_body(i, stop)) out += emit_node(n);
+        i = stop - 1;
+        continue;
       }
       if (is_directive(l)) {
         const std::string lb = lower_case(directive_body(l));
@@ -2623,6 +3230,9 @@ private:
   std::set<std::string> m_dynamic;
   std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
+  std::set<std::string> m_local_arrays;            // the main program's arrays that are not distributed
+  std::map<int, std::string> m_not_owner_computed; // per line: why it runs on replicated copies
+  std::set<std::string> m_do_labels;               // the labels that end DO loops of the main program
   std::map<std::string, Template> m_templates;
   std::vector<std::string> m_template_order;
   std::vector<std::pair<std::string, AlignSpec>> m_aligns;   // ALIGN directives, per array

@@ -41,6 +41,14 @@
 //   | a = expr                                         | hpf_array_fill                                   |
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
+//   | a DO nest (INDEPENDENT or not) whose body is one | the equivalent FORALL, owner-computed; the loop  |
+//   |   a(i, j) = expr at the loop variables, reading  | variables get the values the loops leave         |
+//   |   a only at a(i, j)                              |                                                  |
+//   | any other statement or construct that uses       | on every rank over replicated copies: gathered   |
+//   |   distributed arrays (element reads and writes,  | (hpf_array_allgather), run as written, written   |
+//   |   PRINT of sections, array expressions, WHERE,   | back (hpf_array_store_owned); the largest        |
+//   |   reductions of expressions, DO loops with       | construct without owner-computes statements runs |
+//   |   dependences, x(idx(i)), ...)                   | so as a whole                                    |
 //
 // A GEN_BLOCK or INDIRECT table in a DISTRIBUTE is read at the set-up, where the specification part
 // ends, so it must be a constant there (a PARAMETER array): HPF asks for a specification expression.
@@ -48,10 +56,11 @@
 // array, which reads it where the directive stands.
 //
 // Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
-// REAL, INTEGER(4) / INTEGER or INTEGER(8). In a FORALL, the subscripts of the assigned array are the
-// FORALL indices, and the right-hand side reads distributed arrays aligned with it only at constant
-// offsets of those indices, within their SHADOW widths (docs/lower.md). Any other use of a
-// distributed array is rejected with an hpf::Error naming the line, so a lowered program never
+// REAL, INTEGER(4) / INTEGER or INTEGER(8). An owner-computed FORALL assigns with its indices as the
+// subscripts and reads distributed arrays aligned with the assigned one only at constant offsets of
+// those indices, within their SHADOW widths (docs/lower.md); other FORALLs run on replicated copies.
+// What cannot be lowered either way (READ into a distributed array, a branch out of a replicated run
+// that assigns, ...) is rejected with an hpf::Error naming the line, so a lowered program never
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once
 

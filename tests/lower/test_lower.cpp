@@ -55,6 +55,33 @@ void expect_rejected(const std::string& src, std::initializer_list<std::string> 
   }
 }
 
+/// Expects the statement to be lowered to a run on replicated copies (it is correct, but no owner
+/// computes it), with the reason the owner-computes lowering declined (every needle) in a comment.
+void expect_replicated(const std::string& src, std::initializer_list<std::string> needles) {
+  std::string out;
+  try {
+    out = lower_hpf(src, "t.f90");
+  } catch (const hpf::Error& e) {
+    ADD_FAILURE() << "rejected: " << e.what() << "\n" << src;
+    return;
+  }
+  // The reason's comment, joined back into one line.
+  std::string joined;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out.compare(i, 6, "\n  !  ") == 0) {
+      joined += ' ';
+      i += 5;
+      continue;
+    }
+    joined += out[i];
+  }
+  EXPECT_TRUE(contains(joined, "on every rank over replicated copies")) << joined;
+  for (const auto& n : needles)
+    if (n.find("t.f90:") != 0) {
+      EXPECT_TRUE(contains(joined, n)) << "lacks '" << n << "':\n" << joined;
+    }
+}
+
 TEST(Lower, DirectivesBecomeRuntimeCalls) {
   const std::string out = lower_hpf(program(kSpec, "  a = 0.0d0\n  s = sum(a)\n  print *, s\n"), "t.f90");
   EXPECT_TRUE(contains(out, "use hpfrt"));
@@ -136,14 +163,14 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE a(BLOCK, BLOCK)\n"),
                   {"2 distributions for 1 dimension"});
   expect_rejected(program(kSpec, "!HPF$ REDISTRIBUTE a(BLOCK) ONTO q\n"), {"no PROCESSORS q"});
-  expect_rejected(program(kSpec, "  print *, a(1)\n"),
-                  {"t.f90:10:", "unsupported use of distributed array 'a'"});
-  expect_rejected(program(kSpec, "  s = sum(a) + 1\n"), {"t.f90:10:", "'a'"});
-  expect_rejected(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
-  expect_rejected(program(kSpec, "  forall (i = 1:99) a(i) = a(i + 1) + 1\n"),
-                  {"t.f90:10:", "'a(i + 1)' reads past the shadow of 'a': it needs !HPF$ SHADOW a(1)"});
-  expect_rejected(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
-  expect_rejected(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
+  // What the owner-computes lowerings decline runs on replicated copies, with their reason in a comment.
+  expect_replicated(program(kSpec, "  print *, a(1)\n"), {"if (hpf__rank == 0) print *, a__r(1)"});
+  expect_replicated(program(kSpec, "  s = sum(a) + 1\n"), {"'a'"});
+  expect_replicated(program(kSpec, "  forall (i = 1:100, a(i) > 0) a(i) = 1\n"), {"no mask"});
+  expect_replicated(program(kSpec, "  forall (i = 1:99) a(i) = a(i + 1) + 1\n"),
+                    {"'a(i + 1)' reads past the shadow of 'a': it needs !HPF$ SHADOW a(1)"});
+  expect_replicated(program(kSpec, "  forall (i = 1:10) b(i, 1) = 1\n"), {"not a distinct FORALL index"});
+  expect_replicated(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
   expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
                   {"without attributes"});
   expect_rejected(program("  complex :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
@@ -271,37 +298,36 @@ TEST(Lower, StencilAlongACollapsedDimensionNeedsNoShadow) {
 
 TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
   const std::string body = "  forall (i = 2:99) v(i) = ";
-  expect_rejected(program(kShadowSpec, body + "u(i - 2)\n"),
-                  {"t.f90:11:", "'u(i - 2)' reads past the shadow of 'u': it needs !HPF$ SHADOW u(2)",
-                   "(declared: SHADOW u(1) at line 9)"});
-  expect_rejected(program(kShadowSpec, body + "v(i - 1)\n"),
-                  {"t.f90:11:", "needs !HPF$ SHADOW v(1) (declared: no SHADOW)"});
-  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i + 2, j) + w(i+1, j-1)\n"),
-                  {"t.f90:11:", "'w(i + 2, j)'", "needs !HPF$ SHADOW w(2, 2)"});
-  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i, j + 3)\n"),
-                  {"needs !HPF$ SHADOW w(1, 3) (declared: SHADOW w(1, 2) at line 10)"});
-  expect_rejected(program(kShadowSpec, body + "u(2 * i)\n"),
-                  {"t.f90:11:", "subscript 1 of 'u(2 * i)' is not 'i'"});
-  expect_rejected(program(kShadowSpec, body + "u(i * 2)\n"), {"subscript 1 of 'u(i * 2)'"});
-  expect_rejected(program(kShadowSpec, body + "u(k + 1)\n"), {"subscript 1 of 'u(k + 1)'"});
-  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(j, i)\n"),
-                  {"subscript 1 of 'w(j, i)' is not 'i'"});
-  expect_rejected(program(kShadowSpec, body + "sum(u)\n"),
-                  {"t.f90:11:", "'u' on the right-hand side of a FORALL must be subscripted"});
-  expect_rejected(program(kShadowSpec, "  forall (i = 1:8, j = 1:5) x(i, j) = u(i)\n"),
-                  {"'u(i)' has 1 subscript(s); the assigned array has 2"});
-  expect_rejected(program(kShadowSpec, "  forall (i = 1:8) u(i) = w(i, 1)\n"),
-                  {"'w(i, 1)' has 2 subscript(s)"});
+  expect_replicated(program(kShadowSpec, body + "u(i - 2)\n"),
+                    {"'u(i - 2)' reads past the shadow of 'u': it needs !HPF$ SHADOW u(2)",
+                     "(declared: SHADOW u(1) at line 9)"});
+  expect_replicated(program(kShadowSpec, body + "v(i - 1)\n"),
+                    {"needs !HPF$ SHADOW v(1) (declared: no SHADOW)"});
+  expect_replicated(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i + 2, j) + w(i+1, j-1)\n"),
+                    {"'w(i + 2, j)'", "needs !HPF$ SHADOW w(2, 2)"});
+  expect_replicated(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(i, j + 3)\n"),
+                    {"needs !HPF$ SHADOW w(1, 3) (declared: SHADOW w(1, 2) at line 10)"});
+  expect_replicated(program(kShadowSpec, body + "u(2 * i)\n"), {"subscript 1 of 'u(2 * i)' is not 'i'"});
+  expect_replicated(program(kShadowSpec, body + "u(i * 2)\n"), {"subscript 1 of 'u(i * 2)'"});
+  expect_replicated(program(kShadowSpec, body + "u(k + 1)\n"), {"subscript 1 of 'u(k + 1)'"});
+  expect_replicated(program(kShadowSpec, "  forall (i = 1:8, j = 1:7) x(i, j) = w(j, i)\n"),
+                    {"subscript 1 of 'w(j, i)' is not 'i'"});
+  expect_replicated(program(kShadowSpec, body + "sum(u)\n"),
+                    {"'u' on the right-hand side of a FORALL must be subscripted"});
+  expect_replicated(program(kShadowSpec, "  forall (i = 1:8, j = 1:5) x(i, j) = u(i)\n"),
+                    {"'u(i)' has 1 subscript(s); the assigned array has 2"});
+  expect_replicated(program(kShadowSpec, "  forall (i = 1:8) u(i) = w(i, 1)\n"),
+                    {"'w(i, 1)' has 2 subscript(s)"});
   // Arrays the loop cannot read alongside the assigned one.
   const std::string mixed = "  integer :: i\n  real(8) :: p(10), q(10), r(0:9), s(10)\n"
                             "!HPF$ DISTRIBUTE (BLOCK) :: p, r\n!HPF$ DISTRIBUTE q(CYCLIC)\n"
                             "!HPF$ DISTRIBUTE s(BLOCK)\n!HPF$ DYNAMIC s\n";
-  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = q(i)\n"),
-                  {"t.f90:9:", "reads 'q(i)'", "not distributed like 'p'"});
-  expect_rejected(program(mixed, "  forall (i = 1:9) p(i) = r(i)\n"),
-                  {"bounds differ from those of 'p' in dimension 1"});
-  expect_rejected(program(mixed, "  forall (i = 1:10) p(i) = s(i)\n"), {"'s' is DYNAMIC"});
-  expect_rejected(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"it needs !HPF$ SHADOW q(1)"});
+  expect_replicated(program(mixed, "  forall (i = 1:10) p(i) = q(i)\n"),
+                    {"reads 'q(i)'", "not distributed like 'p'"});
+  expect_replicated(program(mixed, "  forall (i = 1:9) p(i) = r(i)\n"),
+                    {"bounds differ from those of 'p' in dimension 1"});
+  expect_replicated(program(mixed, "  forall (i = 1:10) p(i) = s(i)\n"), {"'s' is DYNAMIC"});
+  expect_replicated(program(mixed, "  forall (i = 2:10) q(i) = q(i - 1)\n"), {"it needs !HPF$ SHADOW q(1)"});
   // A DYNAMIC array may read itself (its layout is its own whatever REDISTRIBUTE did).
   EXPECT_NO_THROW((void)lower_hpf(program(mixed, "  forall (i = 1:10) s(i) = s(i) + 1\n"), "t.f90"));
 }
@@ -335,12 +361,13 @@ TEST(Lower, CshiftAndEoshiftBecomeRuntimeShifts) {
 }
 
 TEST(Lower, BadShiftsAreRejectedWithLineAndReason) {
-  expect_rejected(program(kShiftSpec, "  a = CSHIFT(a, 1)\n"), {"t.f90:11:", "into 'a' itself"});
+  // A wrong call is refused; a shift the runtime's shift does not take runs on replicated copies.
+  expect_replicated(program(kShiftSpec, "  a = CSHIFT(a, 1)\n"), {"into 'a' itself"});
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 2)\n"),
                   {"t.f90:11:", "DIM must be in [1, 1]", "got 2"});
   expect_rejected(program(kShiftSpec, "  d = CSHIFT(c, 1, 0)\n"), {"DIM must be in [1, 2]", "got 0"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1) + 1\n"),
-                  {"CSHIFT must be the whole right-hand side"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(a, 1) + 1\n"),
+                    {"CSHIFT must be the whole right-hand side"});
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(a)\n"), {"needs its ARRAY and SHIFT"});
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, 1, 1)\n"), {"CSHIFT takes at most 3 arguments"});
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, 1, boundary = 1)\n"),
@@ -348,19 +375,19 @@ TEST(Lower, BadShiftsAreRejectedWithLineAndReason) {
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(array = a, 1)\n"),
                   {"positional argument after a keyword"});
   expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, shift = 1, shift = 2)\n"), {"'shift' given twice"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(k, 1)\n"), {"ARRAY 'k' is not a distributed array"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(a, sum(b))\n"),
-                  {"shift argument references distributed array 'b'"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(e, 1)\n"), {"SHADOW widths differ"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(f, 1)\n"), {"bounds differ"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(g, 1)\n"), {"element type differs"});
-  expect_rejected(program(kShiftSpec, "  b = CSHIFT(h, 1)\n"), {"not distributed like 'b'"});
-  expect_rejected(program(kShiftSpec, "  b = EOSHIFT(a, 1, b)\n"),
-                  {"boundary argument references distributed array 'b'"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(k, 1)\n"), {"ARRAY 'k' is not a distributed array"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(a, sum(b))\n"),
+                    {"shift argument references distributed array 'b'"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(e, 1)\n"), {"SHADOW widths differ"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(f, 1)\n"), {"bounds differ"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(g, 1)\n"), {"element type differs"});
+  expect_replicated(program(kShiftSpec, "  b = CSHIFT(h, 1)\n"), {"not distributed like 'b'"});
+  expect_replicated(program(kShiftSpec, "  b = EOSHIFT(a, 1, b)\n"),
+                    {"boundary argument references distributed array 'b'"});
   // DYNAMIC arrays are shifted (the runtime checks their layouts), but not into another element type.
   const std::string dyn = kShiftSpec + "!HPF$ DYNAMIC a\n";
   EXPECT_NO_THROW((void)lower_hpf(program(dyn, "  b = CSHIFT(a, 1)\n"), "t.f90"));
-  expect_rejected(program(dyn, "  g = CSHIFT(a, 1)\n"), {"t.f90:12:", "element type differs"});
+  expect_replicated(program(dyn, "  g = CSHIFT(a, 1)\n"), {"element type differs"});
 }
 
 /// True when every byte of `s` is printable ASCII or a newline (nothing of the input echoed raw).
@@ -667,6 +694,73 @@ TEST(Lower, SetUpFollowsTheSpecificationPartAndReleasePrecedesContains) {
   expect_rejected(program("  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n", "") +
                       "subroutine s(x)\n  real(8) :: x(4)\n!HPF$ DISTRIBUTE x(BLOCK)\nend subroutine s\n",
                   {"t.f90:8:", "distributed data in SUBROUTINE s is not lowered yet"});
+}
+
+} // namespace
+
+namespace {
+
+std::string lowered(const std::string& body) { return lower_hpf(program(kSpec, body), "t.f90"); }
+
+// HPF 2.0 section 5.1: a DO nest whose iterations are independent is the FORALL over its ranges.
+// Its body assigns one distributed array at the loop variables and reads it only there, so it is
+// owner-computed; the loop variables end with the values the DO loops leave.
+TEST(Lower, DoNestsWithoutLoopCarriedDependencesAreOwnerComputed) {
+  const std::string out = lowered("!HPF$ INDEPENDENT, NEW(i)\n  do j = 1, 5\n    do i = 0, 9\n"
+                                  "      b(i, j) = b(i, j) + i + j\n    end do\n  end do\n");
+  EXPECT_TRUE(
+      contains(out, "! forall (j = 1:5, i = 0:9) b(i, j) = b(i, j) + i + j   (line 13, owner computes)"))
+      << out;
+  EXPECT_TRUE(contains(out, "if ((5) >= (1)) j = (5) + 1")) << out;
+  EXPECT_TRUE(contains(out, "if ((1) <= (5)) then")) << out;
+  EXPECT_FALSE(contains(out, "replicated copies")) << out;
+  // Labelled loops sharing their terminal statement, as F77 writes them.
+  const std::string f77 = lowered("  do 10 j = 1, 5\n  do 10 i = 0, 9\n10 b(i, j) = 2 * j\n");
+  EXPECT_TRUE(contains(f77, "! forall (j = 1:5, i = 0:9) b(i, j) = 2 * j")) << f77;
+}
+
+// Loops and statements no owner-computes lowering takes run on every rank over replicated copies:
+// the arrays they reference are gathered before, the ones they assign written back after.
+TEST(Lower, OtherStatementsRunOnReplicatedCopies) {
+  const std::string carried = lowered("  do i = 2, 100\n    a(i) = a(i - 1) + 1\n  end do\n");
+  EXPECT_TRUE(contains(carried, "! lines 10 to 12: on every rank over replicated copies of a")) << carried;
+  EXPECT_TRUE(contains(carried, "call hpf_check(hpf_array_allgather(a__h, c_loc(a__r))")) << carried;
+  EXPECT_TRUE(contains(carried, "a__r(i) = a__r(i - 1) + 1")) << carried;
+  EXPECT_TRUE(contains(carried, "call hpf_check(hpf_array_store_owned(a__h, c_loc(a__r))")) << carried;
+  // An element read in an IF condition, a PRINT of a section: the condition over the copy, the
+  // PRINT on rank 0.
+  const std::string io = lowered("  if (a(3) > 0) print '(5f6.1)', b(2, 1:5)\n");
+  EXPECT_TRUE(contains(io, "if (hpf__rank == 0 .and. (a__r(3) > 0)) print '(5f6.1)', b__r(2, 1:5)")) << io;
+  EXPECT_FALSE(contains(io, "store_owned")) << io;
+  // A whole-array assignment that does not read its target does not gather it.
+  const std::string fresh = lowered("  b = reshape([(dble(i), i = 1, 50)], [10, 5])\n");
+  EXPECT_TRUE(contains(fresh, "allocate (b__r(0:9, 1:5))")) << fresh;
+  EXPECT_FALSE(contains(fresh, "hpf_array_allgather(b__h")) << fresh;
+  EXPECT_TRUE(contains(fresh, "hpf_array_store_owned(b__h")) << fresh;
+  // A WHERE construct runs as a whole, its masked assignments never alone.
+  const std::string masked = lowered("  where (a > 1)\n    a = 0\n  elsewhere\n    a = 1\n  end where\n");
+  EXPECT_TRUE(contains(masked, "! lines 10 to 14: on every rank over replicated copies of a")) << masked;
+  // A label moves to a CONTINUE in front, so that a branch to it gathers too.
+  const std::string target = lowered("  go to 10\n10 a(1) = 2\n");
+  EXPECT_TRUE(contains(target, "10 continue\n  ! line 11: on every rank")) << target;
+}
+
+TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
+  expect_rejected(program(kSpec, "  read *, a\n"), {"t.f90:10:", "READ into a distributed array"});
+  expect_rejected(program(kSpec,
+                          "  if (s > 0) then\n    forall (i = 1:100) a(i) = 1\n  else if (a(1) > 0) then\n"
+                          "    s = 1\n  end if\n"),
+                  {"t.f90:12:", "in an ELSE IF, CASE or ELSEWHERE"});
+  expect_rejected(program(kSpec, "  do while (a(1) < 5)\n    forall (i = 1:100) a(i) = a(i) + 1\n  end do\n"),
+                  {"t.f90:10:", "in the header of a construct"});
+  expect_rejected(program(kSpec, "  do j = 1, 3\n    forall (i = 1:100) a(i) = j\n    if (s > 0) then\n"
+                                 "      a(1) = 2\n      exit\n    end if\n  end do\n"),
+                  {"t.f90:14:", "'exit' leaves the statements that run on replicated copies"});
+  expect_rejected(
+      program(kSpec, "  do j = 1, 3\n    a(j) = 1\n    if (a(j) > 0) go to 20\n  end do\n20 continue\n"),
+      {"t.f90:12:", "branches to label 20 outside"});
+  expect_rejected(program(kSpec, "  do 10 j = 1, 3\n    forall (i = 1:100) a(i) = j\n10 a(j) = 1\n"),
+                  {"t.f90:12:", "the statement that ends a DO loop uses distributed arrays"});
 }
 
 } // namespace
