@@ -441,6 +441,24 @@ hpf_status hpf_world(int* rank, int* size) {
   });
 }
 
+hpf_status hpf_broadcast(void* data, int64_t bytes, int root) {
+  return guarded([&] {
+    agreed(MPI_COMM_WORLD, [&] {
+      const int size = hpf::comm_size(MPI_COMM_WORLD);
+      hpf::detail::require(root >= 0 && root < size, "hpf_broadcast: root must be in [0, ", size, "), got ",
+                           root);
+      hpf::detail::require(bytes >= 0, "hpf_broadcast: bytes must be >= 0, got ", bytes);
+      if (bytes > 0) require_handle(data, "hpf_broadcast: data");
+    });
+    // In pieces whose counts fit an int.
+    auto* at = static_cast<char*>(data);
+    constexpr int64_t piece = int64_t{1} << 30;
+    for (int64_t done = 0; done < bytes; done += piece)
+      HPF_MPI_CHECK(MPI_Bcast(at + done, static_cast<int>(std::min(piece, bytes - done)), MPI_BYTE, root,
+                              MPI_COMM_WORLD));
+  });
+}
+
 hpf_status hpf_grid_create(MPI_Comm comm, int nranks, const int* ranks, int ndims, const int* shape,
                            hpf_grid* grid) {
   return guarded([&] {

@@ -39,7 +39,7 @@ module hpfrt
             hpf_array_global_index, hpf_array_slot, hpf_array_redistribute, &
             hpf_array_redistribute_ceiling
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
-  public :: hpf_array_allgather, hpf_array_store_owned
+  public :: hpf_array_allgather, hpf_array_store_owned, hpf_broadcast, hpf_broadcast_bytes
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
   public :: hpf_grid_create_fitted, hpf_io_root
 
@@ -187,6 +187,14 @@ module hpfrt
       integer(c_int64_t), value :: count
       integer(c_int) :: status
     end function hpf_array_scatter
+
+    function hpf_broadcast(data, bytes, root) bind(c, name="hpf_broadcast") result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: data
+      integer(c_int64_t), value :: bytes
+      integer(c_int), value :: root
+      integer(c_int) :: status
+    end function hpf_broadcast
 
     function hpf_array_allgather(array, out) bind(c, name="hpf_array_allgather") result(status)
       import :: c_int, c_ptr
@@ -523,6 +531,13 @@ contains
     end do
     status = hpf_grid_create_world(ndims, fitted, grid)
   end function hpf_grid_create_fitted
+
+  !> Rank 0's `bytes` on every rank (collective over MPI_COMM_WORLD). A lowered READ runs on rank 0
+  !> and sends each variable it read as the bytes TRANSFER gives, of any type and shape.
+  subroutine hpf_broadcast_bytes(bytes)
+    integer(c_int8_t), intent(inout), target, contiguous :: bytes(:)
+    call hpf_check(hpf_broadcast(c_loc(bytes), size(bytes, kind=c_int64_t), 0_c_int), 'READ: broadcast')
+  end subroutine hpf_broadcast_bytes
 
   !> .true. on rank 0 (and when the runtime is not running): the rank that runs the PRINT and WRITE
   !> statements of the procedures a lowered program calls, so that they print once, as serially.

@@ -82,6 +82,9 @@ hpf_status hpf_finalize(void);
 
 /** This process's rank in MPI_COMM_WORLD and its size (for programs that use no MPI themselves). */
 hpf_status hpf_world(int* rank, int* size);
+/** Collective over MPI_COMM_WORLD: `bytes` bytes at `data` on rank `root` are copied to `data` on
+ * every rank (what a program's READ gives on one rank, made the same everywhere). */
+hpf_status hpf_broadcast(void* data, int64_t bytes, int root);
 
 /** Collective over `comm`: a grid of ndims (1..4) dimensions with `shape` over `nranks` ranks of
  * `comm` given in grid-position order (Fortran order of coordinates). ranks == NULL: every rank of

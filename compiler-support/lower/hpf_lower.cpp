@@ -1630,6 +1630,7 @@ private:
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
     s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
+    s += ind + "integer(c_int8_t), allocatable :: hpf__b(:)\n";
     for (const auto& t : m_tables)
       s += ind + (t.indirect ? "integer(c_int32_t)" : "integer(c_int64_t)") +
            ", allocatable, target :: " + t.name + "(:)\n";
@@ -2413,6 +2414,9 @@ private:
       const bool print = io.word("print");
       Scanner wr(t);
       const bool write = wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
+      if (is_input(t)) return lower_read(l, replace_number_of_processors(t), l.label);
+      if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
+        return lower_read_if(l, replace_number_of_processors(g->second), g->first, l.label);
       if ((print || write) && !l.label.empty()) return print_on_root(l, "hpf__rank == 0");
       if (print || write) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
       return out;
@@ -2713,7 +2717,7 @@ private:
         if (std::isdigit(static_cast<unsigned char>(g->first.front())) != 0) return {}; // arithmetic IF
         return written_by(g->first, line);
       }
-    if (Scanner c(t); c.word("call")) return references(t);
+    if (Scanner c(t); c.word("call") || is_input(t)) return references(t);
     const std::string m = mask_strings(t);
     int depth = 0;
     for (std::size_t i = 0; i < m.size(); ++i) {
@@ -2746,7 +2750,94 @@ private:
     return out + cur + "\n";
   }
 
-  /// READ (any form): the input of a distributed array is not lowered yet.
+  /// The variables an input list (or its implied-DO lists) names: the leading name of each item, and
+  /// each implied-DO variable.
+  static void input_variables(const std::string& list, std::vector<std::string>& out) {
+    auto add = [&](const std::string& n) {
+      if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    };
+    for (const auto& item : split_top(list)) {
+      if (item.empty()) continue;
+      if (item.front() == '(' && item.back() == ')') {
+        // (items, v = e1, e2 [, e3]): the items are those before the element holding '='.
+        const auto parts = split_top(item.substr(1, item.size() - 2));
+        std::string items;
+        for (const auto& p : parts) {
+          const std::string m = mask_strings(p);
+          if (m.find('=') != std::string::npos && m.find("==") == std::string::npos) {
+            Scanner v(p);
+            v.skip_space();
+            add(lower_case(std::string(v.name())));
+            break;
+          }
+          items += (items.empty() ? "" : ", ") + p;
+        }
+        input_variables(items, out);
+        continue;
+      }
+      Scanner sc(item);
+      sc.skip_space();
+      add(lower_case(std::string(sc.name())));
+    }
+  }
+
+  /// A READ statement `t` (its distributed arrays already replaced by their copies): rank 0 reads, then
+  /// every variable it read (and an IOSTAT=, IOMSG= or SIZE= variable) goes to the other ranks as the
+  /// bytes TRANSFER gives, so that every rank goes on with what the serial program read. `label`: the
+  /// statement's label ("" when none).
+  std::string lower_read(const LogicalLine& l, const std::string& t, const std::string& label) const {
+    Scanner sc(t);
+    sc.skip_space();
+    sc.keyword("read");
+    sc.skip_space();
+    std::string list;
+    std::vector<std::string> vars;
+    if (sc.peek() == '(') {
+      std::size_t end = 0;
+      const std::string control = paren_group(t, sc.pos(), end, where(l.line));
+      list = t.substr(end);
+      for (const auto& c : split_top(control)) {
+        Scanner k(lower_case(c));
+        k.skip_space();
+        const std::string key(k.name());
+        k.skip_space();
+        if (!k.eat('=')) continue;
+        k.skip_space();
+        if (key == "end" || key == "err" || key == "eor")
+          fail_at(l.line,
+                  "'" + shown(trim(l.text)) + "': " + key +
+                      "= would branch on rank 0 only, which reads for every rank; use IOSTAT= instead");
+        if (key == "iostat" || key == "iomsg" || key == "size") vars.emplace_back(k.name());
+      }
+    } else {
+      const auto parts = split_top(std::string(sc.rest()));
+      for (std::size_t k = 1; k < parts.size(); ++k) list += (list.empty() ? "" : ", ") + parts[k];
+    }
+    input_variables(list, vars);
+    const bool terminal = !label.empty() && m_do_labels.count(label) != 0;
+    std::string s = label.empty() || terminal ? "" : label + " continue\n";
+    s += wrap("  ", "if (hpf__rank == 0) " + t, true);
+    for (const auto& v : vars) {
+      if (v.empty()) continue;
+      const bool array =
+          m_local_arrays.count(v) != 0 || (v.size() > 3 && v.compare(v.size() - 3, 3, "__r") == 0);
+      s += "  hpf__b = transfer(" + v + ", [0_c_int8_t])\n  call hpf_broadcast_bytes(hpf__b)\n";
+      s += array ? "  " + v + " = reshape(transfer(hpf__b, " + v + "), shape(" + v + "))\n"
+                 : "  " + v + " = transfer(hpf__b, " + v + ")\n";
+    }
+    return s + (terminal ? label + " continue\n" : "");
+  }
+
+  /// `IF (cond) READ ...`: the READ and its broadcasts in an IF block.
+  std::string lower_read_if(const LogicalLine& l, const std::string& cond, const std::string& read,
+                            const std::string& label) const {
+    const bool terminal = !label.empty() && m_do_labels.count(label) != 0;
+    std::string s = label.empty() || terminal ? "" : label + " continue\n";
+    s += wrap("  ", "if (" + cond + ") then", true) + lower_read(l, read, "") + "  end if\n";
+    return s + (terminal ? label + " continue\n" : "");
+  }
+
+  /// READ (any form).
   static bool is_input(const std::string& t) {
     Scanner rd(t);
     if (!rd.keyword("read")) return false;
@@ -2798,9 +2889,10 @@ private:
       return out;
     }
     const std::string t = replicated_text(trim(l.text));
-    if (is_input(t) && !references(l.text).empty())
-      fail_at(l.line, "READ into a distributed array ('" + shown(trim(l.text)) + "') is not lowered yet");
     const std::string label = l.label.empty() || !keep_label ? "" : l.label + " ";
+    if (is_input(t)) return lower_read(l, t, trim(label));
+    if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
+      return lower_read_if(l, g->second, g->first, trim(label));
     if (is_output(t)) return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
     if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
       return wrap("  ", label + "if (hpf__rank == 0 .and. (" + g->second + ")) " + g->first, true);

@@ -41,6 +41,7 @@
 //   | a = expr                                         | hpf_array_fill                                   |
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
+//   | READ                                             | on rank 0, then what it read broadcast as bytes  |
 //   | a DO nest (INDEPENDENT or not) whose body is one | the equivalent FORALL, owner-computed; the loop  |
 //   |   a(i, j) = expr at the loop variables, reading  | variables get the values the loops leave         |
 //   |   a only at a(i, j)                              |                                                  |
@@ -59,8 +60,8 @@
 // REAL, INTEGER(4) / INTEGER or INTEGER(8). An owner-computed FORALL assigns with its indices as the
 // subscripts and reads distributed arrays aligned with the assigned one only at constant offsets of
 // those indices, within their SHADOW widths (docs/lower.md); other FORALLs run on replicated copies.
-// What cannot be lowered either way (READ into a distributed array, a branch out of a replicated run
-// that assigns, ...) is rejected with an hpf::Error naming the line, so a lowered program never
+// What cannot be lowered either way (a READ with END=, a branch out of a replicated run that
+// assigns, ...) is rejected with an hpf::Error naming the line, so a lowered program never
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once
 

@@ -290,6 +290,19 @@ TEST(CApi, AllgatherAndStoreOwnedRoundTrip) {
   HPF_C_OK(hpf_array_update_shadow(B.a, HPF_BOUNDARY_PLAIN));
 }
 
+// hpf_broadcast copies the root's bytes to every rank (a lowered READ sends what rank 0 read), and
+// refuses a root outside MPI_COMM_WORLD on every rank.
+TEST(CApi, BroadcastCopiesTheRootsBytes) {
+  const int n = world_size();
+  std::vector<double> v(5, -1.0);
+  if (world_rank() == n - 1) std::iota(v.begin(), v.end(), 0.5);
+  HPF_C_OK(hpf_broadcast(v.data(), static_cast<int64_t>(v.size() * sizeof(double)), n - 1));
+  EXPECT_EQ(v, (std::vector<double>{0.5, 1.5, 2.5, 3.5, 4.5})) << "rank " << world_rank();
+  HPF_C_OK(hpf_broadcast(nullptr, 0, 0));
+  HPF_C_FAILS(hpf_broadcast(v.data(), 8, n), HPF_ERR_ARG, "root must be in [0, ");
+  HPF_C_FAILS(hpf_broadcast(v.data(), -1, 0), HPF_ERR_ARG, "bytes must be >= 0");
+}
+
 TEST(CApi, ErrorsAreStatusesWithMessages) {
   const int n = world_size();
   const int shape[1] = {n};

@@ -745,8 +745,25 @@ TEST(Lower, OtherStatementsRunOnReplicatedCopies) {
   EXPECT_TRUE(contains(target, "10 continue\n  ! line 11: on every rank")) << target;
 }
 
+// READ runs on rank 0; every variable it reads (a replicated copy for a distributed array) is then
+// broadcast as its bytes, and the copy is written back.
+TEST(Lower, ReadRunsOnRankZeroAndBroadcastsWhatItRead) {
+  const std::string out = lowered("  read (*, *, iostat = i) j, (a(k), k = 1, j)\n");
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0) read (*, *, iostat = i) j, (a__r(k), k = 1, j)")) << out;
+  for (const char* v : {"i", "j", "k"}) {
+    EXPECT_TRUE(contains(out, std::string("hpf__b = transfer(") + v + ", [0_c_int8_t])")) << v << out;
+    EXPECT_TRUE(contains(out, std::string(v) + " = transfer(hpf__b, " + v + ")")) << v << out;
+  }
+  EXPECT_TRUE(contains(out, "a__r = reshape(transfer(hpf__b, a__r), shape(a__r))")) << out;
+  EXPECT_TRUE(contains(out, "hpf_array_store_owned(a__h, c_loc(a__r))")) << out;
+  // Without distributed arrays, and as a logical IF's action, with a label kept for branches.
+  const std::string plain = lowered("10 if (j > 0) read *, s\n");
+  EXPECT_TRUE(contains(plain, "10 continue\n  if (j > 0) then\n  if (hpf__rank == 0) read *, s\n")) << plain;
+}
+
 TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
-  expect_rejected(program(kSpec, "  read *, a\n"), {"t.f90:10:", "READ into a distributed array"});
+  expect_rejected(program(kSpec, "  read (*, *, err = 20) a\n20 continue\n"),
+                  {"t.f90:10:", "err= would branch on rank 0 only"});
   expect_rejected(program(kSpec,
                           "  if (s > 0) then\n    forall (i = 1:100) a(i) = 1\n  else if (a(1) > 0) then\n"
                           "    s = 1\n  end if\n"),
