@@ -164,8 +164,14 @@ std::optional<Declaration> scan_declaration(const std::string& t) {
   Scanner sep = sc;
   sep.skip_space();
   const std::size_t attrs_begin = sep.pos();
-  if (sep.peek() == ',')
-    while (!sep.done() && sep.peek() != ':') sep.eat(sep.peek());
+  // The attributes end at "::" outside parentheses (DIMENSION(0:n, 0:n) holds single colons).
+  if (sep.peek() == ',') {
+    int depth = 0;
+    while (!sep.done() && (depth > 0 || sep.rest().substr(0, 2) != "::")) {
+      depth += sep.peek() == '(' ? 1 : sep.peek() == ')' ? -1 : 0;
+      sep.eat(sep.peek());
+    }
+  }
   const std::size_t attrs_end = sep.pos();
   if (sep.keyword("::")) {
     d.attrs = t.substr(attrs_begin, attrs_end - attrs_begin);
@@ -923,7 +929,8 @@ private:
       const LogicalLine& l = m_lines[i];
       const std::string t = trim(l.text);
       const bool statement = !t.empty() && t.front() != '!';
-      if (statement && !stack.empty() && stack[0] != "main" && is_output(t)) m_io_units.insert(top_header);
+      if (statement && !stack.empty() && stack[0] != "main" && (is_output(t) || is_output_if(t, l.line)))
+        m_io_units.insert(top_header);
       if (!statement) {
         // Comments and directives belong to the scope they stand in (before any unit: the next one).
         m_scope[i] = stack.empty() ? "" : (stack.size() == 1 && stack[0] == "main" ? "" : stack.back());
@@ -1981,6 +1988,36 @@ private:
     return reads;
   }
 
+  /// Whether `x` lies element for element where `y` does (their bounds agree, misaligned checks): `x` is
+  /// `y` itself, or aligned with `y` (or with `y`'s base, as `y` is) by the identity, `x(i, j) WITH
+  /// base(i, j)`, and neither is REALIGNed (HPF 2.0 section 3.4).
+  static bool identity(const AlignSpec& s) {
+    if (s.dummies.size() != s.subscripts.size()) return false;
+    for (std::size_t k = 0; k < s.dummies.size(); ++k)
+      if (s.dummies[k] == "*" || lower_case(trim(s.subscripts[k])) != s.dummies[k]) return false;
+    return true;
+  }
+
+  /// The distribution of dimension d of `b` (through identity alignments), "" when not known here.
+  [[nodiscard]] std::string dist_of(const DistArray& b, std::size_t d) const {
+    if (!b.aligned()) return d < b.dists.size() ? b.dists[d] : "";
+    if (!identity(b.align) || b.realigned) return "";
+    if (const auto a = m_arrays.find(b.align.base); a != m_arrays.end())
+      return a->second.dynamic ? "" : dist_of(a->second, d);
+    if (const auto t = m_templates.find(b.align.base); t != m_templates.end() && !t->second.dynamic)
+      return d < t->second.dists.size() ? t->second.dists[d] : "";
+    return "";
+  }
+
+  [[nodiscard]] bool same_place(const DistArray& x, const DistArray& y) const {
+    if (x.realigned || y.realigned) return false;
+    if (x.name == y.name) return true;
+    if (!x.aligned()) return y.aligned() && identity(y.align) && y.align.base == x.name;
+    if (!identity(x.align)) return false;
+    if (x.align.base == y.name) return !y.aligned() || same_place(y, y);
+    return y.aligned() && identity(y.align) && y.align.base == x.align.base;
+  }
+
   /// Why `b` cannot be read element by element alongside `a` in an owner-computes loop over `a`
   /// ("" when it can: the same bounds, distributions and processors, and no REDISTRIBUTE).
   std::string misaligned(const DistArray& a, const DistArray& b) const {
@@ -1996,7 +2033,7 @@ private:
           spaceless(a.bounds[d].second) != spaceless(b.bounds[d].second))
         return "its bounds differ from those of '" + a.name + "' in dimension " + std::to_string(d + 1);
     if (a.aligned() || b.aligned()) {
-      if (a.align.line != b.align.line)
+      if (a.align.line != b.align.line && !(same_place(a, b) && same_place(b, a)))
         return "it is not aligned like '" + a.name + "' (one ALIGN directive for both makes them aligned)";
     } else if (a.dists != b.dists || a.onto != b.onto)
       return "it is not distributed like '" + a.name + "' (DISTRIBUTE lines " + loc(a.dist_line) + " and " +
@@ -2030,10 +2067,14 @@ private:
       for (std::size_t d = 0; d < rank; ++d) {
         if (r.offset[d] == 0) continue;
         copy = copy || b.name == a.name;
-        if (b.dists[d] == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
+        const std::string dist = dist_of(b, d);
+        if (dist.empty())
+          unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
+                             " of an array whose distribution there comes from an ALIGN");
+        if (dist == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
         // Along CYCLIC(r) every local block has its own shadow, so a neighbour sits at the reading
         // slot plus the offset only when both arrays pad their blocks alike.
-        if (b.dists[d] != "hpf_block()" && b.width(d) != a.width(d))
+        if (dist != "hpf_block()" && b.width(d) != a.width(d))
           unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
                              ", which is CYCLIC, of an array whose SHADOW width there (" +
                              std::to_string(b.width(d)) + ") differs from that of '" + a.name + "' (" +
@@ -2417,6 +2458,13 @@ private:
       if (is_input(t)) return lower_read(l, replace_number_of_processors(t), l.label);
       if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
         return lower_read_if(l, replace_number_of_processors(g->second), g->first, l.label);
+      // A logical IF whose action prints: on rank 0 too.
+      if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
+        return wrap("  ",
+                    (l.label.empty() ? "" : l.label + " ") + "if (hpf__rank == 0 .and. (" +
+                        replace_number_of_processors(g->second) + ")) " +
+                        replace_number_of_processors(g->first),
+                    true);
       if ((print || write) && !l.label.empty()) return print_on_root(l, "hpf__rank == 0");
       if (print || write) return ind + "if (hpf__rank == 0) then\n" + out + ind + "end if\n";
       return out;
@@ -2949,23 +2997,29 @@ private:
       for (const auto& a : written_by(l.text, l.line)) written.insert(a);
       if (!l.label.empty()) labels.insert(l.label);
     }
+    // The lines that may branch out (GO TO a label outside, RETURN, or EXIT / CYCLE out of a
+    // construct that is not a loop): the copies are written back before them (writing back twice is
+    // harmless), so the statements the branch goes to see what was assigned.
+    std::set<std::size_t> exits;
     for (std::size_t i = n.begin; i <= n.end && !written.empty(); ++i) {
       const LogicalLine& l = m_lines[i];
-      if (is_directive(l) || trim(l.text).empty()) continue;
+      if (is_directive(l) || trim(l.text).empty() || trim(l.text).front() == '!') continue;
       const std::string lt = lower_case(trim(l.text));
-      auto leaves = [&](const std::string& how) {
-        fail_at(l.line, "'" + shown(trim(l.text)) + "' " + how +
-                            " the statements that run on replicated copies of distributed arrays (lines " +
-                            loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
-                            "), which would skip writing them back: not lowered");
-      };
-      for (const auto& target : branch_targets(l.text, l.line))
-        if (labels.count(target) == 0) leaves("branches to label " + target + " outside");
+      bool out = false;
+      for (const auto& target : branch_targets(l.text, l.line)) out = out || labels.count(target) == 0;
       std::string action = lt;
       if (const auto g = after_group(lt, "if", l.line); g && !g->first.empty()) action = g->first;
-      Scanner r(action);
-      if (r.word("return")) leaves("returns from");
-      if (!is_do(n.kind) && (Scanner(action).word("exit") || Scanner(action).word("cycle"))) leaves("leaves");
+      out = out || Scanner(action).word("return") ||
+            (!is_do(n.kind) && (Scanner(action).word("exit") || Scanner(action).word("cycle")));
+      if (!out) continue;
+      // A labelled one (a branch target, or the end of a DO loop) cannot have the write-back in front.
+      if (!l.label.empty())
+        fail_at(l.line, "'" + shown(trim(l.text)) + "' (label " + l.label +
+                            ") may branch out of the statements that run on replicated copies of distributed "
+                            "arrays (lines " +
+                            loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
+                            "), and a labelled statement cannot have their write-back in front: not lowered");
+      exits.insert(i);
     }
     // A whole-array assignment `a = expr` that does not read `a` need not gather it.
     std::set<std::string> fresh;
@@ -2988,12 +3042,14 @@ private:
         n.begin == n.end && why != m_not_owner_computed.end() && !is_output(trim(first.text)))
       s += comment_lines("! (not owner-computed: " + why->second + ")");
     s += gather_copies(first, read, fresh);
-    for (std::size_t i = n.begin; i <= n.end; ++i) s += replicated_line(m_lines[i], keep_label);
+    std::string stores;
     for (const auto& a : read)
       if (written.count(a) != 0)
-        s += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a + "__r)), 'line " +
-                            loc(first.line) + ": " + a + "')");
-    return s;
+        stores += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a +
+                                 "__r)), 'line " + loc(first.line) + ": " + a + "')");
+    for (std::size_t i = n.begin; i <= n.end; ++i)
+      s += (exits.count(i) != 0 ? stores : "") + replicated_line(m_lines[i], keep_label);
+    return s + stores;
   }
 
   /// `DO [label] [,] v = lo, hi [, 1]`: the variable and the bounds (nullopt for other DO statements).
@@ -3226,8 +3282,20 @@ private:
       fail_at(l.line, "distributed array '" + references(t)[0] + "' in " + m_scope[i] +
                           " is not lowered yet (distributed data in procedures: a later version)");
     if (m_io_units.count(i) != 0) out += "  use hpfrt, only: hpf_io_root\n";
+    const std::string root = internal ? "hpf__rank == 0" : "hpf_io_root()";
+    if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
+      return wrap("  ",
+                  (l.label.empty() ? "" : l.label + " ") + "if (" + root + " .and. (" + g->second + ")) " +
+                      g->first,
+                  true);
     if (!is_output(t)) return out;
-    return print_on_root(l, internal ? "hpf__rank == 0" : "hpf_io_root()");
+    return print_on_root(l, root);
+  }
+
+  /// A logical IF whose action is PRINT or WRITE.
+  bool is_output_if(const std::string& t, int line) const {
+    const auto g = after_group(t, "if", line);
+    return g && is_output(g->first);
   }
 
   /// PRINT, or WRITE with a control list.

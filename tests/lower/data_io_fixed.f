@@ -36,4 +36,10 @@ C     A loop-carried dependence: runs on replicated copies.
       END IF
       PRINT 200, IX
   200 FORMAT (12I4)
+C     A branch out of a loop that runs on replicated copies.
+      DO 50 I = 1, N
+         B(I) = B(I) + 1.0D0
+         IF (B(I) .GT. 20.0D0) GOTO 60
+   50 CONTINUE
+   60 PRINT *, 'STOPPED AT', I, B(I), SUM(B)
       END

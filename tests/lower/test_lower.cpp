@@ -761,6 +761,31 @@ TEST(Lower, ReadRunsOnRankZeroAndBroadcastsWhatItRead) {
   EXPECT_TRUE(contains(plain, "10 continue\n  if (j > 0) then\n  if (hpf__rank == 0) read *, s\n")) << plain;
 }
 
+// A logical IF whose action prints prints once, in the main program and in the other units.
+TEST(Lower, LogicalIfsThatPrintPrintOnOneRank) {
+  const std::string out = lower_hpf(program(kSpec, "  if (s > 1) write (*, '(f5.1)') s\n  call show(3)\n") +
+                                        "subroutine show(k)\n  integer :: k\n  if (k > 2) print *, k\n"
+                                        "end subroutine show\n",
+                                    "t.f90");
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0 .and. (s > 1)) write (*, '(f5.1)') s")) << out;
+  EXPECT_TRUE(contains(out, "subroutine show(k)\n  use hpfrt, only: hpf_io_root\n")) << out;
+  EXPECT_TRUE(contains(out, "if (hpf_io_root() .and. (k > 2)) print *, k")) << out;
+}
+
+// A branch out of statements that run on replicated copies writes them back first.
+TEST(Lower, BranchesOutOfReplicatedRunsWriteTheCopiesBack) {
+  const std::string store = "call hpf_check(hpf_array_store_owned(a__h, c_loc(a__r)), 'line 10: a')\n";
+  const std::string go =
+      lowered("  do j = 1, 3\n    a(j) = 1\n    if (a(j) > 0) go to 20\n  end do\n20 continue\n");
+  EXPECT_TRUE(contains(go, store + "  if (a__r(j) > 0) go to 20\n")) << go;
+  const std::string exit = lowered("  do j = 1, 3\n    forall (i = 1:100) a(i) = j\n    if (s > 0) then\n"
+                                   "      a(1) = 2\n      exit\n    end if\n  end do\n");
+  EXPECT_TRUE(
+      contains(exit, "a__r(1) = 2\n  call hpf_check(hpf_array_store_owned(a__h, c_loc(a__r)), 'line 12: a')\n"
+                     "  exit\n"))
+      << exit;
+}
+
 TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
   expect_rejected(program(kSpec, "  read (*, *, err = 20) a\n20 continue\n"),
                   {"t.f90:10:", "err= would branch on rank 0 only"});
@@ -770,12 +795,9 @@ TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
                   {"t.f90:12:", "in an ELSE IF, CASE or ELSEWHERE"});
   expect_rejected(program(kSpec, "  do while (a(1) < 5)\n    forall (i = 1:100) a(i) = a(i) + 1\n  end do\n"),
                   {"t.f90:10:", "in the header of a construct"});
-  expect_rejected(program(kSpec, "  do j = 1, 3\n    forall (i = 1:100) a(i) = j\n    if (s > 0) then\n"
-                                 "      a(1) = 2\n      exit\n    end if\n  end do\n"),
-                  {"t.f90:14:", "'exit' leaves the statements that run on replicated copies"});
   expect_rejected(
-      program(kSpec, "  do j = 1, 3\n    a(j) = 1\n    if (a(j) > 0) go to 20\n  end do\n20 continue\n"),
-      {"t.f90:12:", "branches to label 20 outside"});
+      program(kSpec, "  do j = 1, 3\n    a(j) = 1\n15  if (a(j) > 0) go to 20\n  end do\n20 continue\n"),
+      {"t.f90:12:", "(label 15) may branch out of the statements that run on replicated copies"});
   expect_rejected(program(kSpec, "  do 10 j = 1, 3\n    forall (i = 1:100) a(i) = j\n10 a(j) = 1\n"),
                   {"t.f90:12:", "the statement that ends a DO loop uses distributed arrays"});
 }
