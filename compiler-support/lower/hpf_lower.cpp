@@ -2456,6 +2456,8 @@ private:
       Scanner wr(t);
       const bool write = wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
       if (is_input(t)) return lower_read(l, replace_number_of_processors(t), l.label);
+      if (std::string stop = lower_stop(l, replace_number_of_processors(t), l.label); !stop.empty())
+        return stop;
       if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
         return lower_read_if(l, replace_number_of_processors(g->second), g->first, l.label);
       // A logical IF whose action prints: on rank 0 too.
@@ -2876,6 +2878,22 @@ private:
     return s + (terminal ? label + " continue\n" : "");
   }
 
+  /// STOP (or a logical IF whose action is STOP) in the main program: the release (arrays, grids,
+  /// hpf_finalize) runs first, so that every rank ends as an MPI program must. "" for other statements.
+  std::string lower_stop(const LogicalLine& l, const std::string& t, const std::string& label) const {
+    std::string cond;
+    std::string stop = t;
+    if (const auto g = after_group(t, "if", l.line); g && !g->first.empty()) {
+      cond = g->second;
+      stop = g->first;
+    }
+    if (!Scanner(stop).word("stop")) return "";
+    std::string s = label.empty() ? "" : label + " continue\n";
+    if (!cond.empty()) s += wrap("  ", "if (" + cond + ") then", true);
+    s += cleanup("  ") + "  " + stop + "\n";
+    return s + (cond.empty() ? "" : "  end if\n");
+  }
+
   /// `IF (cond) READ ...`: the READ and its broadcasts in an IF block.
   std::string lower_read_if(const LogicalLine& l, const std::string& cond, const std::string& read,
                             const std::string& label) const {
@@ -2939,6 +2957,7 @@ private:
     const std::string t = replicated_text(trim(l.text));
     const std::string label = l.label.empty() || !keep_label ? "" : l.label + " ";
     if (is_input(t)) return lower_read(l, t, trim(label));
+    if (std::string stop = lower_stop(l, t, trim(label)); !stop.empty()) return stop;
     if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
       return lower_read_if(l, g->second, g->first, trim(label));
     if (is_output(t)) return wrap("  ", label + "if (hpf__rank == 0) " + t, true);

@@ -54,4 +54,5 @@ CHPF$ INDEPENDENT
   300 FORMAT (' IT =', I4, ' RNORM =', E12.4)
       WRITE (*, 310) (X(I), I = 1, N, 4)
   310 FORMAT (4F14.6)
+      STOP
       END

@@ -40,4 +40,6 @@ CHPF$ INDEPENDENT, REDUCTION(TOTAL)
       PRINT 100, (Y(I, M), I = 1, N)
   100 FORMAT (9F7.1)
       PRINT *, 'I, J:', I, J
+      IF (I .GT. 0) STOP
+      PRINT *, 'NOT REACHED'
       END

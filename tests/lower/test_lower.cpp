@@ -786,6 +786,14 @@ TEST(Lower, BranchesOutOfReplicatedRunsWriteTheCopiesBack) {
       << exit;
 }
 
+// STOP in the main program releases the arrays and finalises the runtime first.
+TEST(Lower, StopFinalisesTheRuntimeFirst) {
+  const std::string out = lowered("  if (s > 1) stop 'done'\n");
+  EXPECT_TRUE(contains(out, "  if (s > 1) then\n  ! --- hpfrt: release (lowered) ---\n")) << out;
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_finalize(), 'hpf_finalize')\n  stop 'done'\n  end if\n"))
+      << out;
+}
+
 TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
   expect_rejected(program(kSpec, "  read (*, *, err = 20) a\n20 continue\n"),
                   {"t.f90:10:", "err= would branch on rank 0 only"});
