@@ -2425,6 +2425,55 @@ private:
            carry(t.name, ind, line);
   }
 
+  /// `a = expr` where `expr` combines whole distributed arrays aligned with `a` (same bounds and
+  /// mapping), scalars, elements of other arrays and elemental intrinsics (F2018 16.9) is the FORALL
+  /// `forall (hpf__j1 = l1:u1, ...) a(hpf__j1, ...) = expr(hpf__j1, ...)`, which is owner-computed.
+  /// nullopt for any other `expr`.
+  std::optional<std::string> elementwise(const DistArray& a, const std::string& rhs) const {
+    static const std::set<std::string> elemental = {
+        "abs",    "sqrt", "exp",  "log",   "log10", "sin",   "cos",    "tan",   "asin",    "acos",  "atan",
+        "atan2",  "sinh", "cosh", "tanh",  "dble",  "real",  "int",    "nint",  "float",   "sngl",  "mod",
+        "modulo", "max",  "min",  "sign",  "dim",   "aint",  "anint",  "floor", "ceiling", "merge", "dprod",
+        "iand",   "ior",  "ieor", "not",   "dabs",  "dsqrt", "dexp",   "dlog",  "dsin",    "dcos",  "amax1",
+        "amin1",  "max0", "min0", "dmax1", "dmin1", "iabs",  "logical"};
+    if (references(rhs).empty()) return std::nullopt;
+    const std::string m = lower_case(mask_strings(rhs));
+    std::string subs;
+    for (std::size_t d = 0; d < a.bounds.size(); ++d)
+      subs += (d == 0 ? "" : ", ") + std::string("hpf__j") + std::to_string(d + 1);
+    std::string out;
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      if (!is_letter(m[i]) || (i > 0 && (is_name_char(m[i - 1]) || m[i - 1] == '.' || m[i - 1] == '%')))
+        continue;
+      std::size_t e = i;
+      while (e < m.size() && is_name_char(m[e])) ++e;
+      const std::string n = m.substr(i, e - i);
+      Scanner after(m, e);
+      after.skip_space();
+      const bool call = after.peek() == '(';
+      if (m_arrays.count(n) != 0) {
+        if (call || !misaligned(a, m_arrays.at(n)).empty()) return std::nullopt;
+        out += rhs.substr(done, e - done) + "(" + subs + ")";
+        done = e;
+      } else if (m_local_arrays.count(n) != 0) {
+        if (!call) return std::nullopt; // a whole array of the program: not elementwise here
+        std::size_t end = 0;
+        for (const auto& sub : split_top(paren_group(m, after.pos(), end, "")))
+          if (split_colons(sub).size() > 1) return std::nullopt;
+      } else if (call && elemental.count(n) == 0) {
+        return std::nullopt; // a function that may return an array, or a keyword argument list
+      }
+      i = e - 1;
+    }
+    out += rhs.substr(done);
+    std::string header;
+    for (std::size_t d = 0; d < a.bounds.size(); ++d)
+      header += std::string(d == 0 ? "" : ", ") + "hpf__j" + std::to_string(d + 1) + " = " +
+                a.bounds[d].first + ":" + a.bounds[d].second;
+    return "forall (" + header + ") " + a.name + "(" + subs + ") = " + out;
+  }
+
   /// Whether `e` is surely a scalar: no array constructor, no array-valued intrinsic, and the main
   /// program's arrays only as elements (every subscript without ':'). A fill takes a scalar only.
   bool scalar_expression(const std::string& e) const {
@@ -2482,8 +2531,12 @@ private:
         return sec;
       if (m_arrays.count(lhs) != 0) {
         if (std::string shift = lower_shift(l, ind, m_arrays.at(lhs), rhs); !shift.empty()) return shift;
+        if (const auto forall = elementwise(m_arrays.at(lhs), rhs))
+          return lower_forall(LogicalLine{*forall, l.line, {}, ""}, ind);
         if (!references(rhs).empty())
-          unsupported(l, "the right-hand side of a whole-array assignment references a distributed array");
+          unsupported(l, "the right-hand side of a whole-array assignment references a distributed array "
+                         "other than as a whole array aligned with '" +
+                             lhs + "', or calls a function that is not an elemental intrinsic");
         if (!scalar_expression(rhs))
           unsupported(l, "the right-hand side of a whole-array assignment may be an array");
         const char* tmp = info(m_arrays.at(lhs).elem).tmp;

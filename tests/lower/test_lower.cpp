@@ -719,6 +719,17 @@ TEST(Lower, DoNestsWithoutLoopCarriedDependencesAreOwnerComputed) {
   EXPECT_TRUE(contains(f77, "! forall (j = 1:5, i = 0:9) b(i, j) = 2 * j")) << f77;
 }
 
+// A whole-array assignment combining whole aligned arrays, scalars and elemental intrinsics is the
+// FORALL over the array's bounds; a call that may return an array keeps it replicated.
+TEST(Lower, ElementwiseArrayAssignmentsAreOwnerComputed) {
+  const std::string out = lowered("  b = 2 * b + abs(b) - s\n");
+  EXPECT_TRUE(contains(out, "! forall (hpf__j1 = 0:9, hpf__j2 = 1:5) b(hpf__j1, hpf__j2) = 2 * b(hpf__j1, "
+                            "hpf__j2) + abs(b(hpf__j1, hpf__j2)) - s   (line 10, owner computes)"))
+      << out;
+  expect_replicated(program(kSpec, "  b = b + sum(b)\n"), {"not an elemental intrinsic"});
+  expect_replicated(program(kSpec, "  a = a + b(1, 1)\n"), {"aligned with 'a'"});
+}
+
 // Loops and statements no owner-computes lowering takes run on every rank over replicated copies:
 // the arrays they reference are gathered before, the ones they assign written back after.
 TEST(Lower, OtherStatementsRunOnReplicatedCopies) {
