@@ -2522,6 +2522,14 @@ private:
     }
     Scanner fa(lt);
     if (fa.keyword("forall") && (fa.skip_space(), fa.peek() == '(')) return lower_forall(l, ind);
+    if (const auto w = after_group(t, "where", l.line); w && !w->first.empty()) {
+      const auto assigned = written_by(w->first, l.line);
+      if (const auto s =
+              masked_assignment(l, w->first, "(" + w->second + ")", {assigned.begin(), assigned.end()}))
+        return ind + "! " + t + "   (line " + loc(l.line) + ": as a = MERGE(expr, a, mask))\n" + *s;
+      unsupported(l, "a WHERE statement is owner-computed only for a whole array of the layout of those its "
+                     "mask and expression read, with elemental intrinsics, and a mask that does not read it");
+    }
     const auto eq = mask_strings(t).find('=');
     if (eq != std::string::npos && eq + 1 < t.size() && t[eq + 1] != '=' &&
         (eq == 0 || std::string("<>/=").find(t[eq - 1]) == std::string::npos)) {
@@ -2731,6 +2739,10 @@ private:
       parallel = true;
       return;
     }
+    if (n.kind == Kind::Where && owner_computed_where(n)) {
+      parallel = true;
+      return;
+    }
     if (n.kind == Kind::Where || n.kind == Kind::Forall) {
       // Its assignments are masked or indexed by the construct: they run with it, never alone.
       for (std::size_t i = n.begin; i <= n.end; ++i)
@@ -2746,6 +2758,8 @@ private:
     if (!opens(n.kind)) return emit_leaf(n);
     if (n.kind == Kind::Do)
       if (auto s = owner_computed_nest(n)) return *s;
+    if (n.kind == Kind::Where)
+      if (auto s = owner_computed_where(n)) return *s;
     bool parallel = false;
     bool replicated = false;
     classify(n, parallel, replicated);
@@ -3122,6 +3136,88 @@ private:
     for (std::size_t i = n.begin; i <= n.end; ++i)
       s += (exits.count(i) != 0 ? stores : "") + replicated_line(m_lines[i], keep_label);
     return s + stores;
+  }
+
+  /// A masked whole-array assignment `a = e` under the mask `m` (`WHERE (m) a = e`, or in a WHERE
+  /// construct) as the elementwise `a = MERGE(e, a, m)` (F2018 10.2.3: the mask is evaluated once,
+  /// before any assignment, so `m` may not read what the construct assigns), owner-computed when
+  /// elementwise() takes it. `e` is evaluated at the masked-out elements too and then dropped, as
+  /// MERGE does. nullopt otherwise.
+  std::optional<std::string> masked_assignment(const LogicalLine& l, const std::string& assign,
+                                               const std::string& mask,
+                                               const std::set<std::string>& assigned) const {
+    const std::string m = mask_strings(assign);
+    const auto eq = m.find('=');
+    if (eq == std::string::npos || m.compare(eq, 2, "==") == 0) return std::nullopt;
+    const std::string lhs = lower_case(trim(assign.substr(0, eq)));
+    if (m_arrays.count(lhs) == 0) return std::nullopt;
+    for (const auto& x : assigned)
+      if (!find_word(mask, x).empty()) return std::nullopt;
+    // MERGE takes operands of one type and kind: the expression converted as the assignment would.
+    const DistArray& a = m_arrays.at(lhs);
+    const std::string e = trim(assign.substr(eq + 1));
+    // MERGE evaluates `e` where the mask is false too: an integer division or MOD there could trap
+    // (WHERE (k /= 0) m = n / k). With a division or MOD, `e` may only read REAL distributed arrays
+    // and literals.
+    const std::string me = lower_case(mask_strings(e));
+    bool divides = !find_word(me, "mod").empty() || !find_word(me, "modulo").empty();
+    for (std::size_t i = 0; i < me.size(); ++i)
+      divides =
+          divides || (me[i] == '/' &&
+                      (i + 1 >= me.size() || (me[i + 1] != '/' && me[i + 1] != ')' && me[i + 1] != '=')) &&
+                      (i == 0 || (me[i - 1] != '/' && me[i - 1] != '(')));
+    if (divides)
+      for (std::size_t i = 0; i < me.size(); ++i) {
+        if (!is_letter(me[i]) || (i > 0 && (is_name_char(me[i - 1]) || me[i - 1] == '.'))) continue;
+        std::size_t end = i;
+        while (end < me.size() && is_name_char(me[end])) ++end;
+        const std::string n = me.substr(i, end - i);
+        const auto it = m_arrays.find(n);
+        if (it == m_arrays.end() || (it->second.elem != Elem::R8 && it->second.elem != Elem::R4))
+          return std::nullopt;
+        i = end - 1;
+      }
+    const std::string converted = a.elem == Elem::R8   ? "real(" + e + ", c_double)"
+                                  : a.elem == Elem::R4 ? "real(" + e + ", c_float)"
+                                  : a.elem == Elem::I4 ? "int(" + e + ", c_int32_t)"
+                                  : a.elem == Elem::I8 ? "int(" + e + ", c_int64_t)"
+                                                       : "logical(" + e + ")";
+    const auto forall = elementwise(a, "merge(" + converted + ", " + lhs + ", " + mask + ")");
+    if (!forall) return std::nullopt;
+    try {
+      return lower_forall(LogicalLine{*forall, l.line, {}, ""}, "  ");
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  /// A WHERE construct of whole-array assignments (with an ELSEWHERE without mask) whose mask reads
+  /// nothing it assigns: each assignment owner-computed as masked_assignment gives it.
+  std::optional<std::string> owner_computed_where(const Node& n) const {
+    const auto head = after_group(trim(m_lines[n.begin].text), "where", m_lines[n.begin].line);
+    if (!head) return std::nullopt;
+    std::set<std::string> assigned;
+    for (const Node& k : n.kids)
+      for (const auto& a : written_by(m_lines[k.begin].text, m_lines[k.begin].line)) assigned.insert(a);
+    std::string mask = "(" + head->second + ")";
+    std::string out = "  ! WHERE construct, lines " + loc(m_lines[n.begin].line) + " to " +
+                      loc(m_lines[n.end].line) + ": each assignment as a = MERGE(expr, a, mask)\n";
+    for (const Node& k : n.kids) {
+      const LogicalLine& kl = m_lines[k.begin];
+      const std::string kt = trim(kl.text);
+      if (is_directive(kl) || kt.empty() || kt.front() == '!') continue;
+      if (k.kind == Kind::Middle) {
+        const std::string lk = lower_case(kt);
+        if (lk != "elsewhere" && lk != "else where") return std::nullopt;
+        mask = "(.not. " + mask + ")";
+        continue;
+      }
+      if (k.kind != Kind::Statement || !kl.label.empty()) return std::nullopt;
+      const auto s = masked_assignment(kl, kt, mask, assigned);
+      if (!s) return std::nullopt;
+      out += *s;
+    }
+    return out;
   }
 
   /// `DO [label] [,] v = lo, hi [, 1]`: the variable and the bounds (nullopt for other DO statements).

@@ -70,6 +70,7 @@ program loops
     c = 0.0d0
   end where
   where (b < 10.0d0) d = -1.0d0
+  where (a > b) b = a - b
   print '(8f9.1)', c
   print '(8f9.1)', d
 

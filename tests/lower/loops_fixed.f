@@ -34,6 +34,12 @@ CHPF$ INDEPENDENT, REDUCTION(TOTAL)
          END IF
    40 CONTINUE
       Y = X * 2.0 + Y
+      WHERE (X .GT. 20.0) Y = 0.0D0
+      WHERE (Y .GT. 0.0)
+         X = X / Y
+      ELSEWHERE
+         X = -1
+      END WHERE
       X(1:N:2, 1) = V(1:N:2)
       PRINT 100, V
       PRINT 100, X(:, 1)

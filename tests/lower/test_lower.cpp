@@ -730,6 +730,27 @@ TEST(Lower, ElementwiseArrayAssignmentsAreOwnerComputed) {
   expect_replicated(program(kSpec, "  a = a + b(1, 1)\n"), {"aligned with 'a'"});
 }
 
+// WHERE over whole aligned arrays is owner-computed as a = MERGE(expr, a, mask), the mask read
+// before any assignment; an integer division that MERGE would evaluate where the mask is false, a
+// mask that reads what the construct assigns, keep it replicated.
+TEST(Lower, WhereOverAlignedArraysIsOwnerComputed) {
+  const std::string spec = "  integer :: i\n  real(8) :: x(8), y(8)\n  integer :: k(8)\n"
+                           "!HPF$ DISTRIBUTE (BLOCK) :: x, y, k\n";
+  const std::string st = lower_hpf(program(spec, "  where (y > 0) x = x / y\n"), "t.f90");
+  EXPECT_TRUE(contains(
+      st, "x(hpf__j1) = merge(real(x(hpf__j1) / y(hpf__j1), c_double), x(hpf__j1), (y(hpf__j1) > 0))"))
+      << st;
+  const std::string construct =
+      lower_hpf(program(spec, "  where (k > 2)\n    x = 1\n  elsewhere\n    y = 2\n  end where\n"), "t.f90");
+  EXPECT_TRUE(contains(construct, "(.not. (k(hpf__j1) > 2)))   (line 10, owner computes)")) << construct;
+  EXPECT_FALSE(contains(construct, "replicated copies")) << construct;
+  expect_replicated(program(spec, "  where (k /= 0) k = 12 / k\n"),
+                    {"a WHERE statement is owner-computed only"});
+  const std::string reads =
+      lower_hpf(program(spec, "  where (x > 0)\n    x = 0\n    y = 1\n  end where\n"), "t.f90");
+  EXPECT_TRUE(contains(reads, "on every rank over replicated copies of x, y")) << reads;
+}
+
 // Loops and statements no owner-computes lowering takes run on every rank over replicated copies:
 // the arrays they reference are gathered before, the ones they assign written back after.
 TEST(Lower, OtherStatementsRunOnReplicatedCopies) {
