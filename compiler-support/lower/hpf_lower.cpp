@@ -3009,6 +3009,30 @@ private:
   /// A line of a replicated statement or construct: the statement over the copies; PRINT and WRITE on
   /// rank 0 only (also as the action of a logical IF).
   std::string replicated_line(const LogicalLine& l, bool keep_label = true) const {
+    // A labelled DO becomes a block DO whose END DO follows its terminal statement: F2018 deleted
+    // the shared DO termination of F77 (B.2), which a nest like DO 10 J / DO 10 I has.
+    std::string body = replicated_statement(l, keep_label);
+    if (const LineKind k = line_kind(l); is_do(k.kind) && !k.label.empty()) {
+      const std::string t = lower_case(trim(l.text));
+      Scanner sc(t);
+      sc.skip_space();
+      sc.word("do");
+      sc.skip_space();
+      while (std::isdigit(static_cast<unsigned char>(sc.peek())) != 0) sc.eat(sc.peek());
+      sc.skip_space();
+      sc.eat(',');
+      body = replicated_statement(
+          LogicalLine{"do " + replicated_text(trim(l.text)).substr(sc.pos()), l.line, {}, l.label},
+          keep_label);
+    }
+    if (!l.label.empty() && m_do_labels.count(l.label) != 0)
+      for (std::size_t i = m_program_line; i < m_end_line; ++i)
+        if (const LineKind k = line_kind(m_lines[i]); is_do(k.kind) && k.label == l.label)
+          body += "  end do\n";
+    return body;
+  }
+
+  std::string replicated_statement(const LogicalLine& l, bool keep_label) const {
     std::string out;
     if (is_directive(l)) {
       for (const auto& p : l.physical) out += p + "\n";

@@ -33,6 +33,12 @@ CHPF$ INDEPENDENT, REDUCTION(TOTAL)
             V(I) = -Y(I, 3)
          END IF
    40 CONTINUE
+C     A replicated nest sharing its terminal label (a block DO nest in the
+C     lowered program: F2018 deleted shared termination).
+      DO 50 J = 1, M
+      DO 50 I = 1, N
+      IF (I .EQ. J) X(I, J) = 0.5 * X(I, J)
+   50 CONTINUE
       Y = X * 2.0 + Y
       WHERE (X .GT. 20.0) Y = 0.0D0
       WHERE (Y .GT. 0.0)
