@@ -3268,21 +3268,21 @@ private:
     return DoHeader{var, parts[0], parts[1]};
   }
 
-  /// A DO nest (HPF 2.0 section 5.1 INDEPENDENT, or an ordinary one) whose body is one assignment
-  /// `a(v1, v2, ...) = expr` to a distributed array at the loop variables, with unit steps and bounds
-  /// that do not use the nest's variables, becomes the FORALL it is equivalent to and is owner-computed.
-  /// The nest is a FORALL only when no iteration reads what another writes: `expr` may read `a` only
+  /// A DO nest (HPF 2.0 section 5.1 INDEPENDENT, or an ordinary one) whose body is assignments
+  /// `a(v1, v2, ...) = expr` to distributed arrays at the loop variables, with unit steps and bounds
+  /// that do not use the nest's variables, becomes the FORALLs it is equivalent to, owner-computed.
+  /// That holds only when no iteration reads what another writes: the arrays assigned are read only
   /// at the element being assigned (other arrays are not written, so any offset is fine). After it,
   /// the loop variables get the values the DO loops leave. nullopt when the nest is not of this form.
   std::optional<std::string> owner_computed_nest(const Node& n) const {
     std::vector<DoHeader> heads;
     const Node* cur = &n;
-    const Node* body = nullptr;
-    while (body == nullptr) {
+    std::vector<const Node*> body;
+    while (body.empty()) {
       const auto h = do_header(m_lines[cur->begin]);
       if (!h || !m_lines[cur->begin].label.empty()) return std::nullopt;
       heads.push_back(*h);
-      const Node* inner = nullptr;
+      std::vector<const Node*> inner;
       for (const Node& k : cur->kids) {
         const LogicalLine& kl = m_lines[k.begin];
         if (is_directive(kl)) {
@@ -3293,62 +3293,82 @@ private:
         if (kt.empty() || kt.front() == '!') continue;
         if (!kl.label.empty() && kl.label == cur->label && kt == "continue") continue;
         if (!kl.label.empty() && kl.label == cur->label && k.kind == Kind::End) continue;
-        if (inner != nullptr) return std::nullopt;
-        inner = &k;
+        inner.push_back(&k);
       }
-      if (inner == nullptr) return std::nullopt;
-      if (inner->kind == Kind::Do) {
-        cur = inner;
-      } else if (inner->kind == Kind::Statement) {
-        body = inner;
-      } else {
-        return std::nullopt;
+      if (inner.size() == 1 && inner[0]->kind == Kind::Do) {
+        cur = inner[0];
+        continue;
       }
+      if (inner.empty()) return std::nullopt;
+      for (const Node* k : inner)
+        if (k->kind != Kind::Statement) return std::nullopt;
+      body = inner;
     }
-    const LogicalLine& sl = m_lines[body->begin];
-    const std::string t = trim(sl.text);
-    const auto w = written_by(t, sl.line);
-    if (w.size() != 1 || lower_case(t).rfind(w[0], 0) != 0) return std::nullopt;
-    const std::string m = mask_strings(t);
-    std::size_t eq = std::string::npos;
-    for (std::size_t i = 0, depth = 0; i < m.size() && eq == std::string::npos; ++i) {
-      if (m[i] == '(') ++depth;
-      if (m[i] == ')') --depth;
-      if (m[i] == '=' && depth == 0) eq = i;
-    }
-    const std::string lhs = trim(t.substr(0, eq));
-    const std::string rhs = trim(t.substr(eq + 1));
-    const auto target = array_reference(sl, lhs);
-    if (!target || target->second.empty()) return std::nullopt;
     auto spaceless = [](const std::string& e) {
       std::string out;
       for (const char c : lower_case(e))
         if (!is_space(c)) out += c;
       return out;
     };
-    std::string subs;
-    for (const auto& x : target->second) subs += (subs.empty() ? "" : ",") + spaceless(x);
-    for (const std::size_t at : find_word(rhs, target->first->name)) {
-      Scanner sc(rhs, at + target->first->name.size());
-      sc.skip_space();
-      if (sc.peek() != '(') return std::nullopt;
-      std::size_t end = 0;
-      if (spaceless(paren_group(rhs, sc.pos(), end, where(sl.line))) != subs) return std::nullopt;
-    }
     std::string header;
     for (const auto& h : heads) {
       for (const auto& o : heads)
         if (!find_word(h.lo, o.var).empty() || !find_word(h.hi, o.var).empty()) return std::nullopt;
       header += (header.empty() ? "" : ", ") + h.var + " = " + h.lo + ":" + h.hi;
     }
+    // Every statement assigns a distributed array at the same subscripts (the loop variables, as
+    // lower_forall checks); the arrays assigned are read only there, so the statements run one after
+    // the other as FORALLs, each over every iteration, as they would iteration by iteration.
+    std::vector<std::pair<std::string, std::string>> assigns; // (lhs, rhs)
+    std::set<std::string> written;
+    std::string subs;
+    for (const Node* k : body) {
+      const LogicalLine& sl = m_lines[k->begin];
+      const std::string t = trim(sl.text);
+      const auto w = written_by(t, sl.line);
+      if (w.size() != 1 || lower_case(t).rfind(w[0], 0) != 0) return std::nullopt;
+      const std::string m = mask_strings(t);
+      std::size_t eq = std::string::npos;
+      for (std::size_t i = 0, depth = 0; i < m.size() && eq == std::string::npos; ++i) {
+        if (m[i] == '(') ++depth;
+        if (m[i] == ')') --depth;
+        if (m[i] == '=' && depth == 0) eq = i;
+      }
+      const std::string lhs = trim(t.substr(0, eq));
+      const auto target = array_reference(sl, lhs);
+      if (!target || target->second.empty()) return std::nullopt;
+      std::string these;
+      for (const auto& x : target->second) these += (these.empty() ? "" : ",") + spaceless(x);
+      if (!subs.empty() && these != subs) return std::nullopt;
+      subs = these;
+      written.insert(target->first->name);
+      assigns.emplace_back(lhs, trim(t.substr(eq + 1)));
+    }
+    for (std::size_t k = 0; k < assigns.size(); ++k)
+      for (const auto& x : written)
+        for (const std::size_t at : find_word(assigns[k].second, x)) {
+          const std::string& rhs = assigns[k].second;
+          Scanner sc(rhs, at + x.size());
+          sc.skip_space();
+          if (sc.peek() != '(') return std::nullopt;
+          std::size_t end = 0;
+          if (spaceless(paren_group(rhs, sc.pos(), end, where(m_lines[body[k]->begin].line))) != subs)
+            return std::nullopt;
+        }
     std::string s;
     try {
-      s = lower_forall(LogicalLine{"forall (" + header + ") " + lhs + " = " + rhs, sl.line, {}, ""}, "  ");
+      for (std::size_t k = 0; k < assigns.size(); ++k)
+        s += lower_forall(
+            LogicalLine{"forall (" + header + ") " + assigns[k].first + " = " + assigns[k].second,
+                        m_lines[body[k]->begin].line,
+                        {},
+                        ""},
+            "  ");
     } catch (const Error&) {
       return std::nullopt;
     }
     std::string out = "  ! DO nest, lines " + loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
-                      ": no iteration reads what another writes, so it is the FORALL below\n";
+                      ": no iteration reads what another writes, so it is the FORALL(s) below\n";
     for (std::size_t i = n.begin; i <= n.end; ++i)
       if (is_directive(m_lines[i]))
         for (const auto& p : m_lines[i].physical) out += p + "\n";

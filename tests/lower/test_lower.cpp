@@ -714,6 +714,16 @@ TEST(Lower, DoNestsWithoutLoopCarriedDependencesAreOwnerComputed) {
   EXPECT_TRUE(contains(out, "if ((5) >= (1)) j = (5) + 1")) << out;
   EXPECT_TRUE(contains(out, "if ((1) <= (5)) then")) << out;
   EXPECT_FALSE(contains(out, "replicated copies")) << out;
+  // Several assignments at the loop variables, each reading what the others assign only there.
+  const std::string two =
+      lowered("  do j = 1, 5\n    do i = 0, 9\n      b(i, j) = i\n      b(i, j) = b(i, j) * 2\n"
+              "    end do\n  end do\n");
+  EXPECT_TRUE(contains(two, "! forall (j = 1:5, i = 0:9) b(i, j) = i   (line 12, owner computes)")) << two;
+  EXPECT_TRUE(contains(two, "! forall (j = 1:5, i = 0:9) b(i, j) = b(i, j) * 2   (line 13, owner computes)"))
+      << two;
+  const std::string carried =
+      lowered("  do i = 1, 9\n    b(i, 1) = 1\n    b(i, 2) = b(i + 1, 1)\n  end do\n");
+  EXPECT_TRUE(contains(carried, "on every rank over replicated copies of b")) << carried;
   // Labelled loops sharing their terminal statement, as F77 writes them.
   const std::string f77 = lowered("  do 10 j = 1, 5\n  do 10 i = 0, 9\n10 b(i, j) = 2 * j\n");
   EXPECT_TRUE(contains(f77, "! forall (j = 1:5, i = 0:9) b(i, j) = 2 * j")) << f77;
