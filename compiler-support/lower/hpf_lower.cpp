@@ -2776,13 +2776,33 @@ private:
   std::string emit_header(std::size_t i) {
     const LogicalLine& l = m_lines[i];
     if (references(l.text).empty()) return lower_statement(l, "  ");
-    const Kind k = line_kind(l).kind;
+    const LineKind lk = line_kind(l);
+    const Kind k = lk.kind;
+    // DO WHILE (c): DO, then the gathers and IF (.NOT. (c)) EXIT at the top of every iteration
+    // (F2018 11.1.7.4.3: the condition is evaluated before each iteration).
+    if (k == Kind::DoWhile && l.label.empty() && lk.label.empty()) {
+      const std::string all = trim(l.text);
+      const std::string t = without_construct_name(all);
+      Scanner sc(t);
+      sc.skip_space();
+      sc.word("do");
+      sc.skip_space();
+      sc.word("while");
+      sc.skip_space();
+      std::size_t end = 0;
+      const std::string cond = sc.peek() == '(' ? paren_group(t, sc.pos(), end, where(l.line)) : "";
+      if (!cond.empty() && trim(t.substr(end)).empty())
+        return "  " + all.substr(0, all.size() - t.size()) + "do\n" +
+               gather_copies(l, references(l.text), {}) +
+               wrap("  ", "if (.not. (" + replicated_text(cond) + ")) exit", true);
+    }
     if (!l.label.empty() || (k != Kind::If && k != Kind::Do && k != Kind::Select))
       fail_at(l.line, "'" + shown(trim(l.text)) +
                           "' reads a distributed array in the header of a construct that also holds "
                           "owner-computed statements (FORALL, array assignments, REDISTRIBUTE): this is "
-                          "lowered for IF (...) THEN, DO and SELECT CASE headers without a label only");
-    return gather_copies(l, references(l.text), {}) + replicated_line(l);
+                          "lowered for IF (...) THEN, DO, DO WHILE and SELECT CASE headers without a label "
+                          "only");
+    return gather_copies(l, references(l.text), {}) + replicated_statement(l, true);
   }
 
   std::string emit_leaf(const Node& n) {

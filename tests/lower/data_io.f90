@@ -69,4 +69,10 @@ program data_io
   print *, 'minloc grid:', loc2, ' count:', count(mask), ' any:', any(k > 50)
   big = maxval(k, mask=k < 100)
   print *, 'big:', big
+
+  ! A DO WHILE whose condition reads distributed data, around an owner-computed FORALL.
+  do while (abs(u(1)) < 100.0d0)
+    forall (i = 1:n) u(i) = u(i) * 2.0d0
+  end do
+  print *, 'u(1) =', u(1)
 end program data_io

@@ -814,6 +814,15 @@ TEST(Lower, LogicalIfsThatPrintPrintOnOneRank) {
   EXPECT_TRUE(contains(out, "if (hpf_io_root() .and. (k > 2)) print *, k")) << out;
 }
 
+// DO WHILE whose condition reads distributed arrays, around owner-computed statements: the condition
+// is gathered and tested at the top of every iteration.
+TEST(Lower, DoWhileReadingDistributedDataTestsAtTheTop) {
+  const std::string out =
+      lowered("  do while (a(1) < 5)\n    forall (i = 1:100) a(i) = a(i) + 1\n  end do\n");
+  EXPECT_TRUE(contains(out, "  do\n  if (.not. allocated(a__r)) allocate (a__r(1:100))\n")) << out;
+  EXPECT_TRUE(contains(out, "if (.not. (a__r(1) < 5)) exit\n")) << out;
+}
+
 // A branch out of statements that run on replicated copies writes them back first.
 TEST(Lower, BranchesOutOfReplicatedRunsWriteTheCopiesBack) {
   const std::string store = "call hpf_check(hpf_array_store_owned(a__h, c_loc(a__r)), 'line 10: a')\n";
@@ -843,8 +852,9 @@ TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
                           "  if (s > 0) then\n    forall (i = 1:100) a(i) = 1\n  else if (a(1) > 0) then\n"
                           "    s = 1\n  end if\n"),
                   {"t.f90:12:", "in an ELSE IF, CASE or ELSEWHERE"});
-  expect_rejected(program(kSpec, "  do while (a(1) < 5)\n    forall (i = 1:100) a(i) = a(i) + 1\n  end do\n"),
-                  {"t.f90:10:", "in the header of a construct"});
+  expect_rejected(
+      program(kSpec, "  do 10 while (a(1) < 5)\n    forall (i = 1:100) a(i) = a(i) + 1\n10 continue\n"),
+      {"t.f90:10:", "in the header of a construct"});
   expect_rejected(
       program(kSpec, "  do j = 1, 3\n    a(j) = 1\n15  if (a(j) > 0) go to 20\n  end do\n20 continue\n"),
       {"t.f90:12:", "(label 15) may branch out of the statements that run on replicated copies"});
