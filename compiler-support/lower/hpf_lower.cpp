@@ -6,6 +6,14 @@
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
 // underscore (a__h, hpf__k), which HPF programs do not use.
 //
+// The execution part is read as a tree of constructs (DO, IF, SELECT CASE, WHERE, FORALL). A
+// statement or DO nest an owner-computes lowering takes (FORALL, elementwise and masked array
+// assignments, DO nests equivalent to FORALLs, sections, shifts, whole-array reductions) is
+// lowered so; anything else runs on every rank over replicated copies of the distributed arrays it
+// references (a__r: gathered before, written back after), the largest construct free of
+// owner-computes statements as a whole. READ runs on rank 0 and broadcasts what it read; PRINT and
+// WRITE run on rank 0.
+//
 // Scanning is linear and iterative: no std::regex, whose backtracking recursion
 // overflowed the stack on long names, deep parentheses and 60 KB lines. Names longer than Fortran's
 // 63 characters and statements longer than max_statement are rejected with the file and line.
@@ -548,7 +556,8 @@ private:
     }
     // HPF 2.0 H305: the attribute form may give ONTO alone ("DISTRIBUTE ONTO p :: a"); the
     // distributions are then chosen once the rank of a is known (collect, lower_redistribute).
-    if (Scanner oo(lower_case(spec)); colons != std::string::npos && oo.word("onto")) {
+    const std::string lspec = lower_case(spec); // the Scanner views it: it must outlive the scan
+    if (Scanner oo(lspec); colons != std::string::npos && oo.word("onto")) {
       oo.skip_space();
       onto = std::string(oo.name());
       if (onto.empty() || !oo.done())
@@ -1450,6 +1459,8 @@ private:
       // name [ (bounds) ] [ = initialiser ]
       Scanner es(e);
       const std::string n = lower_case(std::string(es.name()));
+      if (const std::string type = lower_case(decl->type); Scanner(type).keyword("character"))
+        m_char_vars.insert(n);
       auto it = m_arrays.find(n);
       if (it == m_arrays.end()) {
         es.skip_space();
@@ -2503,14 +2514,16 @@ private:
       Scanner io(t);
       const bool print = io.word("print");
       Scanner wr(t);
-      const bool write = wr.keyword("write") && (wr.skip_space(), wr.peek() == '(');
+      const bool write =
+          wr.keyword("write") && (wr.skip_space(), wr.peek() == '(') && !internal_write(t, l.line);
       if (is_input(t)) return lower_read(l, replace_number_of_processors(t), l.label);
       if (std::string stop = lower_stop(l, replace_number_of_processors(t), l.label); !stop.empty())
         return stop;
       if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
         return lower_read_if(l, replace_number_of_processors(g->second), g->first, l.label);
       // A logical IF whose action prints: on rank 0 too.
-      if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
+      if (const auto g = after_group(t, "if", l.line);
+          g && is_output(g->first) && !internal_write(g->first, l.line))
         return wrap("  ",
                     (l.label.empty() ? "" : l.label + " ") + "if (hpf__rank == 0 .and. (" +
                         replace_number_of_processors(g->second) + ")) " +
@@ -2934,7 +2947,8 @@ private:
       const std::string control = paren_group(t, sc.pos(), end, where(l.line));
       list = t.substr(end);
       for (const auto& c : split_top(control)) {
-        Scanner k(lower_case(c));
+        const std::string lc = lower_case(c); // the Scanner views it
+        Scanner k(lc);
         k.skip_space();
         const std::string key(k.name());
         k.skip_space();
@@ -3071,8 +3085,10 @@ private:
     if (std::string stop = lower_stop(l, t, trim(label)); !stop.empty()) return stop;
     if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
       return lower_read_if(l, g->second, g->first, trim(label));
-    if (is_output(t)) return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
-    if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
+    if (is_output(t) && !internal_write(t, l.line))
+      return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
+    if (const auto g = after_group(t, "if", l.line);
+        g && is_output(g->first) && !internal_write(g->first, l.line))
       return wrap("  ", label + "if (hpf__rank == 0 .and. (" + g->second + ")) " + g->first, true);
     return wrap("  ", label + t, true);
   }
@@ -3524,6 +3540,17 @@ private:
     return print_on_root(l, root);
   }
 
+  /// WRITE to an internal file (F2018 12.4): its unit is a CHARACTER variable of the main program.
+  /// It runs on every rank, which all need the text.
+  bool internal_write(const std::string& t, int line) const {
+    const auto g = after_group(t, "write", line);
+    if (!g) return false;
+    std::string unit = lower_case(trim(split_top(g->second).front()));
+    if (Scanner u(unit); u.word("unit") && (u.skip_space(), u.eat('='))) unit = trim(std::string(u.rest()));
+    Scanner n(unit);
+    return m_char_vars.count(std::string(n.name())) != 0;
+  }
+
   /// A logical IF whose action is PRINT or WRITE.
   bool is_output_if(const std::string& t, int line) const {
     const auto g = after_group(t, "if", line);
@@ -3623,6 +3650,7 @@ private:
   std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
   std::set<std::string> m_local_arrays;            // the main program's arrays that are not distributed
+  std::set<std::string> m_char_vars;               // the main program's CHARACTER variables (internal files)
   std::map<int, std::string> m_not_owner_computed; // per line: why it runs on replicated copies
   std::set<std::string> m_do_labels;               // the labels that end DO loops of the main program
   std::map<std::string, Template> m_templates;

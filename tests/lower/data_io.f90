@@ -10,6 +10,7 @@ program data_io
   logical :: mask(n)
   real(8) :: r(n), x, y, total
   integer :: i, j, big
+  character(len=16) :: text
 !HPF$ PROCESSORS p(NUMBER_OF_PROCESSORS())
 !HPF$ DISTRIBUTE (BLOCK) ONTO p :: u, v, k, mask
 !HPF$ DISTRIBUTE w(CYCLIC(2)) ONTO p
@@ -69,6 +70,11 @@ program data_io
   print *, 'minloc grid:', loc2, ' count:', count(mask), ' any:', any(k > 50)
   big = maxval(k, mask=k < 100)
   print *, 'big:', big
+
+  ! WRITE to an internal file runs on every rank: each needs the text.
+  write (text, '(f8.2)') u(3)
+  if (text(1:2) == '  ') j = len_trim(adjustl(text))
+  print *, 'text:', trim(adjustl(text)), j
 
   ! A DO WHILE whose condition reads distributed data, around an owner-computed FORALL.
   do while (abs(u(1)) < 100.0d0)

@@ -804,6 +804,14 @@ TEST(Lower, ReadRunsOnRankZeroAndBroadcastsWhatItRead) {
 }
 
 // A logical IF whose action prints prints once, in the main program and in the other units.
+TEST(Lower, WritesToInternalFilesRunOnEveryRank) {
+  const std::string out = lower_hpf(
+      program("  character(len=8) :: c\n" + kSpec, "  write (c, '(i3)') 7\n  write (unit=c, fmt=*) a(1)\n"),
+      "t.f90");
+  EXPECT_TRUE(contains(out, "\n  write (c, '(i3)') 7\n")) << out;
+  EXPECT_TRUE(contains(out, "\n  write (unit=c, fmt=*) a__r(1)\n")) << out;
+}
+
 TEST(Lower, LogicalIfsThatPrintPrintOnOneRank) {
   const std::string out = lower_hpf(program(kSpec, "  if (s > 1) write (*, '(f5.1)') s\n  call show(3)\n") +
                                         "subroutine show(k)\n  integer :: k\n  if (k > 2) print *, k\n"
