@@ -695,9 +695,25 @@ private:
       if (!a.dists.empty()) check_grid_rank(a, a.onto, a.dists, a.dist_line);
     }
     // Declarations of the distributed arrays: find, check, and remember the line to rewrite.
+    // The component declarations of a derived-type definition (F2018 7.5.2) declare no variables.
+    bool in_type = false;
     for (std::size_t i = m_implicit_program ? m_program_line : m_program_line + 1;
-         i < std::min(m_contains_line, m_end_line); ++i)
-      if (m_scope[i].empty()) parse_declaration(i);
+         i < std::min(m_contains_line, m_end_line); ++i) {
+      const std::string lt = lower_case(trim(m_lines[i].text));
+      Scanner ty(lt);
+      if (ty.word("type") && (ty.skip_space(), ty.peek() != '(') && !ty.done() && !is_assignment_like(lt)) {
+        in_type = true;
+        m_type_lines.insert(i);
+        continue;
+      }
+      if (Scanner et(lt); et.word("endtype") || (et.word("end") && (et.skip_space(), et.word("type")))) {
+        in_type = false;
+        m_type_lines.insert(i);
+        continue;
+      }
+      if (in_type) m_type_lines.insert(i);
+      if (!in_type && m_scope[i].empty()) parse_declaration(i);
+    }
     for (const auto& n : m_array_order) {
       DistArray& a = m_arrays[n];
       const int at = a.aligned() ? a.align.line : a.dist_line;
@@ -3014,7 +3030,8 @@ private:
   }
 
   /// The statement with every distributed array `a` replaced by its replicated copy `a__r`.
-  /// A keyword argument `name = ...` inside parentheses (MAXVAL(k, mask = k > 0)) keeps its name.
+  /// A keyword argument `name = ...` inside parentheses (MAXVAL(k, mask = k > 0)) and a component
+  /// `x%name` keep their names.
   std::string replicated_text(const std::string& text) const {
     const std::string t = replace_number_of_processors(text);
     const std::string m = mask_strings(t);
@@ -3027,7 +3044,11 @@ private:
         Scanner sc(m, p + n.size());
         sc.skip_space();
         const bool keyword = depth[p] > 0 && sc.eat('=') && sc.peek() != '=';
-        if (!keyword) at.emplace_back(p, n);
+        // A component (x%a) of a derived-type variable is not the array.
+        std::size_t before = p;
+        while (before > 0 && is_space(m[before - 1])) --before;
+        const bool component = before > 0 && m[before - 1] == '%';
+        if (!keyword && !component) at.emplace_back(p, n);
       }
     std::sort(at.begin(), at.end());
     std::string out;
@@ -3468,7 +3489,8 @@ private:
       if (in_spec && !is_directive(l) && is_specification(l)) {
         auto it = m_decl_rewrites.find(i);
         if (it == m_decl_rewrites.end()) {
-          if (const auto refs = references(l.text); !refs.empty() && !is_implicit_statement(l))
+          if (const auto refs = references(l.text);
+              !refs.empty() && !is_implicit_statement(l) && m_type_lines.count(i) == 0)
             fail_at(l.line, "distributed array '" + refs[0] + "' in '" + shown(trim(l.text)) +
                                 "': only its type declaration and DIMENSION statement are lowered (COMMON, "
                                 "EQUIVALENCE, DATA, POINTER, TARGET, ... of distributed data are not)");
@@ -3649,8 +3671,9 @@ private:
   std::set<std::string> m_dynamic;
   std::vector<ShadowSpec> m_shadows;
   std::map<std::size_t, std::vector<std::string>> m_decl_rewrites;
-  std::set<std::string> m_local_arrays;            // the main program's arrays that are not distributed
-  std::set<std::string> m_char_vars;               // the main program's CHARACTER variables (internal files)
+  std::set<std::string> m_local_arrays; // the main program's arrays that are not distributed
+  std::set<std::size_t> m_type_lines;   // the lines of derived-type definitions in the main program
+  std::set<std::string> m_char_vars;    // the main program's CHARACTER variables (internal files)
   std::map<int, std::string> m_not_owner_computed; // per line: why it runs on replicated copies
   std::set<std::string> m_do_labels;               // the labels that end DO loops of the main program
   std::map<std::string, Template> m_templates;

@@ -812,6 +812,16 @@ TEST(Lower, WritesToInternalFilesRunOnEveryRank) {
   EXPECT_TRUE(contains(out, "\n  write (unit=c, fmt=*) a__r(1)\n")) << out;
 }
 
+// A derived-type definition declares components, not variables, and a component named like a
+// distributed array is not the array.
+TEST(Lower, DerivedTypeComponentsAreNotTheArrays) {
+  const std::string out =
+      lower_hpf(program("  type pair\n    real(8) :: a, b\n  end type pair\n  type(pair) :: q\n" + kSpec,
+                        "  q%b = a(2) * q%a\n"),
+                "t.f90");
+  EXPECT_TRUE(contains(out, "q%b = a__r(2) * q%a\n")) << out;
+}
+
 TEST(Lower, LogicalIfsThatPrintPrintOnOneRank) {
   const std::string out = lower_hpf(program(kSpec, "  if (s > 1) write (*, '(f5.1)') s\n  call show(3)\n") +
                                         "subroutine show(k)\n  integer :: k\n  if (k > 2) print *, k\n"
