@@ -1237,7 +1237,7 @@ private:
       const std::string dummy = "hpf__a" + std::to_string(j + 1);
       const auto parts = split_colons(spec.subscripts[k]);
       if (parts.size() > 3) fail_at(spec.line, "ALIGN: '" + shown(spec.subscripts[k]) + "' is not a triplet");
-      const std::string first = parts[0].empty() ? base_lower(spec.base, k) : parts[0];
+      const std::string first = parts[0].empty() ? base_lower(spec.base, k, spec.line) : parts[0];
       const std::string stride = parts.size() == 3 && !parts[2].empty() ? parts[2] : "1";
       spec.dummies[j] = dummy;
       spec.subscripts[k] =
@@ -1700,9 +1700,17 @@ private:
   }
 
   /// Lower bound of dimension k of a base.
-  [[nodiscard]] std::string base_lower(const std::string& base, std::size_t k) const {
-    if (auto t = m_templates.find(base); t != m_templates.end()) return t->second.bounds[k].first;
-    return m_arrays.at(base).bounds[k].first;
+  [[nodiscard]] std::string base_lower(const std::string& base, std::size_t k, int line) const {
+    const std::vector<std::pair<std::string, std::string>>* bounds = nullptr;
+    if (auto t = m_templates.find(base); t != m_templates.end()) bounds = &t->second.bounds;
+    if (auto a = m_arrays.find(base); bounds == nullptr && a != m_arrays.end()) bounds = &a->second.bounds;
+    if (bounds == nullptr)
+      fail_at(line,
+              "ALIGN ... WITH " + base + ": '" + base + "' is neither a TEMPLATE nor a distributed array");
+    if (k >= bounds->size())
+      fail_at(line, "ALIGN ... WITH " + base + ": '" + base + "' has " + std::to_string(bounds->size()) +
+                        " dimension(s), the ALIGN names dimension " + std::to_string(k + 1));
+    return (*bounds)[k].first;
   }
 
   /// Statements that set a__ad, a__ai and a__b from an ALIGN or REALIGN of `a`. A base subscript
@@ -1731,7 +1739,8 @@ private:
       const std::string stride = "(" + at("1") + " - " + at("0") + ")";
       s += wrap(ind, lhs + "hpf_align_dim(" + std::to_string(k) + "_c_int32_t, int(" + stride +
                          ", c_int64_t), int(" + stride + " * (" + a.bounds[j].first + ") + " + at("0") +
-                         " - (" + base_lower(spec.base, static_cast<std::size_t>(k)) + "), c_int64_t))");
+                         " - (" + base_lower(spec.base, static_cast<std::size_t>(k), spec.line) +
+                         "), c_int64_t))");
     }
     for (std::size_t k = 0; k < spec.subscripts.size(); ++k) {
       const std::string lhs = a.name + "__ai(" + std::to_string(k + 1) + ") = ";
@@ -1741,7 +1750,7 @@ private:
       } else if (!spec.dummy_of(k).empty()) {
         s += ind + lhs + "0_c_int64_t\n";
       } else {
-        s += wrap(ind, lhs + "int((" + e + ") - (" + base_lower(spec.base, k) + "), c_int64_t)");
+        s += wrap(ind, lhs + "int((" + e + ") - (" + base_lower(spec.base, k, spec.line) + "), c_int64_t)");
       }
     }
     s += ind + a.name + "__b = " + std::to_string(base_id(spec.base)) + "\n";

@@ -863,6 +863,12 @@ TEST(Lower, StopFinalisesTheRuntimeFirst) {
       << out;
 }
 
+// An ALIGN with triplets whose base is not mapped names it (it threw std::out_of_range).
+TEST(Lower, AlignWithAnUnmappedBaseIsRefusedWithTheLine) {
+  expect_rejected(program("  real(8) :: x(4), y(4)\n!HPF$ ALIGN x(:) WITH y(:)\n", ""),
+                  {"t.f90:4:", "'y' is neither a TEMPLATE nor a distributed array"});
+}
+
 TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
   expect_rejected(program(kSpec, "  read (*, *, err = 20) a\n20 continue\n"),
                   {"t.f90:10:", "err= would branch on rank 0 only"});
