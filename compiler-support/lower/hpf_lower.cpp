@@ -2802,17 +2802,50 @@ private:
     bool replicated = false;
     classify(n, parallel, replicated);
     if (replicated && !parallel) return emit_replicated(n);
-    std::string s = emit_header(n.begin);
+    if (is_do(n.kind) && !n.label.empty()) {
+      // A labelled DO becomes a block DO: its terminal statement gets a CONTINUE with the label in
+      // front (a branch to the label still runs it) and END DO after, so the terminal may be lowered
+      // to several statements, and loops sharing it (deleted in F2018) each get their END DO.
+      std::string s = emit_header(unlabelled_do(m_lines[n.begin]));
+      for (const Node& k : n.kids) s += k.begin == n.end && !opens(k.kind) ? emit_terminal(k) : emit_node(k);
+      return s + "  end do\n";
+    }
+    std::string s = emit_header(m_lines[n.begin]);
     for (const Node& k : n.kids) s += emit_node(k);
     if (n.kids.empty() || n.kids.back().end != n.end) s += emit_leaf(Node{n.end, n.end, Kind::End, "", {}});
     return s;
   }
 
+  /// `DO 10 [,] I = ...` as `DO I = ...` (the statement's own label, if any, kept).
+  static LogicalLine unlabelled_do(const LogicalLine& l) {
+    const std::string t = trim(l.text);
+    Scanner sc(t);
+    sc.skip_space();
+    sc.word("do");
+    sc.skip_space();
+    while (std::isdigit(static_cast<unsigned char>(sc.peek())) != 0) sc.eat(sc.peek());
+    sc.skip_space();
+    sc.eat(',');
+    const std::string text = "do " + trim(std::string(sc.rest()));
+    return LogicalLine{text, l.line, {"  " + (l.label.empty() ? "" : l.label + " ") + text}, l.label};
+  }
+
+  /// The terminal statement of a labelled DO that is lowered statement by statement: `label
+  /// CONTINUE`, then the statement without its label.
+  std::string emit_terminal(const Node& k) {
+    const LogicalLine& l = m_lines[k.begin];
+    const std::string t = trim(l.text);
+    std::string s = "  " + l.label + " continue\n";
+    if (lower_case(t) == "continue" || k.kind == Kind::End) return s;
+    const LogicalLine copy{l.text, l.line, {"  " + t}, ""};
+    if (references(t).empty() || line_use(copy) == Use::Parallel) return s + lower_statement(copy, "  ");
+    return s + emit_replicated(k, false);
+  }
+
   /// A construct's first line in a construct that is not replicated as a whole: copied, or, when it
   /// reads distributed arrays (IF (...) THEN, DO, SELECT CASE: evaluated once where they stand), those
   /// are gathered first.
-  std::string emit_header(std::size_t i) {
-    const LogicalLine& l = m_lines[i];
+  std::string emit_header(const LogicalLine& l) {
     if (references(l.text).empty()) return lower_statement(l, "  ");
     const LineKind lk = line_kind(l);
     const Kind k = lk.kind;
@@ -2867,16 +2900,9 @@ private:
                   "' reads a distributed array in an ELSE IF, CASE or ELSEWHERE of a construct that also "
                   "holds owner-computed statements: not lowered yet");
     // A branch target: the label goes to a CONTINUE before the lowered statement, so that a branch
-    // runs the gathers too. The statement that ends a labelled DO loop cannot move off its label.
+    // runs the gathers too (the end of a labelled DO is emit_terminal's).
     std::string target;
-    if (!l.label.empty()) {
-      if (m_do_labels.count(l.label) != 0)
-        fail_at(l.line, "statement label " + l.label + " on '" + shown(t) +
-                            "': the statement that ends a DO loop uses distributed arrays; this is lowered "
-                            "only when the whole loop runs on replicated copies (a loop without FORALL, "
-                            "array assignments or REDISTRIBUTE); end the loop with CONTINUE");
-      target = l.label + " continue\n";
-    }
+    if (!l.label.empty()) target = l.label + " continue\n";
     if (line_use(l) == Use::Parallel) return target + lower_statement(l, "  ");
     return target + emit_replicated(n, target.empty());
   }
@@ -3089,7 +3115,7 @@ private:
           LogicalLine{"do " + replicated_text(trim(l.text)).substr(sc.pos()), l.line, {}, l.label},
           keep_label);
     }
-    if (!l.label.empty() && m_do_labels.count(l.label) != 0)
+    if (keep_label && !l.label.empty() && m_do_labels.count(l.label) != 0)
       for (std::size_t i = m_program_line; i < m_end_line; ++i)
         if (const LineKind k = line_kind(m_lines[i]); is_do(k.kind) && k.label == l.label)
           body += "  end do\n";

@@ -33,6 +33,11 @@ CHPF$ INDEPENDENT, REDUCTION(TOTAL)
             V(I) = -Y(I, 3)
          END IF
    40 CONTINUE
+C     A labelled loop around a FORALL, ended by a statement that reads and
+C     writes distributed data (a block DO in the lowered program).
+      DO 60 J = 1, 3
+      FORALL (I = 1:N) V(I) = V(I) + REAL(J)
+   60 X(J, 1) = V(J)
 C     A replicated nest sharing its terminal label (a block DO nest in the
 C     lowered program: F2018 deleted shared termination).
       DO 50 J = 1, M
