@@ -3101,20 +3101,9 @@ private:
   std::string replicated_line(const LogicalLine& l, bool keep_label = true) const {
     // A labelled DO becomes a block DO whose END DO follows its terminal statement: F2018 deleted
     // the shared DO termination of F77 (B.2), which a nest like DO 10 J / DO 10 I has.
-    std::string body = replicated_statement(l, keep_label);
-    if (const LineKind k = line_kind(l); is_do(k.kind) && !k.label.empty()) {
-      const std::string t = lower_case(trim(l.text));
-      Scanner sc(t);
-      sc.skip_space();
-      sc.word("do");
-      sc.skip_space();
-      while (std::isdigit(static_cast<unsigned char>(sc.peek())) != 0) sc.eat(sc.peek());
-      sc.skip_space();
-      sc.eat(',');
-      body = replicated_statement(
-          LogicalLine{"do " + replicated_text(trim(l.text)).substr(sc.pos()), l.line, {}, l.label},
-          keep_label);
-    }
+    const LineKind k = line_kind(l);
+    std::string body =
+        replicated_statement(is_do(k.kind) && !k.label.empty() ? unlabelled_do(l) : l, keep_label);
     if (keep_label && !l.label.empty() && m_do_labels.count(l.label) != 0)
       for (std::size_t i = m_program_line; i < m_end_line; ++i)
         if (const LineKind k = line_kind(m_lines[i]); is_do(k.kind) && k.label == l.label)
