@@ -3104,11 +3104,16 @@ private:
     const LineKind k = line_kind(l);
     std::string body =
         replicated_statement(is_do(k.kind) && !k.label.empty() ? unlabelled_do(l) : l, keep_label);
-    if (keep_label && !l.label.empty() && m_do_labels.count(l.label) != 0)
+    return body + (keep_label ? end_dos(l.label) : "");
+  }
+
+  /// An END DO for every DO loop of the main program that `label` ends ("" for other labels).
+  std::string end_dos(const std::string& label) const {
+    std::string s;
+    if (!label.empty() && m_do_labels.count(label) != 0)
       for (std::size_t i = m_program_line; i < m_end_line; ++i)
-        if (const LineKind k = line_kind(m_lines[i]); is_do(k.kind) && k.label == l.label)
-          body += "  end do\n";
-    return body;
+        if (const LineKind k = line_kind(m_lines[i]); is_do(k.kind) && k.label == label) s += "  end do\n";
+    return s;
   }
 
   std::string replicated_statement(const LogicalLine& l, bool keep_label) const {
@@ -3203,13 +3208,6 @@ private:
       out = out || Scanner(action).word("return") ||
             (!is_do(n.kind) && (Scanner(action).word("exit") || Scanner(action).word("cycle")));
       if (!out) continue;
-      // A labelled one (a branch target, or the end of a DO loop) cannot have the write-back in front.
-      if (!l.label.empty())
-        fail_at(l.line, "'" + shown(trim(l.text)) + "' (label " + l.label +
-                            ") may branch out of the statements that run on replicated copies of distributed "
-                            "arrays (lines " +
-                            loc(m_lines[n.begin].line) + " to " + loc(m_lines[n.end].line) +
-                            "), and a labelled statement cannot have their write-back in front: not lowered");
       exits.insert(i);
     }
     // A whole-array assignment `a = expr` that does not read `a` need not gather it.
@@ -3239,7 +3237,16 @@ private:
         stores += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a +
                                  "__r)), 'line " + loc(first.line) + ": " + a + "')");
     for (std::size_t i = n.begin; i <= n.end; ++i)
-      s += (exits.count(i) != 0 ? stores : "") + replicated_line(m_lines[i], keep_label);
+      if (exits.count(i) == 0) {
+        s += replicated_line(m_lines[i], keep_label);
+      } else if (m_lines[i].label.empty() || !keep_label) {
+        s += stores + replicated_line(m_lines[i], keep_label);
+      } else {
+        // A labelled one (a branch target, or the end of a DO loop): its label goes to a CONTINUE in
+        // front of the write-back, so that a branch to it writes back too.
+        s += "  " + m_lines[i].label + " continue\n" + stores + replicated_line(m_lines[i], false) +
+             end_dos(m_lines[i].label);
+      }
     return s + stores;
   }
 

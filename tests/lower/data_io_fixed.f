@@ -42,4 +42,9 @@ C     A branch out of a loop that runs on replicated copies.
          IF (B(I) .GT. 20.0D0) GOTO 60
    50 CONTINUE
    60 PRINT *, 'STOPPED AT', I, B(I), SUM(B)
+C     The same from the labelled end of the loop.
+      DO 70 I = 1, N
+         A(I) = A(I) - 1.0D0
+   70 IF (A(I) .LT. 50.0D0) GOTO 80
+   80 PRINT *, 'A AT', I, A(I)
       END

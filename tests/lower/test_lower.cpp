@@ -864,6 +864,11 @@ TEST(Lower, BranchesOutOfReplicatedRunsWriteTheCopiesBack) {
   const std::string go =
       lowered("  do j = 1, 3\n    a(j) = 1\n    if (a(j) > 0) go to 20\n  end do\n20 continue\n");
   EXPECT_TRUE(contains(go, store + "  if (a__r(j) > 0) go to 20\n")) << go;
+  // A labelled one (here the end of the loop): the label on a CONTINUE in front of the write-back.
+  const std::string labelled =
+      lowered("  do 15 j = 1, 3\n    a(j) = 1\n15  if (a(j) > 0) go to 20\n20 continue\n");
+  EXPECT_TRUE(contains(labelled, "  15 continue\n  " + store + "  if (a__r(j) > 0) go to 20\n  end do\n"))
+      << labelled;
   const std::string exit = lowered("  do j = 1, 3\n    forall (i = 1:100) a(i) = j\n    if (s > 0) then\n"
                                    "      a(1) = 2\n      exit\n    end if\n  end do\n");
   EXPECT_TRUE(
@@ -895,9 +900,6 @@ TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
                   {"t.f90:12:", "in an ELSE IF, CASE or ELSEWHERE"});
   expect_rejected(program(kSpec, "20 if (a(1) < 5) then\n    forall (i = 1:100) a(i) = a(i) + 1\n  end if\n"),
                   {"t.f90:10:", "in the header of a construct"});
-  expect_rejected(
-      program(kSpec, "  do j = 1, 3\n    a(j) = 1\n15  if (a(j) > 0) go to 20\n  end do\n20 continue\n"),
-      {"t.f90:12:", "(label 15) may branch out of the statements that run on replicated copies"});
 }
 
 } // namespace
