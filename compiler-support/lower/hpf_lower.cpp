@@ -3178,9 +3178,9 @@ private:
     return {trim(rest)};
   }
 
-  /// Lines [n.begin, n.end] on every rank over replicated copies: gather what they read, run them,
-  /// write back what they assign. A branch out of them (GO TO a label outside, RETURN, or EXIT / CYCLE
-  /// out of a construct that is not a loop) would skip the write-back and is refused when they assign.
+  /// Lines [n.begin, n.end] on every rank over replicated copies: gather what they reference, run
+  /// them, write the copies back. A branch out of them (GO TO a label outside, RETURN, or EXIT / CYCLE
+  /// out of a construct that is not a loop) writes the copies back first.
   std::string emit_replicated(const Node& n, bool keep_label = true) {
     std::vector<std::string> read;
     std::set<std::string> written;
@@ -3197,7 +3197,7 @@ private:
     // construct that is not a loop): the copies are written back before them (writing back twice is
     // harmless), so the statements the branch goes to see what was assigned.
     std::set<std::size_t> exits;
-    for (std::size_t i = n.begin; i <= n.end && !written.empty(); ++i) {
+    for (std::size_t i = n.begin; i <= n.end; ++i) {
       const LogicalLine& l = m_lines[i];
       if (is_directive(l) || trim(l.text).empty() || trim(l.text).front() == '!') continue;
       const std::string lt = lower_case(trim(l.text));
@@ -3231,11 +3231,12 @@ private:
         n.begin == n.end && why != m_not_owner_computed.end() && !is_output(trim(first.text)))
       s += comment_lines("! (not owner-computed: " + why->second + ")");
     s += gather_copies(first, read, fresh);
+    // Every copy is written back, not only those `written` names: a function may assign its
+    // argument, and writing back an unchanged copy costs a local copy, no communication.
     std::string stores;
     for (const auto& a : read)
-      if (written.count(a) != 0)
-        stores += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a +
-                                 "__r)), 'line " + loc(first.line) + ": " + a + "')");
+      stores += wrap("  ", "call hpf_check(hpf_array_store_owned(" + a + "__h, c_loc(" + a + "__r)), 'line " +
+                               loc(first.line) + ": " + a + "')");
     for (std::size_t i = n.begin; i <= n.end; ++i)
       if (exits.count(i) == 0) {
         s += replicated_line(m_lines[i], keep_label);
