@@ -584,13 +584,17 @@ private:
       }
       return out;
     };
-    // The average contiguous piece along dimension 0 decides.
+    // The average contiguous piece decides: the pieces of one line along dimension 0, times the
+    // message's lines (one per index of the higher dimensions). A transposed side (dimension 0 not
+    // A's or B's contiguous one) has pieces of one element, which MPI's datatype engine would move
+    // one by one; the plan's tiled loops pack and unpack those.
     const SectionRuns& r0 = runs_of(0);
     index_t period_pieces = 0;
     index_t tail_pieces = 0;
     for (const detail::PieceRun& p : pieces(r0.period, strides[0] == 1)) period_pieces += p.count;
     for (const detail::PieceRun& p : pieces(r0.tail, strides[0] == 1)) tail_pieces += p.count;
-    const index_t count = period_pieces * r0.reps + tail_pieces;
+    const index_t lines = r0.elements > 0 ? m.len / r0.elements : 0;
+    const index_t count = (period_pieces * r0.reps + tail_pieces) * lines;
     const double bytes = static_cast<double>(m.len) * static_cast<double>(sizeof(T));
     if (count == 0 || bytes > static_cast<double>(INT_MAX) ||
         bytes / static_cast<double>(count) < static_cast<double>(m_opt.in_place_min_piece_bytes))
