@@ -24,6 +24,10 @@
 #   HPF_HPCC_REPEATS [5]         repeats of the PTRANS and FFT programs (they report the median)
 #   HPF_HPCC_NATURAL [0]         1: also FFTW-MPI without FFTW_MPI_TRANSPOSED_OUT
 #   HPF_HPCC_OUT [docs/results/hpcc]  output prefix (.csv, .png, _lines.csv)
+#   HPF_HPCC_KERNELS ["STREAM RandomAccess FFT-1D PTRANS FFT-ND"]  the kernels to run (the CSV's
+#                                names); with fewer, the other kernels' rows and header lines of the
+#                                existing CSV are kept (header lines marked "kept") and the new rows
+#                                replace the rerun kernels' rows
 #   HPCC_SRC                     the unpacked hpcc 1.5.0 source, for the line count (skipped unset)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/env.sh"
@@ -38,7 +42,13 @@ fft3d="${HPF_HPCC_FFT3D:-256}"
 repeats="${HPF_HPCC_REPEATS:-5}"
 natural="${HPF_HPCC_NATURAL:-0}"
 out="${HPF_HPCC_OUT:-docs/results/hpcc}"
-command -v hpcc > /dev/null || { echo "run.sh: the hpcc binary is not installed (apt-get install hpcc)" >&2; exit 1; }
+all_kernels="STREAM RandomAccess FFT-1D PTRANS FFT-ND"
+read -r -a kernels <<< "${HPF_HPCC_KERNELS:-$all_kernels}"
+# want KERNEL: whether KERNEL is among those to run.
+want() { [[ " ${kernels[*]} " == *" $1 "* ]]; }
+hpcc_needed=0
+for k in STREAM RandomAccess FFT-1D; do want "$k" && hpcc_needed=1; done
+((!hpcc_needed)) || command -v hpcc > /dev/null || { echo "run.sh: the hpcc binary is not installed (apt-get install hpcc)" >&2; exit 1; }
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$HPF_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHPF_BUILD_TESTS=OFF > /dev/null
@@ -50,6 +60,11 @@ peer="$build/bench/hpcc"
 cd "$HPF_ROOT"
 csv="$out.csv"
 work=$(mktemp -d)
+old_csv=""
+if [[ "${kernels[*]}" != "$all_kernels" && -f "$csv" ]]; then # a subset: merged into the old CSV at the end
+  old_csv="$work/old.csv"
+  cp "$csv" "$old_csv"
+fi
 load_start
 # shellcheck disable=SC2154 # load_start sets load; this trap replaces its own, which removes it
 trap 'rm -rf "$work" "$load"' EXIT
@@ -157,29 +172,32 @@ for job in $(seq 1 "$jobs"); do
     echo "job $job, $np ranks" >&2
     # hpcc's STREAM, RandomAccess and MPIFFT, and the examples at hpcc's sizes, which depend on N and
     # the ranks only: in even jobs the examples run first, at the sizes hpcc chose in job 1.
-    ((peer_first)) && sizes[np]="$(hpcc_run "$np" && hpcc_sizes)"
-    read -r vec table fftn <<< "${sizes[np]}"
-    m=$(log2 "$table")
-    mf=$(log2 "$fftn")
-    ra_note=""
-    ((table == 1 << m)) || ra_note="hpcc's table of $table words is not a power of two: hpfrt ran 2^$m"
-    fft_note=""
-    ((fftn == 1 << mf)) || fft_note="hpcc's MPIFFT N $fftn is not a power of two: hpfrt ran 2^$mf"
-    stream=$(run "$np" "$ex/hpcc_stream" "$vec")
-    ra=$(run "$np" "$ex/hpcc_random_access" "$m")
-    fft1=$(run "$np" "$ex/hpcc_fft1d" "$mf" "$repeats")
-    if ((!peer_first)); then
-      hpcc_run "$np"
-      [[ "$(hpcc_sizes)" == "${sizes[np]}" ]] || echo "run.sh: hpcc chose other sizes than in job 1" >&2
+    if ((hpcc_needed)); then
+      ((peer_first)) && sizes[np]="$(hpcc_run "$np" && hpcc_sizes)"
+      read -r vec table fftn <<< "${sizes[np]}"
+      m=$(log2 "$table")
+      mf=$(log2 "$fftn")
+      ra_note=""
+      ((table == 1 << m)) || ra_note="hpcc's table of $table words is not a power of two: hpfrt ran 2^$m"
+      fft_note=""
+      ((fftn == 1 << mf)) || fft_note="hpcc's MPIFFT N $fftn is not a power of two: hpfrt ran 2^$mf"
+      want STREAM && stream=$(run "$np" "$ex/hpcc_stream" "$vec")
+      want RandomAccess && ra=$(run "$np" "$ex/hpcc_random_access" "$m")
+      want FFT-1D && fft1=$(run "$np" "$ex/hpcc_fft1d" "$mf" "$repeats")
+      if ((!peer_first)); then
+        hpcc_run "$np"
+        [[ "$(hpcc_sizes)" == "${sizes[np]}" ]] || echo "run.sh: hpcc chose other sizes than in job 1" >&2
+      fi
+      updates="hpcc ran $(hpcc_key MPIRandomAccess_ExeUpdates) of $((4 * table)) updates (time bound $(hpcc_key MPIRandomAccess_TimeBound) s)"
+      want STREAM && pair STREAM triad "$np" "$vec" GB/s 1 hpcc "$(hpcc_key StarSTREAM_Triad)" "$(field Triad "$stream")"
+      want RandomAccess && pair RandomAccess "table 2^$m" "$np" "$table" GUP/s 1 hpcc \
+        "$(hpcc_key MPIRandomAccess_GUPs)" "$(field GUP/s "$ra")" "${ra_note:-$updates}"
+      want FFT-1D && pair FFT-1D 1-D "$np" "$fftn" GFLOP/s 1 hpcc "$(hpcc_key MPIFFT_Gflops)" \
+        "$(field GFLOP/s "$fft1")" "$fft_note"
     fi
-    updates="hpcc ran $(hpcc_key MPIRandomAccess_ExeUpdates) of $((4 * table)) updates (time bound $(hpcc_key MPIRandomAccess_TimeBound) s)"
-    pair STREAM triad "$np" "$vec" GB/s 1 hpcc "$(hpcc_key StarSTREAM_Triad)" "$(field Triad "$stream")"
-    pair RandomAccess "table 2^$m" "$np" "$table" GUP/s 1 hpcc "$(hpcc_key MPIRandomAccess_GUPs)" \
-      "$(field GUP/s "$ra")" "${ra_note:-$updates}"
-    pair FFT-1D 1-D "$np" "$fftn" GFLOP/s 1 hpcc "$(hpcc_key MPIFFT_Gflops)" "$(field GFLOP/s "$fft1")" "$fft_note"
 
     # PTRANS: hpcc_ptrans against pdtran_.
-    for n in "${ptrans_sizes[@]}"; do
+    want PTRANS && for n in "${ptrans_sizes[@]}"; do
       if ((peer_first)); then
         p=$(run "$np" "$peer/bench_hpcc_pdtran" "$n" 64 "$repeats")
         h=$(run "$np" "$ex/hpcc_ptrans" "$n" 64 "$repeats")
@@ -191,7 +209,7 @@ for job in $(seq 1 "$jobs"); do
     done
 
     # 2-D and 3-D FFTs: hpcc_fftnd (slabs; pencils in 3-D) against FFTW-MPI (slabs, transposed out).
-    for spec in "2 $fft2d" "3 $fft3d"; do
+    want FFT-ND && for spec in "2 $fft2d" "3 $fft3d"; do
       read -r d n <<< "$spec"
       if ((peer_first)); then
         f=$(run "$np" "$peer/bench_hpcc_fftw_mpi" "$d" "$n" transposed "$repeats")
@@ -222,6 +240,18 @@ for job in $(seq 1 "$jobs"); do
 done
 load_note after
 csv_stamp "$csv"
+if [[ -n "$old_csv" ]]; then
+  # The rerun kernels' rows replace theirs; the other kernels' rows and the old header lines stay.
+  {
+    grep '^#' "$csv"
+    sed -n 's/^# \(.*\)/# kept (not rerun: the other kernels): \1/p' "$old_csv" | grep -v '^# kept (not rerun: the other kernels): kept'
+    grep '^# kept' "$old_csv" || true
+    grep -v '^#' "$csv" | head -1
+    awk -F, -v rerun=" ${kernels[*]} " 'NR > 0 && !/^#/ && $1 != "job" && index(rerun, " " $2 " ") == 0' "$old_csv"
+    grep -v '^#' "$csv" | tail -n +2
+  } > "$work/merged.csv"
+  mv "$work/merged.csv" "$csv"
+fi
 /usr/bin/python3 "$(dirname "$0")/plot.py" "$csv" "$out.png"
 echo "plot: $out.png" >&2
 if [[ -n "${HPCC_SRC:-}" ]]; then
