@@ -174,21 +174,34 @@ template <class T> inline constexpr index_t tile_elements = 32 * line_elements<T
 /// sides step within a cache line along t0, row by row (t0 innermost). A transposed piece (one side
 /// steps within a line along t0 only, the other along t1 only: the local part and the packing of a
 /// transpose) is walked in tiles of tile_elements<T> along t0 and bands of one cache line along t1,
-/// t1 innermost, so every line read or written is used whole while it is in L1 and the tile's pages
-/// stay in the TLB. Callers keep n1 <= tile_elements<T> (SectionPlan tiles dimension 1).
+/// so every line read or written is used whole while it is in L1 and the tile's pages stay in the
+/// TLB. Inside a band the innermost loop runs along the target's contiguous dimension: stores go
+/// to consecutive addresses (and whole lines) while the strided loads hit the tile's lines that the
+/// band keeps in L1, the store-sequential order of cache-blocked transposes (Chatterjee and Sen,
+/// "Cache-efficient matrix transposition", HPCA 2000). Callers keep n1 <= tile_elements<T>
+/// (SectionPlan tiles dimension 1).
 template <class T, class F = Assign> inline void apply_2d(T* dst, index_t d0, index_t d1, const T* src,
                                                           index_t s0, index_t s1, index_t n0, index_t n1,
                                                           const F& f = {}) {
   const auto near = [](index_t s) { return (s < 0 ? -s : s) < line_elements<T>; };
   if (n1 > 1 && n0 > 1 && !(near(s0) && near(d0)) && (near(s1) || near(d1))) {
+    const bool store_along_t0 = near(d0);
     for (index_t a = 0; a < n0; a += tile_elements<T>) {
       const index_t ea = std::min(n0, a + tile_elements<T>);
       for (index_t b = 0; b < n1; b += line_elements<T>) {
         const index_t eb = std::min(n1, b + line_elements<T>);
-        for (index_t t0 = a; t0 < ea; ++t0) {
-          T* out = dst + t0 * d0;
-          const T* in = src + t0 * s0;
-          for (index_t t1 = b; t1 < eb; ++t1) f(out[t1 * d1], in[t1 * s1]);
+        if (store_along_t0) {
+          for (index_t t1 = b; t1 < eb; ++t1) {
+            T* out = dst + t1 * d1;
+            const T* in = src + t1 * s1;
+            for (index_t t0 = a; t0 < ea; ++t0) f(out[t0 * d0], in[t0 * s0]);
+          }
+        } else {
+          for (index_t t0 = a; t0 < ea; ++t0) {
+            T* out = dst + t0 * d0;
+            const T* in = src + t0 * s0;
+            for (index_t t1 = b; t1 < eb; ++t1) f(out[t1 * d1], in[t1 * s1]);
+          }
         }
       }
     }
