@@ -3,8 +3,8 @@
 //   transpose   hpf::assign(At, all, A, all, {1, 0}), the kernel's transposing move
 //   copy        hpf::assign(B, all, A, all), the same layouts without the permutation (local only)
 //   memcpy      one memcpy of the local block
-//   local-T     a tiled transpose of the local block into another local block of the same size (what a
-//               transposing move costs at the least on 1 rank)
+//   local-T     a plain tiled transpose of the local block into another local block of the same size (a
+//               C loop to hold the plan's local copy against)
 //   redist      REDISTRIBUTE of A to CYCLIC(nb) x CYCLIC(nb) on the Q x P grid (about the bytes the
 //               transpose moves between ranks, as P x Q != Q x P)
 //   forall      C += At, the kernel's local update
@@ -84,15 +84,16 @@ int main(int argc, char** argv) {
     const double copy = timed(repeats, [&] { hpf::assign(B, all, A, all); });
     const double mem =
         timed(repeats, [&] { std::memcpy(buf.data(), A.local_data(), local * sizeof(double)); });
-    // The local block read in 32 x 32 tiles and written transposed (rows x cols -> cols x rows).
+    // The local block copied transposed (rows x cols -> cols x rows) in 32 x 32 tiles, stores
+    // innermost along the target's contiguous dimension.
     const index_t rows = ext[0], cols = ext[1];
     const double localt = timed(repeats, [&] {
       const double* a = A.local_data();
       constexpr index_t t = 32;
-      for (index_t j0 = 0; j0 < cols; j0 += t)
-        for (index_t i0 = 0; i0 < rows; i0 += t)
-          for (index_t j = j0; j < std::min(cols, j0 + t); ++j)
-            for (index_t i = i0; i < std::min(rows, i0 + t); ++i)
+      for (index_t i0 = 0; i0 < rows; i0 += t)
+        for (index_t j0 = 0; j0 < cols; j0 += t)
+          for (index_t i = i0; i < std::min(rows, i0 + t); ++i)
+            for (index_t j = j0; j < std::min(cols, j0 + t); ++j)
               tbuf[static_cast<std::size_t>(j + cols * i)] = a[i + rows * j];
     });
     const double redist = timed(repeats, [&] { DistArray<double, 2>::redistribute_into(A, R); });
