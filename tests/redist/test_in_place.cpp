@@ -2,7 +2,10 @@
 // - random moves between layouts under which every rank keeps the extents of its block (CYCLIC(r)
 //   for r dividing the block, BLOCK, the grid's ranks in another order; 1-D, 2-D and 3-D) keep every
 //   value and the array's storage (its local_data());
-// - layouts under which some rank's block changes, a SHADOW and options.relabel throw hpf::Error on
+// - random moves between layouts under which every rank's block keeps its size but not its extents
+//   ((BLOCK, *) -> (*, BLOCK), a line of ranks -> a 2 x P/2 grid; 2-D to 4-D) keep every value and the
+//   storage, viewed with the new extents;
+// - layouts under which some rank's block changes size, a SHADOW and options.relabel throw hpf::Error on
 //   every rank with the array unchanged; a ceiling below the sends names the smallest workable one;
 // - on 2 and 3 ranks, the peak resident memory of a large in-place move grows by at most the bytes a
 //   rank sends plus 1 MiB: no second block.
@@ -70,12 +73,18 @@ Layout<N> even_layout(const std::vector<int>& base, index_t per, bool two_d, Rng
   return Layout<N>(ext, dists, ProcessGrid(MPI_COMM_WORLD, ranks, shape));
 }
 
-template <int N, class Rng> void random_in_place(Rng& rng, int round) {
+/// A random nonempty subset of the world's ranks (the same on every rank: the generators share a seed).
+template <class Rng> std::vector<int> random_ranks(Rng& rng) {
   std::vector<int> all(static_cast<std::size_t>(world_size()));
   std::iota(all.begin(), all.end(), 0);
   std::shuffle(all.begin(), all.end(), rng);
-  const int count = pick(rng, 1, world_size());
-  const std::vector<int> base(all.begin(), all.begin() + count);
+  all.resize(static_cast<std::size_t>(pick(rng, 1, world_size())));
+  return all;
+}
+
+template <int N, class Rng> void random_in_place(Rng& rng, int round) {
+  const std::vector<int> base = random_ranks(rng);
+  const int count = static_cast<int>(base.size());
   const bool two_d = N >= 2 && count % 2 == 0 && pick(rng, 0, 1) == 0;
   const index_t per = pick(rng, 1, 12);
   const Layout<N> from = even_layout<N>(base, per, two_d, rng);
@@ -100,6 +109,85 @@ TEST(InPlace, RandomMovesKeepEveryValueAndTheStorage) {
   }
 }
 
+/// Collective: a layout of `ext` (each extent a multiple of count) over the first `count` ranks in a
+/// random order, distributed along one random dimension on a line of them, or along two on a
+/// 2 x count/2 grid: every rank holds the product of the extents over count elements, in blocks whose
+/// extents differ from layout to layout.
+template <int N, class Rng>
+Layout<N> reshaping_layout(const std::vector<int>& base, const Index<N>& ext, Rng& rng) {
+  std::vector<int> ranks = base;
+  std::shuffle(ranks.begin(), ranks.end(), rng);
+  const int n = static_cast<int>(ranks.size());
+  std::vector<int> shape{n};
+  if (N >= 2 && n % 2 == 0 && pick(rng, 0, 1) == 0) shape = {2, n / 2};
+  std::vector<std::size_t> dims(static_cast<std::size_t>(N));
+  std::iota(dims.begin(), dims.end(), std::size_t{0});
+  std::shuffle(dims.begin(), dims.end(), rng);
+  dims.resize(shape.size());
+  std::sort(dims.begin(), dims.end());
+  std::array<Distribution, N> dists{};
+  dists.fill(hpf::Collapsed());
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    dists[dims[k]] = even_distribution(ext[dims[k]] / shape[k], rng);
+  return Layout<N>(ext, dists, ProcessGrid(MPI_COMM_WORLD, ranks, shape));
+}
+
+template <int N, class Rng> void random_reshaping(Rng& rng, int round) {
+  const std::vector<int> base = random_ranks(rng);
+  const int count = static_cast<int>(base.size());
+  Index<N> ext{};
+  for (auto& e : ext) e = count * pick(rng, 1, 4);
+  const Layout<N> from = reshaping_layout<N>(base, ext, rng);
+  const Layout<N> to = reshaping_layout<N>(base, ext, rng);
+  SCOPED_TRACE("round " + std::to_string(round) + " from " + from.describe_dists() + " to " +
+               to.describe_dists());
+  DistArray<double, N> A("A", from);
+  hpf::test::fill_reference(A, salt);
+  const double* storage = A.local_size() > 0 ? A.local_data() : nullptr;
+  A.redistribute_in_place(to);
+  EXPECT_TRUE(A.layout() == to);
+  if (storage != nullptr) EXPECT_EQ(A.local_data(), storage);
+  EXPECT_TRUE(hpf::test::holds_reference(A, salt));
+  // The block, viewed with its new extents, is the array's alone (the view of the old extents is
+  // gone), and goes back and on like any block.
+  if (storage != nullptr) EXPECT_EQ(A.local_view().use_count(), 1);
+  A.redistribute_in_place(from);
+  EXPECT_TRUE(hpf::test::holds_reference(A, salt));
+  A.redistribute(to);
+  EXPECT_TRUE(hpf::test::holds_reference(A, salt));
+}
+
+TEST(InPlace, BlocksThatChangeShapeKeepEveryValueAndTheStorage) {
+  std::mt19937 rng(29);
+  for (int round = 0; round < hpf::test::cases(300); ++round) {
+    if (round % 3 == 0) random_reshaping<2>(rng, round);
+    if (round % 3 == 1) random_reshaping<3>(rng, round);
+    if (round % 3 == 2) random_reshaping<4>(rng, round);
+  }
+}
+
+TEST(InPlace, TransposesSlabsInTheirStorage) {
+  // FFTW's transposed slabs: (BLOCK, *) -> (*, BLOCK) of an n x n array, P dividing n.
+  const int p = world_size();
+  const index_t n = 6 * p;
+  std::vector<int> ranks(static_cast<std::size_t>(p));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const ProcessGrid grid(MPI_COMM_WORLD, ranks, {p});
+  const Layout<2> rows({n, n}, {hpf::Block(), hpf::Collapsed()}, grid);
+  const Layout<2> cols({n, n}, {hpf::Collapsed(), hpf::Block()}, grid);
+  DistArray<double, 2> A("A", rows);
+  hpf::test::fill_reference(A, salt);
+  const double* storage = A.local_data();
+  A.redistribute_in_place(cols);
+  EXPECT_EQ(A.local_data(), storage);
+  EXPECT_EQ(A.local_view().extent(0), static_cast<std::size_t>(n));
+  EXPECT_EQ(A.local_view().extent(1), static_cast<std::size_t>(6));
+  EXPECT_TRUE(hpf::test::holds_reference(A, salt));
+  A.redistribute_in_place(rows);
+  EXPECT_EQ(A.local_data(), storage);
+  EXPECT_TRUE(hpf::test::holds_reference(A, salt));
+}
+
 Layout<1> line(index_t n, Distribution d) {
   std::vector<int> ranks(static_cast<std::size_t>(world_size()));
   std::iota(ranks.begin(), ranks.end(), 0);
@@ -113,7 +201,7 @@ TEST(InPlace, RefusalsOnEveryRankWithTheArrayUnchanged) {
   if (world_size() > 1) {
     // BLOCK gives the first rank 13 elements, CYCLIC(5) 15.
     HPF_EXPECT_ERROR(A.redistribute_in_place(line(n, hpf::Cyclic(5))), "DistArray::redistribute_in_place",
-                     "expected the same extents on every rank");
+                     "expected as many elements on every rank");
   }
   RedistOptions relabel;
   relabel.relabel = true;

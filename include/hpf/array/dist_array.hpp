@@ -42,7 +42,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -347,14 +349,16 @@ public:
     adopt(layout, {next->m_coords, next->m_owned, {}}, std::move(next->m_view));
   }
   /// Collective like redistribute(): HPF REDISTRIBUTE in the array's own storage, for a target layout
-  /// under which every rank's local block has the extents it has now (BLOCK to CYCLIC(r) of a 1-D
-  /// array whose blocks keep their sizes, the same grid's ranks in another order, ...). No second
-  /// block: this rank's sends are packed first, the elements it keeps move within the block, and the
-  /// receives land in it through MPI datatypes (InPlaceRedistribution); the extra memory is the bytes
-  /// it sends. With options.memory_ceiling_bytes below the largest rank's, every rank throws
-  /// hpf::Error naming that smallest workable ceiling. Throws hpf::Error on every rank, the array
-  /// unchanged, for a rank whose local extents would change, a SHADOW, options.relabel, or what
-  /// redistribute() refuses (docs/redistribute.md, "In place").
+  /// under which every rank's local block holds as many elements as it holds now (BLOCK to CYCLIC(r)
+  /// of a 1-D array whose blocks keep their sizes, (BLOCK, *) to (*, BLOCK) of an n x n array with P
+  /// dividing n, the same grid's ranks in another order, ...). No second block: this rank's sends are
+  /// packed first, the elements it keeps move within the block, and the receives land in it through
+  /// MPI datatypes (InPlaceRedistribution); the extra memory is the bytes it sends. Where the block's
+  /// extents change, the same allocation is viewed with the new extents (local_data() is unchanged).
+  /// With options.memory_ceiling_bytes below the largest rank's, every rank throws hpf::Error naming
+  /// that smallest workable ceiling. Throws hpf::Error on every rank, the array unchanged, for a rank
+  /// whose local element count would change, a SHADOW, options.relabel, or what redistribute()
+  /// refuses (docs/redistribute.md, "In place").
   void redistribute_in_place(const Layout<N>& layout, RedistOptions options = {}) {
     const char* what = "DistArray::redistribute_in_place";
     const auto words = agreement_words(options);
@@ -374,11 +378,10 @@ public:
             !has_shadow() && !layout.has_shadow(), what,
             ": an array or target layout with a SHADOW; expected none (the storage keeps its shape)");
         const Index<N> then = local_shape(layout).owned;
-        const auto empty = [](const Index<N>& e) { return std::find(e.begin(), e.end(), 0) != e.end(); };
-        detail::require(then == m_owned || (empty(then) && empty(m_owned)), what, ": rank ",
+        detail::require(elements_of(then) == elements_of(m_owned), what, ": rank ",
                         m_layout.grid().parent_rank(), " holds a block of extents ",
                         Layout<N>::to_string(m_owned), " now and would hold ", Layout<N>::to_string(then),
-                        " under the target layout; expected the same extents on every rank");
+                        " under the target layout; expected as many elements on every rank");
         ex.emplace(executor_between(m_layout, layout, options));
         need = detail::allocation_bytes(static_cast<std::size_t>((*ex)->plan().send_elements()) * sizeof(T));
         if (!ceiling && !(*ex)->plan().storage_identical())
@@ -408,7 +411,7 @@ public:
       }
       move->execute(local_data());
     }
-    relabel(layout); // the same storage, now laid out by `layout`
+    adopt(layout, local_shape(layout), reshaped(local_shape(layout).storage)); // the same storage
   }
 
   /// Collective like redistribute(): moves the owned elements of `src` into `dst` (another layout of
@@ -708,6 +711,30 @@ private:
     view_type old = std::move(m_view);
     m_view = std::move(block);
     detail::recycle_view(old, m_label);
+  }
+
+  static index_t elements_of(const Index<N>& e) {
+    return std::accumulate(e.begin(), e.end(), index_t{1}, std::multiplies<>());
+  }
+
+  /// The local block viewed with extents `e` of as many elements (an in-place REDISTRIBUTE whose
+  /// blocks change shape): a view that shares the block's allocation and reference count, so that the
+  /// block lives as long as either view and goes to the pool of released blocks under its new shape.
+  view_type reshaped(const Index<N>& e) const {
+    Kokkos::LayoutLeft shape;
+    bool same = true;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(N); ++d) {
+      shape.dimension[d] = static_cast<std::size_t>(e[d]);
+      same = same && shape.dimension[d] == m_view.extent(d);
+    }
+    if (same) return m_view;
+    if (elements_of(e) == 0) return view_type(m_label, shape);
+    using unmanaged = Kokkos::View<typename view_type::data_type, Kokkos::LayoutLeft, Kokkos::HostSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const unmanaged over(m_view.data(), shape);
+    // Kokkos' constructor from an allocation tracker and a mapping (the new extents over the same
+    // pointer): Kokkos has no public reshape of a managed view.
+    return view_type(m_view.impl_track(), over.impl_map());
   }
 
   /// Takes `layout`, under which every rank stores the same elements in the same places (a plan's
