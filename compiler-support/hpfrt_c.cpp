@@ -799,6 +799,54 @@ hpf_status hpf_array_redistribute_ceiling(hpf_array array, const hpf_dist* dists
                             "hpf_array_redistribute_ceiling");
 }
 
+hpf_status hpf_array_redistribute_many(int count, const hpf_array* arrays, const hpf_dist* dists,
+                                       const hpf_grid* grids, std::int32_t strategy) {
+  const char* what = "hpf_array_redistribute_many";
+  return guarded([&] {
+    hpf::detail::require(count >= 0, what, ": count = ", count, "; expected 0 or more");
+    if (count == 0) return;
+    require_handle(arrays, "hpf_array_redistribute_many: arrays");
+    const auto k = static_cast<std::size_t>(count);
+    const MPI_Comm comm = comm_of(arrays[0], "hpf_array_redistribute_many: arrays[0]");
+    hpf::RedistOptions opt;
+    std::vector<AnyLayout> targets;
+    // Every array's target layout is built (and checked) locally first, then the failure agreed.
+    agreed(comm, [&] {
+      require_handle(dists, "hpf_array_redistribute_many: dists");
+      require_handle(grids, "hpf_array_redistribute_many: grids");
+      opt.strategy = to_strategy(strategy, what);
+      const hpf_dist* next = dists;
+      for (std::size_t i = 0; i < k; ++i) {
+        const std::string name = hpf::detail::concat(what, ": arrays[", i, "]");
+        const hpf::ProcessGrid& g = grid_of(grids[i], (name + " grid").c_str());
+        visit(arrays[i], name.c_str(), [&](auto& A) {
+          using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+          try {
+            // The array keeps its SHADOW widths across REDISTRIBUTE.
+            targets.emplace_back(
+                make_layout<Tr::rank>(A.layout().extents().data(), next, g).with_shadow(A.layout().shadow()));
+          } catch (const std::exception& e) {
+            hpf::detail::fail(name, " ('", A.label(), "'): ", e.what());
+          }
+          next += Tr::rank;
+        });
+      }
+    });
+    std::vector<std::unique_ptr<hpf::detail::ManyPart>> parts;
+    std::vector<hpf::detail::ManyPart*> list;
+    for (std::size_t i = 0; i < k; ++i)
+      visit(arrays[i], what, [&](auto& A) {
+        using Tr = ArrayTraits<std::decay_t<decltype(A)>>;
+        parts.push_back(std::make_unique<hpf::detail::ManyPartOf<typename Tr::value_type, Tr::rank>>(
+            A, std::get<hpf::Layout<Tr::rank>>(targets[i])));
+        list.push_back(parts.back().get());
+      });
+    // Agrees on the strategy with the layouts and element types (a grid on another parent
+    // communicator is refused by the batch, on every rank).
+    hpf::detail::redistribute_many(std::span<hpf::detail::ManyPart* const>(list), opt, what);
+  });
+}
+
 hpf_status hpf_array_create_shadow(const char* label, std::int32_t type, int rank, const int64_t* extents,
                                    const hpf_dist* dists, const int64_t* shadow, hpf_grid grid,
                                    hpf_array* array) {

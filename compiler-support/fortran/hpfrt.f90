@@ -37,7 +37,7 @@ module hpfrt
   public :: hpf_grid_create_f, hpf_grid_create_world, hpf_grid_free, hpf_grid_my_position
   public :: hpf_array_create, hpf_array_free, hpf_array_local, hpf_array_locate, hpf_array_fill, &
             hpf_array_global_index, hpf_array_slot, hpf_array_redistribute, &
-            hpf_array_redistribute_ceiling
+            hpf_array_redistribute_ceiling, hpf_array_redistribute_many
   public :: hpf_array_sum, hpf_array_min, hpf_array_max, hpf_array_gather, hpf_array_scatter
   public :: hpf_array_allgather, hpf_array_store_owned, hpf_broadcast, hpf_broadcast_bytes
   public :: hpf_block, hpf_cyclic, hpf_collapsed, hpf_gen_block, hpf_indirect, hpf_check, hpf_error_message, hpf_local_real64
@@ -226,6 +226,16 @@ module hpfrt
       integer(c_int64_t), value :: memory_ceiling_bytes
       integer(c_int) :: status
     end function hpf_array_redistribute_ceiling
+
+    function hpf_array_redistribute_many(count, arrays, dists, grids, strategy) &
+        bind(c, name="hpf_array_redistribute_many") result(status)
+      import :: c_int, c_ptr, hpf_dist
+      integer(c_int), value :: count
+      type(c_ptr), intent(in) :: arrays(*), grids(*)
+      type(hpf_dist), intent(in) :: dists(*)
+      integer(c_int), value :: strategy
+      integer(c_int) :: status
+    end function hpf_array_redistribute_many
 
     function c_strlen(s) bind(c, name="strlen") result(n)
       import :: c_ptr, c_size_t

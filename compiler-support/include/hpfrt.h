@@ -166,6 +166,15 @@ hpf_status hpf_array_redistribute(hpf_array array, const hpf_dist* dists, hpf_gr
 hpf_status hpf_array_redistribute_ceiling(hpf_array array, const hpf_dist* dists, hpf_grid grid,
                                           int32_t strategy /* an hpf_strategy */,
                                           uint64_t memory_ceiling_bytes);
+/** Collective over the parent communicator of every array's grid: HPF REDISTRIBUTE of `count` arrays
+ * (any element types and ranks, grids on one parent communicator) in one exchange, one message per
+ * pair of ranks and step (docs/redistribute.md, "Several arrays in one exchange"). Array i takes the
+ * distributions of its rank from `dists`, which holds every array's in turn (array 0's, then array
+ * 1's, ...), over grids[i]; it keeps its extents, SHADOW widths, label and data. count = 0 does
+ * nothing. HPF_ERR_ARG on every rank, with every array unchanged, for what hpf_array_redistribute
+ * refuses (the message names arrays[i]) or arrays whose grids have different parent communicators. */
+hpf_status hpf_array_redistribute_many(int count, const hpf_array* arrays, const hpf_dist* dists,
+                                       const hpf_grid* grids, int32_t strategy /* an hpf_strategy */);
 
 /* ---- SHADOW regions and shifts (docs/shadows.md) ----
  * An array created with shadow widths keeps, along each dimension of width w, w slots before and

@@ -170,6 +170,78 @@ TEST(CApi, RedistributeKeepsTheDataAcrossLayoutsAndGrids) {
   EXPECT_EQ(sum, std::accumulate(global.begin(), global.end(), int64_t{0}));
 }
 
+TEST(CApi, RedistributeManyMovesSeveralArraysInOneExchange) {
+  const int n = world_size();
+  GridGuard all;
+  const int shape[1] = {n};
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, 0, nullptr, 1, shape, &all.g));
+  std::vector<int> reversed(static_cast<std::size_t>(n));
+  std::iota(reversed.rbegin(), reversed.rend(), 0);
+  GridGuard back_g;
+  HPF_C_OK(hpf_grid_create(MPI_COMM_WORLD, n, reversed.data(), 1, shape, &back_g.g));
+  // A 1-D double array, a 2-D int32 array with a SHADOW, a 3-D int64 array.
+  const int64_t ext_x[1] = {29};
+  const int64_t ext_y[2] = {7, 11};
+  const int64_t ext_z[3] = {5, 3, 4};
+  const hpf_dist dx[1] = {{HPF_DIST_BLOCK, 0, nullptr}};
+  const hpf_dist dy[2] = {{HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_CYCLIC, 2, nullptr}};
+  const int64_t wy[2] = {0, 1};
+  const hpf_dist dz[3] = {
+      {HPF_DIST_CYCLIC, 1, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr}};
+  ArrayGuard X;
+  ArrayGuard Y;
+  ArrayGuard Z;
+  HPF_C_OK(hpf_array_create("X", HPF_FLOAT64, 1, ext_x, dx, all.g, &X.a));
+  HPF_C_OK(hpf_array_create_shadow("Y", HPF_INT32, 2, ext_y, dy, wy, all.g, &Y.a));
+  HPF_C_OK(hpf_array_create("Z", HPF_INT64, 3, ext_z, dz, all.g, &Z.a));
+  std::vector<double> gx(29);
+  std::vector<int32_t> gy(77);
+  std::vector<int64_t> gz(60);
+  std::iota(gx.begin(), gx.end(), 0.5);
+  std::iota(gy.begin(), gy.end(), 1000);
+  std::iota(gz.begin(), gz.end(), int64_t{1} << 40);
+  const bool root = world_rank() == 0;
+  HPF_C_OK(hpf_array_scatter(X.a, 0, gx.data(), root ? 29 : 0));
+  HPF_C_OK(hpf_array_scatter(Y.a, 0, gy.data(), root ? 77 : 0));
+  HPF_C_OK(hpf_array_scatter(Z.a, 0, gz.data(), root ? 60 : 0));
+  const auto holds = [&](const char* where) {
+    std::vector<double> bx(root ? 29 : 0);
+    std::vector<int32_t> by(root ? 77 : 0);
+    std::vector<int64_t> bz(root ? 60 : 0);
+    HPF_C_OK(hpf_array_gather(X.a, 0, bx.data()));
+    HPF_C_OK(hpf_array_gather(Y.a, 0, by.data()));
+    HPF_C_OK(hpf_array_gather(Z.a, 0, bz.data()));
+    if (root) {
+      EXPECT_EQ(bx, gx) << where;
+      EXPECT_EQ(by, gy) << where;
+      EXPECT_EQ(bz, gz) << where;
+    }
+  };
+  const hpf_array arrays[3] = {X.a, Y.a, Z.a};
+  // Every array's distributions in turn: X (1), Y (2), Z (3).
+  const hpf_dist to[6] = {{HPF_DIST_CYCLIC, 3, nullptr},    {HPF_DIST_BLOCK, 0, nullptr},
+                          {HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_COLLAPSED, 0, nullptr},
+                          {HPF_DIST_COLLAPSED, 0, nullptr}, {HPF_DIST_BLOCK, 0, nullptr}};
+  const hpf_grid to_grids[3] = {back_g.g, all.g, back_g.g};
+  const hpf_dist from[6] = {dx[0], dy[0], dy[1], dz[0], dz[1], dz[2]};
+  const hpf_grid from_grids[3] = {all.g, all.g, all.g};
+  for (int round = 0; round < 3; ++round) {
+    HPF_C_OK(hpf_array_redistribute_many(3, arrays, to, to_grids, HPF_STRATEGY_AUTO));
+    holds("after the move");
+    HPF_C_OK(hpf_array_redistribute_many(3, arrays, from, from_grids, HPF_STRATEGY_AUTO));
+    holds("after the move back");
+  }
+  HPF_C_OK(hpf_array_redistribute_many(0, nullptr, nullptr, nullptr, HPF_STRATEGY_AUTO));
+  // Bad input: every rank fails, every array unchanged, the message names the array.
+  const hpf_dist bad[6] = {to[0], to[1], {HPF_DIST_CYCLIC, -2, nullptr}, to[3], to[4], to[5]};
+  EXPECT_EQ(hpf_array_redistribute_many(3, arrays, bad, to_grids, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
+  EXPECT_NE(std::string(hpf_last_error()).find("arrays[1]"), std::string::npos) << hpf_last_error();
+  EXPECT_EQ(hpf_array_redistribute_many(3, arrays, to, to_grids, 42), HPF_ERR_ARG);
+  EXPECT_EQ(hpf_array_redistribute_many(-1, arrays, to, to_grids, HPF_STRATEGY_AUTO), HPF_ERR_ARG);
+  EXPECT_NE(std::string(hpf_last_error()).find("count = -1"), std::string::npos) << hpf_last_error();
+  holds("after the refusals");
+}
+
 template <class T> void fill_and_sum(hpf_type type, int rank) {
   const int n = world_size();
   GridGuard grid;

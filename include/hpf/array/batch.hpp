@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -51,51 +52,112 @@ template <class T, int N> struct BatchStage {
   }
 };
 
-template <class... T, int... N, std::size_t... I>
-void redistribute_many(std::tuple<DistArray<T, N>&...> arrays, const std::tuple<Layout<N>...>& layouts,
-                       const RedistOptions& options, std::index_sequence<I...> /*unused*/) {
-  constexpr std::size_t k = sizeof...(T);
-  const char* what = "hpf::redistribute_many";
-  const Comm& comm = std::get<0>(arrays).layout().grid().comm();
+/// One array of redistribute_many with its element type and rank erased, so that a list made at run
+/// time (the C ABI's hpf_array_redistribute_many) and a tuple of DistArrays take the same path.
+class ManyPart {
+public:
+  ManyPart() = default;
+  ManyPart(const ManyPart&) = delete;
+  ManyPart& operator=(const ManyPart&) = delete;
+  ManyPart(ManyPart&&) = delete;
+  ManyPart& operator=(ManyPart&&) = delete;
+  virtual ~ManyPart() = default;
+  /// The parent communicator of the array's grid.
+  [[nodiscard]] virtual const Comm& comm() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t elem_bytes() const noexcept = 0;
+  [[nodiscard]] virtual std::string label() const = 0;
+  /// Completes `options` with the array's cost model (collective the first time on a communicator).
+  virtual void model(const RedistOptions& options) = 0;
+  /// The cached plan of the move (throws what planning throws).
+  virtual void plan() = 0;
+  [[nodiscard]] virtual BatchKey key() const noexcept = 0;
+  virtual void add_to(RedistributionBatch& batch) const = 0;
+  /// Allocates the target block.
+  virtual void make_target() = 0;
+  [[nodiscard]] virtual std::uint64_t hash(std::span<const OptionWord> words) const = 0;
+  virtual void add_words(AgreementWords& w, const std::string& prefix) const = 0;
+  [[nodiscard]] virtual BatchBlocks blocks() = 0;
+  /// The array takes its target block and layout.
+  virtual void finish() = 0;
+};
+
+template <class T, int N> class ManyPartOf final : public ManyPart {
+public:
+  ManyPartOf(DistArray<T, N>& array, const Layout<N>& layout) : m_array(array), m_layout(layout) {}
+  [[nodiscard]] const Comm& comm() const noexcept override { return m_array.layout().grid().comm(); }
+  [[nodiscard]] std::size_t elem_bytes() const noexcept override { return sizeof(T); }
+  [[nodiscard]] std::string label() const override { return m_array.label(); }
+  void model(const RedistOptions& options) override {
+    m_options = with_model(m_array.layout(), options, sizeof(T));
+  }
+  void plan() override {
+    const Layout<N>& from = m_array.layout();
+    m_plan = from.has_shadow() || m_layout.has_shadow()
+                 ? cached_plan(from.with_shadow(Index<N>{}), m_layout.with_shadow(Index<N>{}), m_options)
+                 : cached_plan(from, m_layout, m_options);
+  }
+  [[nodiscard]] BatchKey key() const noexcept override { return {m_plan.get(), sizeof(T)}; }
+  void add_to(RedistributionBatch& batch) const override { batch.template add<T>(m_plan); }
+  void make_target() override { m_next.emplace(m_array.label(), m_layout, Uninitialized{}); }
+  [[nodiscard]] std::uint64_t hash(std::span<const OptionWord> words) const override {
+    return redistribution_hash(m_array.layout(), m_layout, words);
+  }
+  void add_words(AgreementWords& w, const std::string& prefix) const override {
+    w.add(static_cast<std::int64_t>(sizeof(T)), [&] { return prefix + "element bytes"; });
+    add_layout_words(w, m_array.layout(), prefix + "source.");
+    add_layout_words(w, m_layout, prefix + "target.");
+  }
+  [[nodiscard]] BatchBlocks blocks() override { return m_stage.blocks(m_array, *m_next); }
+  void finish() override {
+    m_stage.finish(*m_next);
+    m_array = std::move(*m_next);
+  }
+
+private:
+  DistArray<T, N>& m_array;
+  const Layout<N>& m_layout;
+  RedistOptions m_options;
+  std::shared_ptr<const RedistributionPlan<N>> m_plan;
+  std::optional<DistArray<T, N>> m_next;
+  BatchStage<T, N> m_stage;
+};
+
+/// redistribute_many over `parts` (at least one), in their order; `what` names the caller in errors.
+inline void redistribute_many(std::span<ManyPart* const> parts, const RedistOptions& options,
+                              const char* what) {
+  const std::size_t k = parts.size();
+  const Comm& comm = parts[0]->comm();
   const auto words = agreement_words(options);
   // The cost model first, on every rank for every array whatever its arguments (DistArray::redistribute
   // says why: its measurement is collective the first time on a communicator).
-  const std::array<RedistOptions, k> opts{with_model(std::get<I>(arrays).layout(), options, sizeof(T))...};
+  for (ManyPart* p : parts) p->model(options);
   // This rank's part before any message (plans, batch, buffers, target blocks) may fail where the
   // others' does not: the failure rides in the agreement, and every rank throws it with every array
   // unchanged.
   std::string problem;
-  std::tuple<std::shared_ptr<const RedistributionPlan<N>>...> plans;
-  std::tuple<std::optional<DistArray<T, N>>...> next;
   RedistributionBatch* batch = nullptr;
-  const auto plan_one = [&](auto index, auto& A, const auto& layout, auto& plan) {
-    if (!problem.empty()) return;
-    constexpr std::size_t i = decltype(index)::value;
-    try {
-      using Z = std::remove_cvref_t<decltype(A.layout().extents())>;
-      plan = A.layout().has_shadow() || layout.has_shadow()
-                 ? cached_plan(A.layout().with_shadow(Z{}), layout.with_shadow(Z{}), opts[i])
-                 : cached_plan(A.layout(), layout, opts[i]);
-    } catch (const std::exception& e) {
-      problem = concat(what, ": arrays[", i, "] ('", A.label(), "'): ", e.what());
-    }
-  };
   if (options.relabel) {
     problem = concat(what, ": options.relabel = true; expected false (arrange each target layout with "
                            "best_relabeling and relabeled_layout first)");
   } else {
-    (plan_one(std::integral_constant<std::size_t, I>{}, std::get<I>(arrays), std::get<I>(layouts),
-              std::get<I>(plans)),
-     ...);
+    for (std::size_t i = 0; i < k && problem.empty(); ++i) {
+      try {
+        parts[i]->plan();
+      } catch (const std::exception& e) {
+        problem = concat(what, ": arrays[", i, "] ('", parts[i]->label(), "'): ", e.what());
+      }
+    }
   }
   if (problem.empty()) {
     try {
-      const std::array<BatchKey, k> key{BatchKey{std::get<I>(plans).get(), sizeof(T)}...};
-      batch =
-          &cached_batch(key, [&](RedistributionBatch& b) { (b.template add<T>(std::get<I>(plans)), ...); });
+      std::vector<BatchKey> key;
+      for (const ManyPart* p : parts) key.push_back(p->key());
+      batch = &cached_batch(key, [&](RedistributionBatch& b) {
+        for (const ManyPart* p : parts) p->add_to(b);
+      });
       batch->bind(comm); // the cached plans may hold an equal grid's communicator
       batch->prepare();
-      (std::get<I>(next).emplace(std::get<I>(arrays).label(), std::get<I>(layouts), Uninitialized{}), ...);
+      for (ManyPart* p : parts) p->make_target();
     } catch (const std::exception& e) {
       problem = e.what();
     }
@@ -105,29 +167,30 @@ void redistribute_many(std::tuple<DistArray<T, N>&...> arrays, const std::tuple<
     AgreementWords w;
     w.named = true;
     w.add(static_cast<std::int64_t>(k), [] { return std::string("k"); });
-    (w.add(static_cast<std::int64_t>(sizeof(T)),
-           [] { return "arrays[" + std::to_string(I) + "].element bytes"; }),
-     ...);
+    for (std::size_t i = 0; i < k; ++i) parts[i]->add_words(w, "arrays[" + std::to_string(i) + "].");
     for (const OptionWord& o : words) w.add(o.value, [&] { return std::string(o.name); });
-    (add_layout_words(w, std::get<I>(arrays).layout(), "arrays[" + std::to_string(I) + "].source."), ...);
-    (add_layout_words(w, std::get<I>(layouts), "arrays[" + std::to_string(I) + "].target."), ...);
     return NamedWords{std::move(w.words), std::move(w.names)};
   };
   WordHash h;
   h.add(static_cast<std::int64_t>(k));
-  (h.add(static_cast<std::int64_t>(sizeof(T))), ...);
-  (h.add(static_cast<std::int64_t>(
-       redistribution_hash(std::get<I>(arrays).layout(), std::get<I>(layouts), words))),
-   ...);
+  for (const ManyPart* p : parts) h.add(static_cast<std::int64_t>(p->elem_bytes()));
+  for (const ManyPart* p : parts) h.add(static_cast<std::int64_t>(p->hash(words)));
   const auto digest = static_cast<std::int64_t>(h.value());
   check_same_on_all_ranks(comm.get(), what, std::span<const std::int64_t>(&digest, 1), {}, problem, named);
 
-  std::tuple<BatchStage<T, N>...> stages;
-  const std::array<BatchBlocks, k> blocks{
-      std::get<I>(stages).blocks(std::get<I>(arrays), *std::get<I>(next))...};
+  std::vector<BatchBlocks> blocks;
+  for (ManyPart* p : parts) blocks.push_back(p->blocks());
   batch->execute(blocks);
-  (std::get<I>(stages).finish(*std::get<I>(next)), ...);
-  ((std::get<I>(arrays) = std::move(*std::get<I>(next))), ...);
+  for (ManyPart* p : parts) p->finish();
+}
+
+template <class... T, int... N, std::size_t... I>
+void redistribute_many(std::tuple<DistArray<T, N>&...> arrays, const std::tuple<Layout<N>...>& layouts,
+                       const RedistOptions& options, std::index_sequence<I...> /*unused*/) {
+  const std::array<std::unique_ptr<ManyPart>, sizeof...(T)> parts{
+      std::make_unique<ManyPartOf<T, N>>(std::get<I>(arrays), std::get<I>(layouts))...};
+  const std::array<ManyPart*, sizeof...(T)> list{parts[I].get()...};
+  redistribute_many(std::span<ManyPart* const>(list), options, "hpf::redistribute_many");
 }
 
 } // namespace detail
