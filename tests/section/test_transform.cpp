@@ -145,6 +145,28 @@ TEST(Transform, WholeMatrices) {
   EXPECT_TRUE(ok);
 }
 
+// Whole arrays of one layout: every element stays in place (one local loop), conjugation and an
+// array that is both A and B included.
+TEST(Transform, OneLayoutElementwise) {
+  using C = std::complex<float>;
+  const int P = hpf::test::world_size();
+  const Layout<2> l({37, 23}, {hpf::Cyclic(4), hpf::Block()}, ProcessGrid(MPI_COMM_WORLD, {P, 1}));
+  DistArray<C, 2> A("A", l);
+  DistArray<C, 2> B("B", l);
+  hpf::forall(A, [](const hpf::Index<2>& g, C& x) { x = C(float(g[0]), float(g[1] + 1)); });
+  hpf::forall(B, [](const hpf::Index<2>& g, C& x) { x = C(float(g[0] + g[1]), 2); });
+  const Section<2> all = hpf::whole_section<2>(l.extents());
+  hpf::transform(B, all, A, all, C(2, 1), C(0.5F, 0), true);   // B = (2 + i) conj(A) + B / 2
+  hpf::transform(B, B, hpf::MatrixOp::None, C(2, 0), C(1, 0)); // B = 3 B
+  bool ok = true;
+  hpf::forall(B, [&](const hpf::Index<2>& g, C& x) {
+    const C a{static_cast<float>(g[0]), static_cast<float>(g[1] + 1)};
+    const C b{static_cast<float>(g[0] + g[1]), 2};
+    ok = ok && x == C(3, 0) * (C(2, 1) * std::conj(a) + C(0.5F, 0) * b);
+  });
+  EXPECT_TRUE(ok);
+}
+
 // With beta = 0, B's old values are not read: a NaN there does not spread.
 TEST(Transform, BetaZeroDoesNotReadB) {
   const int P = hpf::test::world_size();
