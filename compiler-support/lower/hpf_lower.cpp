@@ -458,6 +458,8 @@ struct DistArray {
   AlignSpec align;      // its ALIGN, when align.line != 0 (then it has no DISTRIBUTE)
   bool is_base = false; // an ALIGN or REALIGN names it as the base (it keeps a__t, its layout)
   bool realigned = false;
+  bool dummy = false; // a dummy argument of the lowered procedure
+  std::string intent; // its INTENT: "in", "out", "inout" or "" (none)
 
   [[nodiscard]] bool aligned() const { return align.line != 0; }
   [[nodiscard]] std::size_t rank() const { return aligned() ? align.dummies.size() : dists.size(); }
@@ -497,10 +499,17 @@ public:
 
   std::string run() {
     collect();
+    // Each external procedure that may communicate is lowered by a Lowerer of its own (its
+    // directives, its arrays, its implicit typing), whose text takes the procedure's place.
+    for (const std::size_t p : m_procedures) m_procedure_text[p] = Lowerer(*this, p).run();
     return emit();
   }
 
 private:
+  /// The Lowerer of the external procedure whose SUBROUTINE or FUNCTION statement is line `focus`.
+  Lowerer(const Lowerer& file, std::size_t focus)
+      : m_file(file.m_file), m_focus(focus), m_origins(file.m_origins), m_lines(file.m_lines) {}
+
   /// "file:line: " of an origin id.
   [[nodiscard]] std::string where(int id) const {
     const SourceOrigin& o = m_origins.at(static_cast<std::size_t>(id - 1));
@@ -656,9 +665,14 @@ private:
 
   void collect() {
     scan_units();
+    if (m_focus != std::string::npos) m_dummies = dummy_arguments(m_lines[m_focus]);
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
       if (!is_directive(l)) continue;
+      // Another Lowerer takes the directives of the external procedures, and of the main program
+      // when this one lowers a procedure.
+      if (m_focus != std::string::npos && (i < m_program_line || i > m_end_line)) continue;
+      if (m_focus == std::string::npos && m_procedures.count(unit_of(i)) != 0) continue;
       const std::string keyword = directive_keyword(l);
       if (!is_hpf_keyword(keyword))
         fail_at(l.line, "unknown HPF directive '" +
@@ -670,8 +684,10 @@ private:
       if (!m_scope[i].empty()) {
         // HPF 2.0 section 4.4: INDEPENDENT asserts, it maps nothing, so it stays a comment anywhere.
         if (keyword == "independent") continue;
-        fail_at(l.line, "distributed data in " + m_scope[i] + " is not lowered yet ('!HPF$ " +
-                            shown(directive_body(l)) + "'): hpfrt lower maps data of the main program only");
+        fail_at(l.line, "distributed data in " + m_scope[i] + " is not lowered ('!HPF$ " +
+                            shown(directive_body(l)) +
+                            "'): hpfrt lower maps data of the main program and of external SUBROUTINEs and "
+                            "FUNCTIONs that are not PURE or ELEMENTAL");
       }
       if (i < m_program_line)
         fail_at(l.line,
@@ -680,6 +696,28 @@ private:
     }
     take_templates();
     add_aligned_arrays();
+    for (auto& [n, a] : m_arrays) {
+      a.dummy = std::find(m_dummies.begin(), m_dummies.end(), n) != m_dummies.end();
+      if (m_transcriptive.count(n) != 0)
+        fail_at(a.aligned() ? a.align.line : a.dist_line,
+                "'" + n + "' is transcriptive (DISTRIBUTE " + n + " * or INHERIT) and mapped as well");
+    }
+    if (m_focus != std::string::npos && unit_header(m_lines[m_focus].text) == "FUNCTION") {
+      // The result goes back by value, whole, to an expression of the caller: it is not mapped.
+      const LogicalLine& h = m_lines[m_focus];
+      std::string result = unit_name(h.text);
+      if (const auto r = find_word(h.text, "result"); !r.empty()) {
+        std::size_t end = 0;
+        const auto open = h.text.find('(', r.back());
+        if (open != std::string::npos)
+          result = lower_case(trim(paren_group(h.text, open, end, where(h.line))));
+      }
+      if (const auto it = m_arrays.find(result); it != m_arrays.end())
+        fail_at(it->second.aligned() ? it->second.align.line : it->second.dist_line,
+                "the result '" + result + "' of FUNCTION " + unit_name(h.text) +
+                    " is mapped: a function result is not lowered as a distributed array (make it a "
+                    "dummy argument of a SUBROUTINE)");
+    }
     for (const auto& n : m_dynamic) {
       if (auto t = m_templates.find(n); t != m_templates.end()) {
         t->second.dynamic = true;
@@ -963,7 +1001,7 @@ private:
       }
       const std::string header = unit_header(t);
       if (stack.empty()) {
-        if (header.empty() || header == "PROGRAM") {
+        if (m_focus == std::string::npos ? header.empty() || header == "PROGRAM" : i == m_focus) {
           if (seen_main)
             fail_at(l.line, header.empty()
                                 ? "expected a program unit (SUBROUTINE, FUNCTION, MODULE, ...), got '" +
@@ -983,12 +1021,18 @@ private:
           }
           continue;
         }
-        stack.push_back(header + " " + unit_name(t));
+        // (Lowering a procedure, the main program is one of the other units, with or without its
+        // PROGRAM statement.)
+        stack.push_back(header.empty() ? "PROGRAM" : header + " " + unit_name(t));
         m_scope[i] = stack.back();
         top_header = i;
+        if (m_focus == std::string::npos && (header == "SUBROUTINE" || header == "FUNCTION") &&
+            !is_pure_header(t))
+          m_procedures.insert(i);
         continue;
       }
       if (is_unit_end(t)) {
+        if (stack.size() == 1 && stack[0] != "main") m_unit_ends[top_header] = i;
         m_scope[i] = stack.size() == 1 && stack[0] == "main" ? "" : stack.back();
         if (stack.size() == 1 && stack[0] == "main") m_end_line = i;
         stack.pop_back();
@@ -1012,6 +1056,46 @@ private:
               "no main program in the file: only a main program can be lowered (with the program units "
               "that follow it or precede it in the same file)");
     if (m_end_line == 0) detail::fail(m_file, ": the main program has no END statement");
+  }
+
+  /// The first line of the top-level unit other than the lowered one that holds line i (npos: none).
+  [[nodiscard]] std::size_t unit_of(std::size_t i) const {
+    auto it = m_unit_ends.upper_bound(i);
+    if (it == m_unit_ends.begin()) return std::string::npos;
+    --it;
+    return i <= it->second ? it->first : std::string::npos;
+  }
+
+  /// The dummy arguments of a SUBROUTINE or FUNCTION statement, lower case, in order. The
+  /// parenthesised list is the first after the SUBROUTINE or FUNCTION keyword and the name.
+  std::vector<std::string> dummy_arguments(const LogicalLine& l) const {
+    const std::string t = lower_case(mask_strings(trim(l.text)));
+    std::size_t keyword = std::string::npos;
+    for (const char* k : {"subroutine", "function"})
+      if (const auto at = find_word(t, k); !at.empty()) keyword = std::min(keyword, at.front());
+    if (keyword == std::string::npos) return {};
+    Scanner sc(t, keyword);
+    sc.name();
+    sc.skip_space();
+    sc.name();
+    sc.skip_space();
+    if (sc.peek() != '(') return {};
+    std::size_t end = 0;
+    std::vector<std::string> out;
+    for (const auto& d : split_top(paren_group(t, sc.pos(), end, where(l.line))))
+      if (!trim(d).empty()) out.push_back(trim(d));
+    return out;
+  }
+
+  /// A PURE or ELEMENTAL procedure's header: such a procedure may not communicate (F2018 15.7), so it
+  /// is copied as it is, and it may not map its data.
+  static bool is_pure_header(const std::string& text) {
+    const std::string t = lower_case(text);
+    std::size_t keyword = t.size();
+    for (const char* k : {"subroutine", "function"})
+      if (const auto at = find_word(t, k); !at.empty()) keyword = std::min(keyword, at.front());
+    const std::string prefix = t.substr(0, keyword);
+    return !find_word(prefix, "pure").empty() || !find_word(prefix, "elemental").empty();
   }
 
   /// The name after SUBROUTINE / FUNCTION / MODULE / PROGRAM in a header ("" when none).
@@ -1039,7 +1123,9 @@ private:
       std::vector<std::string> dists;
       std::string onto;
       std::vector<DistTable> tables;
-      parse_dist_spec(trim(body.substr(10)), line, names, dists, onto, tables);
+      const auto spec = dummy_distribution(trim(body.substr(10)), line);
+      if (!spec) return; // transcriptive
+      parse_dist_spec(*spec, line, names, dists, onto, tables);
       m_tables.insert(m_tables.end(), tables.begin(), tables.end());
       for (const auto& n : names) {
         if (m_arrays.count(n) != 0) fail_at(line, "DISTRIBUTE " + n + ": distributed twice");
@@ -1056,9 +1142,23 @@ private:
       }
     } else if (Scanner tk(lb); tk.word("template")) {
       parse_templates(trim(body.substr(8)), line);
+    } else if (Scanner ih(lb); ih.word("inherit") && m_focus != std::string::npos) {
+      std::string list = trim(body.substr(7));
+      if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+      for (const auto& n : split_top(list)) {
+        require_dummy(lower_case(n), "INHERIT", line);
+        m_transcriptive.insert(lower_case(n));
+      }
     } else if (Scanner al(lb); al.word("align")) {
       std::vector<std::string> names;
-      const AlignSpec spec = parse_align(trim(body.substr(5)), line, names);
+      std::string text = trim(body.substr(5));
+      // HPF 2.0 section 4.5: ALIGN x WITH *t describes the actual's alignment; the dummy is given it.
+      if (const auto with = find_word(lower_case(mask_strings(text)), "with");
+          m_focus != std::string::npos && !with.empty()) {
+        const std::size_t star = text.find_first_not_of(" \t", with.front() + 4);
+        if (star != std::string::npos && text[star] == '*') text.erase(star, 1);
+      }
+      const AlignSpec spec = parse_align(text, line, names);
       for (const auto& n : names) m_aligns.emplace_back(n, spec);
     } else if (Scanner ra(lb); ra.word("realign")) {
       std::vector<std::string> names;
@@ -1083,6 +1183,47 @@ private:
                         "': it is not lowered yet (lowered: PROCESSORS, TEMPLATE, DISTRIBUTE, ALIGN, "
                         "SHADOW, DYNAMIC, REDISTRIBUTE, REALIGN, INDEPENDENT)");
     }
+  }
+
+  /// A DISTRIBUTE of the lowered procedure (HPF 2.0 section 4.4): `x *(BLOCK)` or `*(BLOCK) :: x`
+  /// (descriptive: the actual is said to be so mapped) returns the prescriptive spec without the `*`,
+  /// which gives the dummy that mapping either way; `x *` or `* :: x` (transcriptive) records the
+  /// dummies in m_transcriptive and returns nullopt. Any other spec is returned as it is.
+  std::optional<std::string> dummy_distribution(const std::string& spec, int line) {
+    if (m_focus == std::string::npos) return spec;
+    const std::size_t colons = mask_strings(spec).find("::");
+    const std::string head = trim(spec.substr(0, colons));
+    const std::string lhead = lower_case(head);
+    Scanner sc(lhead);
+    std::vector<std::string> names;
+    if (const std::string n(sc.name()); !n.empty()) names.push_back(n);
+    sc.skip_space();
+    if (!sc.eat('*')) return spec;
+    if (colons != std::string::npos)
+      for (const auto& n : split_top(spec.substr(colons + 2))) names.push_back(lower_case(n));
+    for (const auto& n : names) require_dummy(n, "DISTRIBUTE " + n + " *", line);
+    sc.skip_space();
+    std::string rest = head.substr(sc.pos());
+    if (rest.empty() || Scanner(lower_case(rest)).word("onto")) {
+      for (const auto& n : names) m_transcriptive.insert(n);
+      return std::nullopt;
+    }
+    // ONTO *p describes the actual's processors the same way.
+    if (const auto onto = find_word(lower_case(rest), "onto"); !onto.empty()) {
+      const std::size_t star = rest.find_first_not_of(" \t", onto.front() + 4);
+      if (star != std::string::npos && rest[star] == '*') rest.erase(star, 1);
+    }
+    return (colons == std::string::npos ? names.front() : "") + rest +
+           (colons == std::string::npos ? "" : " " + spec.substr(colons));
+  }
+
+  /// Stops unless `n` is a dummy argument of the lowered procedure: a `*` mapping is for dummies.
+  void require_dummy(const std::string& n, const std::string& what, int line) const {
+    if (std::find(m_dummies.begin(), m_dummies.end(), n) == m_dummies.end())
+      fail_at(line,
+              what + ": '" + n + "' is not a dummy argument of " + unit_header(m_lines[m_focus].text) + " " +
+                  unit_name(m_lines[m_focus].text) +
+                  " (descriptive and transcriptive mappings, '*' and INHERIT, are for dummy arguments)");
   }
 
   /// "t(bounds) [, u(bounds)]" or ":: t(bounds), ..." after TEMPLATE.
@@ -1440,6 +1581,7 @@ private:
       return;
     }
     std::optional<Declaration> decl;
+    if (m_focus != std::string::npos && dummy_intent_statement(i)) return;
     if (Scanner dm(lt); dm.word("dimension") && !is_assignment_like(lt)) {
       // DIMENSION [::] a(bounds), ...: bounds only, the type comes from elsewhere.
       Declaration d;
@@ -1458,6 +1600,7 @@ private:
     if (!decl->colons && (entities.empty() || !is_letter(entities.front()))) return;
     // The attributes: DIMENSION(...) gives the bounds of entities without their own.
     std::optional<std::string> dimension;
+    std::string intent; // a dummy argument's INTENT
     std::string other_attr;
     const std::string attrs = trim(decl->attrs);
     if (!attrs.empty())
@@ -1467,6 +1610,9 @@ private:
         if (sc.word("dimension") && (sc.skip_space(), sc.peek() == '(')) {
           std::size_t end = 0;
           dimension = paren_group(a, sc.pos(), end, where(l.line));
+        } else if (Scanner in(la); in.word("intent") && (in.skip_space(), in.peek() == '(')) {
+          std::size_t end = 0;
+          intent = lower_case(trim(paren_group(la, in.pos(), end, where(l.line))));
         } else if (other_attr.empty()) {
           other_attr = trim(a);
         }
@@ -1500,6 +1646,7 @@ private:
                             "(bounds)' without attributes (DIMENSION aside), " + "got '" + shown(l.text) +
                             "'");
       if (initialised) fail_at(l.line, "distributed array '" + n + "' cannot have an initialiser");
+      if (!intent.empty()) set_intent(a, intent, l.line);
       if (!decl->type.empty()) {
         if (a.type_line != 0) fail_at(l.line, "'" + n + "' declared twice");
         const auto elem = elem_of(decl->type);
@@ -1516,6 +1663,10 @@ private:
       if (bounds) {
         if (!a.bounds.empty()) fail_at(l.line, "'" + n + "': its bounds are declared twice");
         a.decl_line = l.line;
+        if (a.dummy) {
+          dummy_bounds(a, *bounds, l.line);
+          continue;
+        }
         for (const auto& b : split_top(*bounds)) {
           const auto colon = mask_strings(b).find(':');
           if (colon == std::string::npos) {
@@ -1528,8 +1679,52 @@ private:
             fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
         }
       }
-      m_decl_rewrites[i].push_back(n);
+      if (!a.dummy) m_decl_rewrites[i].push_back(n);
     }
+  }
+
+  /// The bounds of a distributed dummy argument from its array spec: explicit shape (`x(n, 0:m)`) or
+  /// assumed shape (`x(:, 0:)`, the extents of the actual). Assumed size (`x(n, *)`) is refused:
+  /// the callee does not know the extent to distribute.
+  void dummy_bounds(DistArray& a, const std::string& spec, int line) const {
+    const auto dims = split_top(spec);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const std::string& b = dims[d];
+      const auto colon = mask_strings(b).find(':');
+      std::string lo = colon == std::string::npos ? "1" : trim(b.substr(0, colon));
+      std::string hi = colon == std::string::npos ? trim(b) : trim(b.substr(colon + 1));
+      if (hi == "*")
+        fail_at(line, "distributed dummy argument '" + a.name + "(" + shown(spec) +
+                          ")' is assumed-size: the procedure does not know its extent to distribute it; "
+                          "declare it explicit-shape ('" +
+                          a.name + "(n)') or assumed-shape ('" + a.name + "(:)')");
+      if (lo.empty()) lo = "1";
+      if (hi.empty()) hi = "(" + lo + ") + size(" + a.name + ", " + std::to_string(d + 1) + ") - 1";
+      a.bounds.emplace_back(lo, hi);
+    }
+  }
+
+  void set_intent(DistArray& a, const std::string& intent, int line) const {
+    if (!a.dummy) fail_at(line, "INTENT(" + intent + ") of '" + a.name + "', which is not a dummy argument");
+    std::string compact;
+    for (char c : intent)
+      if (!is_space(c)) compact += c;
+    a.intent = compact;
+  }
+
+  /// `INTENT(spec) [::] x, y`: records the INTENT of the distributed dummies it names (the statement
+  /// stays as it is). False for other lines.
+  bool dummy_intent_statement(std::size_t i) {
+    const std::string lt = lower_case(trim(m_lines[i].text));
+    Scanner sc(lt);
+    if (!sc.word("intent") || (sc.skip_space(), sc.peek() != '(')) return false;
+    std::size_t end = 0;
+    const std::string intent = trim(paren_group(lt, sc.pos(), end, where(m_lines[i].line)));
+    std::string list = trim(lt.substr(end));
+    if (list.rfind("::", 0) == 0) list = trim(list.substr(2));
+    for (const auto& n : split_top(list))
+      if (auto it = m_arrays.find(n); it != m_arrays.end()) set_intent(it->second, intent, m_lines[i].line);
+    return true;
   }
 
   /// IMPLICIT NONE, or IMPLICIT type (a-h, o-z), ...: the implicit type of each initial letter.
@@ -1831,7 +2026,8 @@ private:
 
   std::string setup(const std::string& ind) const {
     std::string s = ind + "! --- hpfrt: runtime, processors and distributed arrays (lowered) ---\n";
-    s += ind + "call hpf_check(hpf_init(c_null_ptr, c_null_ptr), 'hpf_init')\n";
+    if (m_focus == std::string::npos)
+      s += ind + "call hpf_check(hpf_init(c_null_ptr, c_null_ptr), 'hpf_init')\n";
     s += ind + "call hpf_check(hpf_world(hpf__rank, hpf__size), 'hpf_world')\n";
     for (const auto& pn : m_proc_order) {
       const Processors& p = m_procs.at(pn);
@@ -1856,11 +2052,49 @@ private:
       if (a.is_base)
         s += ind + "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
     }
+    return s + dummies_in(ind);
+  }
+
+  /// HPF 2.0 section 4.4, a prescriptive (or descriptive) dummy mapping: on entry the dummy x as the
+  /// caller passed it, whole on every rank, goes into x's own mapping through the replicated copy
+  /// x__r; each rank keeps what it owns (no communication). INTENT(OUT) skips it. The dummy keeps its
+  /// name and declaration (keyword arguments and interfaces stay valid); the lowered statements use
+  /// x__h, x__l and x__r, never x.
+  std::string dummies_in(const std::string& ind) const {
+    std::string s;
+    for (const auto& n : m_array_order)
+      if (const DistArray& a = m_arrays.at(n); a.dummy && a.intent != "out")
+        s += allocate_copy(a, ind) + ind + n + "__r = " + n + "\n" +
+             wrap(ind, "call hpf_check(hpf_array_store_owned(" + n + "__h, c_loc(" + n + "__r)), 'dummy " +
+                           n + " on entry to " + unit_name(m_lines[m_focus].text) + "')");
     return s;
   }
 
-  std::string cleanup(const std::string& ind) const {
+  /// On every exit the dummy's values go back to the actual on every rank (hpf_array_allgather), as
+  /// the caller expects them. INTENT(IN) skips it.
+  std::string dummies_out(const std::string& ind) const {
+    std::string s;
+    for (const auto& n : m_array_order)
+      if (const DistArray& a = m_arrays.at(n); a.dummy && a.intent != "in")
+        s += allocate_copy(a, ind) +
+             wrap(ind, "call hpf_check(hpf_array_allgather(" + n + "__h, c_loc(" + n + "__r)), 'dummy " + n +
+                           " on exit from " + unit_name(m_lines[m_focus].text) + "')") +
+             ind + n + " = " + n + "__r\n";
+    return s;
+  }
+
+  /// Allocates a__r, the replicated copy of `a`, with a's bounds unless it is allocated.
+  static std::string allocate_copy(const DistArray& a, const std::string& ind) {
+    std::string shape;
+    for (const auto& [lo, hi] : a.bounds) shape += std::string(shape.empty() ? "" : ", ") + lo + ":" + hi;
+    return wrap(ind, "if (.not. allocated(" + a.name + "__r)) allocate (" + a.name + "__r(" + shape + "))");
+  }
+
+  /// The release; in a procedure (`stop`: false) the dummies go back to their actuals first, and the
+  /// runtime stays.
+  std::string cleanup(const std::string& ind, bool stop = false) const {
     std::string s = ind + "! --- hpfrt: release (lowered) ---\n";
+    if (m_focus != std::string::npos) s += dummies_out(ind);
     for (const auto& n : m_array_order) {
       s += ind + "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
       if (m_arrays.at(n).is_base)
@@ -1871,8 +2105,16 @@ private:
     for (const auto& p : m_proc_order)
       s += ind + "call hpf_check(hpf_grid_free(" + p + "__g), 'free " + p + "')\n";
     if (m_default_grid) s += ind + "call hpf_check(hpf_grid_free(hpf__world_g), 'free default grid')\n";
-    s += ind + "call hpf_check(hpf_finalize(), 'hpf_finalize')\n";
+    if (m_focus == std::string::npos || stop) s += ind + "call hpf_check(hpf_finalize(), 'hpf_finalize')\n";
     return s;
+  }
+
+  /// `arrays` without the distributed dummies of the lowered procedure, whose declarations stay.
+  std::vector<std::string> non_dummies(std::vector<std::string> arrays) const {
+    arrays.erase(
+        std::remove_if(arrays.begin(), arrays.end(), [&](const auto& n) { return m_arrays.at(n).dummy; }),
+        arrays.end());
+    return arrays;
   }
 
   /// Distributed arrays referenced by a statement.
@@ -3039,10 +3281,12 @@ private:
       cond = g->second;
       stop = g->first;
     }
-    if (!Scanner(stop).word("stop")) return "";
+    const bool is_stop = Scanner(stop).word("stop");
+    // RETURN leaves a lowered procedure: its dummies go back and its arrays are released.
+    if (!is_stop && (m_focus == std::string::npos || !Scanner(stop).word("return"))) return "";
     std::string s = label.empty() ? "" : label + " continue\n";
     if (!cond.empty()) s += wrap("  ", "if (" + cond + ") then", true);
-    s += cleanup("  ") + "  " + stop + "\n";
+    s += cleanup("  ", is_stop) + "  " + stop + "\n";
     return s + (cond.empty() ? "" : "  end if\n");
   }
 
@@ -3149,10 +3393,7 @@ private:
                             const std::set<std::string>& fresh) const {
     std::string s;
     for (const auto& n : arrays) {
-      const DistArray& a = m_arrays.at(n);
-      std::string shape;
-      for (const auto& [lo, hi] : a.bounds) shape += std::string(shape.empty() ? "" : ", ") + lo + ":" + hi;
-      s += wrap("  ", "if (.not. allocated(" + n + "__r)) allocate (" + n + "__r(" + shape + "))");
+      s += allocate_copy(m_arrays.at(n), "  ");
       if (fresh.count(n) == 0)
         s += wrap("  ", "call hpf_check(hpf_array_allgather(" + n + "__h, c_loc(" + n + "__r)), 'line " +
                             loc(l.line) + ": replicated copy of " + n + "')");
@@ -3475,8 +3716,10 @@ private:
   }
 
   std::string emit() {
-    std::string out =
-        "! Lowered by `hpfrt lower` from " + m_file + ": compile with the hpfrt Fortran module.\n";
+    const bool procedure = m_focus != std::string::npos;
+    std::string out = procedure ? ""
+                                : "! Lowered by `hpfrt lower` from " + m_file +
+                                      ": compile with the hpfrt Fortran module.\n";
     bool in_spec = true;
     bool released = false;
     const std::string ind = "  ";
@@ -3486,6 +3729,11 @@ private:
       auto copy = [&] {
         for (const auto& p : l.physical) out += p + "\n";
       };
+      if (procedure && (i < m_program_line || i > m_end_line)) continue;
+      if (const std::size_t u = unit_of(i); !procedure && m_procedure_text.count(u) != 0) {
+        if (i == u) out += m_procedure_text.at(u);
+        continue;
+      }
       if (i < m_program_line || i > m_end_line || !m_scope[i].empty() ||
           (m_contains_line != std::string::npos && i > m_contains_line && i < m_end_line)) {
         out += emit_other(i);
@@ -3521,7 +3769,7 @@ private:
       if (in_spec && !is_directive(l) && is_specification(l)) {
         auto it = m_decl_rewrites.find(i);
         if (it == m_decl_rewrites.end()) {
-          if (const auto refs = references(l.text);
+          if (const auto refs = non_dummies(references(l.text));
               !refs.empty() && !is_implicit_statement(l) && m_type_lines.count(i) == 0)
             fail_at(l.line, "distributed array '" + refs[0] + "' in '" + shown(trim(l.text)) +
                                 "': only its type declaration and DIMENSION statement are lowered (COMMON, "
@@ -3680,6 +3928,15 @@ private:
   }
 
   std::string m_file;
+  /// The external procedure this Lowerer lowers (the index of its SUBROUTINE or FUNCTION statement),
+  /// npos for the main program. A procedure is lowered as the main program is, except for what
+  /// happens at its entry, its exits and its distributed dummy arguments (lower_procedure).
+  std::size_t m_focus = std::string::npos;
+  std::map<std::size_t, std::size_t> m_unit_ends; // top-level units other than the lowered one: first -> END
+  std::set<std::size_t> m_procedures;             // the external procedures lowered with their own Lowerer
+  std::map<std::size_t, std::string> m_procedure_text; // their lowered text, per first line
+  std::vector<std::string> m_dummies;                  // the lowered procedure's dummy arguments
+  std::set<std::string> m_transcriptive;               // its dummies with DISTRIBUTE x * or INHERIT
   std::vector<SourceOrigin> m_origins;
   std::vector<LogicalLine> m_lines;
   std::size_t m_program_line = 0;

@@ -689,11 +689,80 @@ TEST(Lower, SetUpFollowsTheSpecificationPartAndReleasePrecedesContains) {
   EXPECT_LT(out.find("end interface"), setup);
   EXPECT_LT(out.find("hpf_finalize"), out.find("contains"));
   EXPECT_TRUE(contains(out, "  if (hpf__rank == 0) then\n    print *, 'x'"));
-  EXPECT_TRUE(contains(out, "subroutine s(x)\n  use hpfrt, only: hpf_io_root\n"));
-  EXPECT_TRUE(contains(out, "if (hpf_io_root()) then\n  print *, x"));
-  expect_rejected(program("  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n", "") +
-                      "subroutine s(x)\n  real(8) :: x(4)\n!HPF$ DISTRIBUTE x(BLOCK)\nend subroutine s\n",
-                  {"t.f90:8:", "distributed data in SUBROUTINE s is not lowered yet"});
+  // An external subroutine is lowered as the main program is: its PRINT runs on rank 0.
+  EXPECT_TRUE(contains(out, "subroutine s(x)\n  use, intrinsic :: iso_c_binding\n  use hpfrt\n"));
+  EXPECT_TRUE(contains(out, "  if (hpf__rank == 0) then\n  print *, x\n"));
+}
+
+// HPF 2.0 section 4.4: a procedure's distributed dummy argument. The caller passes the actual whole;
+// a prescriptive or descriptive mapping gives the dummy its own distributed array, filled on entry
+// (not for INTENT(OUT)) and gathered back into the dummy on every exit (not for INTENT(IN)); a
+// transcriptive dummy stays the actual.
+TEST(Lower, DistributedDummyArguments) {
+  const std::string main = program("  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n", "  call s(a, 8)\n");
+  auto sub = [&](const std::string& decl, const std::string& dirs, const std::string& body = "  x = 1\n") {
+    const std::string out = lower_hpf(
+        main + "subroutine s(x, m)\n  integer :: m\n" + decl + dirs + body + "end subroutine s\n", "t.f90");
+    return out.substr(out.find("subroutine s(x, m)"));
+  };
+  const std::string pre = sub("  real(8) :: x(m)\n", "!HPF$ DISTRIBUTE x(CYCLIC(2))\n");
+  EXPECT_TRUE(contains(pre, "  real(8) :: x(m)\n")) << pre;
+  EXPECT_TRUE(contains(pre, "[hpf_cyclic(int(2))], hpf__world_g, x__h)")) << pre;
+  EXPECT_TRUE(contains(pre,
+                       "  x__r = x\n  call hpf_check(hpf_array_store_owned(x__h, c_loc(x__r)), 'dummy x on "
+                       "entry to s')"))
+      << pre;
+  EXPECT_TRUE(contains(pre,
+                       "call hpf_check(hpf_array_allgather(x__h, c_loc(x__r)), 'dummy x on exit from s')\n"
+                       "  x = x__r\n"))
+      << pre;
+  EXPECT_TRUE(contains(pre, "hpf_array_fill(x__h")) << pre;
+  EXPECT_FALSE(contains(pre, "hpf_init")) << pre;
+  EXPECT_FALSE(contains(pre, "hpf_finalize")) << pre;
+  const std::string in =
+      sub("  real(8), intent(in) :: x(m)\n", "!HPF$ DISTRIBUTE x(BLOCK)\n", "  print *, sum(x)\n");
+  EXPECT_TRUE(contains(in, "store_owned(x__h, c_loc(x__r)), 'dummy x")) << in;
+  EXPECT_FALSE(contains(in, "'dummy x on exit from s'")) << in;
+  const std::string out = sub("  real(8) :: x(m)\n  intent(out) :: x\n", "!HPF$ DISTRIBUTE x(BLOCK)\n");
+  EXPECT_FALSE(contains(out, "'dummy x on entry to s'")) << out;
+  EXPECT_TRUE(contains(out, "'dummy x on exit from s'")) << out;
+  const std::string shaped = sub("  real(8) :: x(0:)\n", "!HPF$ DISTRIBUTE *(BLOCK) :: x\n");
+  EXPECT_TRUE(contains(shaped, "[int(((0) + size(x, 1) - 1) - (0) + 1, c_int64_t)], [hpf_block()]"))
+      << shaped;
+  for (const char* dirs : {"!HPF$ DISTRIBUTE x *\n", "!HPF$ INHERIT x\n", "!HPF$ DISTRIBUTE * :: x\n"}) {
+    const std::string tr = sub("  real(8) :: x(m)\n", dirs);
+    EXPECT_FALSE(contains(tr, "x__h")) << tr;
+    EXPECT_TRUE(contains(tr, "\n  x = 1\n")) << tr;
+  }
+  // RETURN and STOP leave the procedure through the release; STOP ends the runtime too.
+  const std::string ret =
+      sub("  real(8) :: x(m)\n", "!HPF$ DISTRIBUTE x(BLOCK)\n", "  if (m > 2) return\n  stop\n");
+  EXPECT_TRUE(contains(ret, "if (m > 2) then\n  ! --- hpfrt: release (lowered) ---\n")) << ret;
+  EXPECT_TRUE(contains(ret, "call hpf_check(hpf_finalize(), 'hpf_finalize')\n  stop\n")) << ret;
+}
+
+TEST(Lower, DistributedDummyArgumentsOutsideTheSubsetAreRefused) {
+  const std::string main = program("", "  print *, 1\n");
+  expect_rejected(
+      main + "subroutine s(x, m)\n  integer :: m\n  real(8) :: x(m, *)\n!HPF$ DISTRIBUTE x(BLOCK, *)\n"
+             "end subroutine s\n",
+      {"t.f90:7:", "distributed dummy argument 'x(m, *)' is assumed-size"});
+  expect_rejected(
+      main + "subroutine s(x)\n  real(8) :: x(4), y(4)\n!HPF$ DISTRIBUTE y *(BLOCK)\nend subroutine s\n",
+      {"t.f90:7:", "DISTRIBUTE y *: 'y' is not a dummy argument of SUBROUTINE s"});
+  expect_rejected(
+      main + "function f(x)\n  real(8) :: x(4), f(4)\n!HPF$ DISTRIBUTE (BLOCK) :: x, f\nend function f\n",
+      {"t.f90:7:", "the result 'f' of FUNCTION f is mapped"});
+  expect_rejected(main + "pure subroutine s(x)\n  real(8), intent(inout) :: x(4)\n!HPF$ DISTRIBUTE x(BLOCK)\n"
+                         "end subroutine s\n",
+                  {"t.f90:7:", "distributed data in SUBROUTINE s is not lowered", "not PURE or ELEMENTAL"});
+  expect_rejected("program t\n  call s()\ncontains\n  subroutine s()\n    real(8) :: x(4)\n"
+                  "!HPF$ DISTRIBUTE x(BLOCK)\n  end subroutine s\nend program t\n",
+                  {"t.f90:6:", "distributed data in internal SUBROUTINE s is not lowered"});
+  expect_rejected(main +
+                      "subroutine s(x)\n  real(8) :: x(4)\n!HPF$ DISTRIBUTE x *\n!HPF$ DISTRIBUTE x(BLOCK)\n"
+                      "end subroutine s\n",
+                  {"t.f90:8:", "'x' is transcriptive (DISTRIBUTE x * or INHERIT) and mapped as well"});
 }
 
 } // namespace
