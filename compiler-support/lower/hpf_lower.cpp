@@ -459,6 +459,8 @@ struct DistArray {
   bool is_base = false; // an ALIGN or REALIGN names it as the base (it keeps a__t, its layout)
   bool realigned = false;
   bool dummy = false; // a dummy argument of the lowered procedure
+  std::string common; // the COMMON block it is in ("" for none; "hpf__blank" for blank COMMON)
+  std::string module; // the MODULE that holds it, seen by USE ("" for the lowered unit's own)
   std::string intent; // its INTENT: "in", "out", "inout" or "" (none)
 
   [[nodiscard]] bool aligned() const { return align.line != 0; }
@@ -498,6 +500,7 @@ public:
   }
 
   std::string run() {
+    if (m_focus == std::string::npos) lower_modules();
     collect();
     // Each external procedure that may communicate is lowered by a Lowerer of its own (its
     // directives, its arrays, its implicit typing), whose text takes the procedure's place.
@@ -508,7 +511,137 @@ public:
 private:
   /// The Lowerer of the external procedure whose SUBROUTINE or FUNCTION statement is line `focus`.
   Lowerer(const Lowerer& file, std::size_t focus)
-      : m_file(file.m_file), m_focus(focus), m_origins(file.m_origins), m_lines(file.m_lines) {}
+      : m_file(file.m_file), m_focus(focus), m_origins(file.m_origins), m_lines(file.m_lines) {
+    for (const auto& [n, a] : file.m_arrays)
+      if (!a.common.empty()) m_main_common.emplace(n, a);
+    m_module = unit_header(m_lines[focus].text) == "MODULE";
+    m_module_arrays = file.m_module_arrays;
+  }
+
+  /// Lowers the modules that map data (directives in their specification part), before any unit that
+  /// uses them: each holds its arrays' handles, local blocks and replicated copies as public module
+  /// variables, created by hpf__init_<module> and released by hpf__free_<module>, which the main
+  /// program calls after hpf_init and before hpf_finalize.
+  void lower_modules() {
+    scan_units();
+    for (const auto& [first, end] : m_unit_ends) {
+      if (unit_header(m_lines[first].text) != "MODULE") continue;
+      bool maps = false;
+      for (std::size_t j = first + 1; j < end; ++j)
+        maps = maps || (is_directive(m_lines[j]) && m_scope[j] == m_scope[first] &&
+                        directive_keyword(m_lines[j]) != "independent");
+      if (!maps) continue;
+      Lowerer ml(*this, first);
+      m_procedure_text[first] = ml.run();
+      const std::string name = unit_name(m_lines[first].text);
+      for (const auto& n : ml.m_array_order) {
+        DistArray a = ml.m_arrays.at(n);
+        if (a.aligned() || a.dynamic || a.is_base || !ml.m_template_order.empty())
+          fail_at(
+              a.aligned() ? a.align.line : a.dist_line,
+              "'" + n + "' of MODULE " + name +
+                  " is aligned, DYNAMIC or an alignment base: a distributed module array is lowered with a "
+                  "DISTRIBUTE only");
+        a.module = name;
+        m_module_arrays[name].push_back(a);
+      }
+      m_lowered_modules.push_back(name);
+    }
+  }
+
+  /// USE m [, ONLY: ...] of a lowered module m: its distributed arrays (those the ONLY list names)
+  /// are distributed arrays of this unit too, with the module's mapping.
+  void parse_use(std::size_t i) {
+    const LogicalLine& l = m_lines[i];
+    if (is_directive(l)) return;
+    const std::string lt = lower_case(trim(l.text));
+    Scanner sc(lt);
+    if (!sc.word("use")) return;
+    sc.skip_space();
+    if (sc.eat(':')) {
+      sc.eat(':');
+      sc.skip_space();
+    }
+    const std::string name(sc.name());
+    const auto it = m_module_arrays.find(name);
+    if (it == m_module_arrays.end()) return;
+    sc.skip_space();
+    std::optional<std::set<std::string>> only;
+    if (sc.eat(',')) {
+      sc.skip_space();
+      std::string list(sc.rest());
+      if (Scanner on(list); on.word("only") && (on.skip_space(), on.eat(':'))) {
+        only.emplace();
+        list = std::string(on.rest());
+        m_use_rewrites.insert(i);
+      }
+      for (const auto& item : split_top(list)) {
+        const auto arrow = item.find("=>");
+        const std::string used = trim(arrow == std::string::npos ? item : item.substr(arrow + 2));
+        const bool mapped = std::any_of(it->second.begin(), it->second.end(),
+                                        [&](const DistArray& a) { return a.name == used; });
+        if (arrow != std::string::npos && mapped)
+          fail_at(l.line, "USE " + name + ": '" + shown(trim(item)) + "' renames the distributed array '" +
+                              used + "', which is not lowered (use it by its name)");
+        if (only) only->insert(used);
+      }
+    }
+    for (const DistArray& a : it->second) {
+      if ((only && only->count(a.name) == 0) || m_arrays.count(a.name) != 0) continue;
+      m_arrays.emplace(a.name, a);
+      m_array_order.push_back(a.name);
+    }
+  }
+
+  /// A USE ..., ONLY: list of a lowered module with each distributed array in the list replaced by
+  /// the module variables that stand for it.
+  std::string use_only_rewritten(const LogicalLine& l) const {
+    const std::string t = trim(l.text);
+    const auto colon = mask_strings(t).find(':', lower_case(t).find("only"));
+    std::string list;
+    for (const auto& item : split_top(t.substr(colon + 1))) {
+      const std::string n = lower_case(trim(item));
+      const auto it = m_arrays.find(n);
+      list += std::string(list.empty() ? " " : ", ") +
+              (it != m_arrays.end() && !it->second.module.empty()
+                   ? n + "__h, " + n + "__l, " + n + "__n, " + n + "__e, " + n + "__r"
+                   : trim(item));
+    }
+    return wrap("  ", t.substr(0, colon + 1) + list);
+  }
+
+  /// The end of a lowered module's specification part: the module variables of its arrays (public)
+  /// and of the lowering (private), then CONTAINS with hpf__init_<m> and hpf__free_<m>.
+  std::string module_tail(const std::string& ind) const {
+    const std::string name = unit_name(m_lines[m_focus].text);
+    const std::string decls = declarations(ind);
+    std::string shown_names;
+    std::string hidden;
+    std::istringstream lines(decls);
+    for (std::string line; std::getline(lines, line);) {
+      const auto colons = line.find("::");
+      if (colons == std::string::npos) continue;
+      for (const auto& e : split_top(line.substr(colons + 2))) {
+        Scanner es(e);
+        const std::string v(es.name());
+        const bool array_var =
+            std::any_of(m_array_order.begin(), m_array_order.end(), [&](const std::string& n) {
+              return v.size() == n.size() + 3 && v.compare(0, n.size() + 2, n + "__") == 0 &&
+                     std::string("hlner").find(v.back()) != std::string::npos;
+            });
+        (array_var ? shown_names : hidden) +=
+            std::string(((array_var ? shown_names : hidden).empty() ? "" : ", ")) + v;
+      }
+    }
+    std::string s = decls + wrap(ind, "private :: " + hidden) +
+                    wrap(ind, "public :: " + shown_names + ", hpf__init_" + name + ", hpf__free_" + name);
+    s += "contains\n";
+    s += ind + "subroutine hpf__init_" + name + "()\n" + setup(ind + "  ") + ind +
+         "end subroutine hpf__init_" + name + "\n";
+    s += ind + "subroutine hpf__free_" + name + "()\n" + cleanup(ind + "  ") + ind +
+         "end subroutine hpf__free_" + name + "\n";
+    return s;
+  }
 
   /// "file:line: " of an origin id.
   [[nodiscard]] std::string where(int id) const {
@@ -672,7 +805,9 @@ private:
       // Another Lowerer takes the directives of the external procedures, and of the main program
       // when this one lowers a procedure.
       if (m_focus != std::string::npos && (i < m_program_line || i > m_end_line)) continue;
-      if (m_focus == std::string::npos && m_procedures.count(unit_of(i)) != 0) continue;
+      if (m_focus == std::string::npos &&
+          m_procedure_text.count(unit_of(i)) + m_procedures.count(unit_of(i)) != 0)
+        continue;
       const std::string keyword = directive_keyword(l);
       if (!is_hpf_keyword(keyword))
         fail_at(l.line, "unknown HPF directive '" +
@@ -750,7 +885,11 @@ private:
         continue;
       }
       if (in_type) m_type_lines.insert(i);
-      if (!in_type && m_scope[i].empty()) parse_declaration(i);
+      if (!in_type && m_scope[i].empty()) {
+        parse_declaration(i);
+        parse_common(i);
+        parse_use(i);
+      }
     }
     for (const auto& n : m_array_order) {
       DistArray& a = m_arrays[n];
@@ -808,6 +947,18 @@ private:
                     "' is the base of an alignment; HPF realigns only arrays nothing is aligned with");
     }
     m_creation_order = creation_order();
+    for (const auto& n : m_array_order)
+      if (!m_arrays.at(n).common.empty()) check_common(m_arrays.at(n));
+    // A procedure whose only DISTRIBUTEs without ONTO map COMMON members (created by the main
+    // program) needs no default grid of its own.
+    if (m_focus != std::string::npos)
+      m_default_grid =
+          std::any_of(m_arrays.begin(), m_arrays.end(),
+                      [](const auto& e) {
+                        return e.second.common.empty() && !e.second.aligned() && e.second.onto.empty();
+                      }) ||
+          std::any_of(m_templates.begin(), m_templates.end(),
+                      [](const auto& e) { return e.second.onto.empty(); });
   }
 
   /// The first word of a directive, lower case ("" when it does not start with a letter).
@@ -1661,26 +1812,168 @@ private:
       }
       if (!bounds) bounds = dimension;
       if (bounds) {
-        if (!a.bounds.empty()) fail_at(l.line, "'" + n + "': its bounds are declared twice");
-        a.decl_line = l.line;
         if (a.dummy) {
+          if (!a.bounds.empty()) fail_at(l.line, "'" + n + "': its bounds are declared twice");
+          a.decl_line = l.line;
           dummy_bounds(a, *bounds, l.line);
           continue;
         }
-        for (const auto& b : split_top(*bounds)) {
-          const auto colon = mask_strings(b).find(':');
-          if (colon == std::string::npos) {
-            a.bounds.emplace_back("1", trim(b));
-          } else {
-            a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
-          }
-          if (a.bounds.back().first.empty() || a.bounds.back().second.empty() ||
-              a.bounds.back().second == "*")
-            fail_at(l.line, "distributed array '" + n + "' needs explicit bounds, got '" + shown(b) + "'");
-        }
+        set_bounds(a, *bounds, l.line);
       }
       if (!a.dummy) m_decl_rewrites[i].push_back(n);
     }
+  }
+
+  /// The bounds of a distributed array from its explicit-shape array spec (`n, 0:m`), declared at
+  /// `line` (a type declaration, DIMENSION or COMMON statement).
+  void set_bounds(DistArray& a, const std::string& spec, int line) const {
+    if (!a.bounds.empty()) fail_at(line, "'" + a.name + "': its bounds are declared twice");
+    a.decl_line = line;
+    for (const auto& b : split_top(spec)) {
+      const auto colon = mask_strings(b).find(':');
+      if (colon == std::string::npos) {
+        a.bounds.emplace_back("1", trim(b));
+      } else {
+        a.bounds.emplace_back(trim(b.substr(0, colon)), trim(b.substr(colon + 1)));
+      }
+      if (a.bounds.back().first.empty() || a.bounds.back().second.empty() || a.bounds.back().second == "*")
+        fail_at(line, "distributed array '" + a.name + "' needs explicit bounds, got '" + shown(b) + "'");
+    }
+  }
+
+  /// The blocks of a COMMON statement's text after the keyword: `/b/ x, y(n) [,] /c/ z`, `x, y`
+  /// (blank COMMON, "hpf__blank"), `// x`, each with its entities.
+  std::vector<std::pair<std::string, std::vector<std::string>>> common_groups(const std::string& text,
+                                                                              int line) const {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    const std::string m = mask_strings(text);
+    std::string block = "hpf__blank";
+    std::size_t start = 0;
+    int depth = 0;
+    auto flush = [&](std::size_t end) {
+      std::vector<std::string> entities;
+      for (const auto& e : split_top(text.substr(start, end - start)))
+        if (!e.empty()) entities.push_back(e);
+      if (!entities.empty()) out.emplace_back(block, entities);
+    };
+    for (std::size_t p = 0; p < m.size(); ++p) {
+      depth += m[p] == '(' ? 1 : m[p] == ')' ? -1 : 0;
+      if (m[p] != '/' || depth != 0) continue;
+      flush(p);
+      const std::size_t close = m.find('/', p + 1);
+      if (close == std::string::npos)
+        fail_at(line, "COMMON: no '/' closes the block name in '" + shown(text) + "'");
+      block = lower_case(trim(text.substr(p + 1, close - p - 1)));
+      if (block.empty()) block = "hpf__blank";
+      p = close;
+      start = close + 1;
+    }
+    flush(m.size());
+    return out;
+  }
+
+  /// COMMON statements of the lowered unit: a distributed member is held by the module
+  /// hpf__common_<block> (handle and local block), which every unit declaring the block uses; the
+  /// main program creates it, and a procedure's COMMON must map it as the main program does.
+  void parse_common(std::size_t i) {
+    const LogicalLine& l = m_lines[i];
+    if (is_directive(l)) return;
+    const std::string t = trim(l.text);
+    const std::string lt = lower_case(t);
+    Scanner sc(lt);
+    if (!sc.word("common") || is_assignment_like(lt)) return;
+    for (const auto& [block, entities] : common_groups(t.substr(sc.pos()), l.line))
+      for (const auto& e : entities) {
+        Scanner es(e);
+        const std::string n = lower_case(std::string(es.name()));
+        es.skip_space();
+        auto it = m_arrays.find(n);
+        if (it == m_arrays.end()) {
+          if (const auto mc = m_main_common.find(n); mc != m_main_common.end() && mc->second.common == block)
+            fail_at(l.line, "COMMON /" + block + "/ " + n + ": '" + n +
+                                "' is distributed in the main program's COMMON (line " +
+                                loc(mc->second.dist_line) + "); give it the same mapping here");
+          continue;
+        }
+        DistArray& a = it->second;
+        if (a.dummy) fail_at(l.line, "dummy argument '" + n + "' in COMMON /" + block + "/");
+        a.common = block;
+        m_common_rewrites[i].push_back(n);
+        if (es.peek() == '(') {
+          std::size_t end = 0;
+          set_bounds(a, paren_group(e, es.pos(), end, where(l.line)), l.line);
+        }
+      }
+  }
+
+  /// A COMMON statement without its distributed members ("" when none remains).
+  std::string common_without(const LogicalLine& l, const std::vector<std::string>& drop) const {
+    const std::string t = trim(l.text);
+    Scanner sc(t);
+    sc.skip_space();
+    sc.name();
+    std::string kept;
+    for (const auto& [block, entities] : common_groups(t.substr(sc.pos()), l.line)) {
+      std::string list;
+      for (const auto& e : entities) {
+        Scanner es(e);
+        if (std::find(drop.begin(), drop.end(), lower_case(std::string(es.name()))) == drop.end())
+          list += (list.empty() ? "" : ", ") + e;
+      }
+      if (!list.empty()) kept += (block == "hpf__blank" ? " // " : " /" + block + "/ ") + list;
+    }
+    return kept.empty() ? "" : wrap("  ", "common" + kept);
+  }
+
+  /// The COMMON blocks with distributed members in the lowered unit.
+  std::set<std::string> common_blocks() const {
+    std::set<std::string> out;
+    for (const auto& [n, a] : m_arrays)
+      if (!a.common.empty()) out.insert(a.common);
+    return out;
+  }
+
+  /// The modules that hold the distributed COMMON members (module hpf__common_<block>: handles and
+  /// local blocks), ahead of every unit that uses them.
+  std::string common_modules() const {
+    std::string s;
+    for (const auto& b : common_blocks()) {
+      s += "module hpf__common_" + b + "\n  use, intrinsic :: iso_c_binding\n  implicit none\n";
+      for (const auto& n : m_array_order)
+        if (m_arrays.at(n).common == b) s += handle_declarations(m_arrays.at(n), "  ");
+      s += "end module hpf__common_" + b + "\n";
+    }
+    return s;
+  }
+
+  /// A distributed COMMON member: mapped by DISTRIBUTE (no ALIGN, DYNAMIC, TEMPLATE base), and in a
+  /// procedure as the main program maps it (the main program creates it).
+  void check_common(const DistArray& a) const {
+    const int line = a.aligned() ? a.align.line : a.dist_line;
+    if (a.aligned() || a.dynamic || a.is_base)
+      fail_at(line, "'" + a.name + "' in COMMON /" + a.common +
+                        "/ is aligned, DYNAMIC or an alignment base: a distributed COMMON member is lowered "
+                        "with a DISTRIBUTE only");
+    if (m_focus == std::string::npos) return;
+    const auto mc = m_main_common.find(a.name);
+    if (mc == m_main_common.end() || mc->second.common != a.common)
+      fail_at(line, "'" + a.name + "' in COMMON /" + a.common +
+                        "/ is distributed here but not in the main program's COMMON /" + a.common +
+                        "/: the main program creates the distributed COMMON members, so it must declare the "
+                        "block with the same mapping");
+    const DistArray& m = mc->second;
+    auto spaced = [](const std::vector<std::pair<std::string, std::string>>& b) {
+      std::string out;
+      for (const auto& [lo, hi] : b) out += lower_case(lo) + ":" + lower_case(hi) + ",";
+      out.erase(std::remove_if(out.begin(), out.end(), is_space), out.end());
+      return out;
+    };
+    if (m.dists != a.dists || m.onto != a.onto || m.elem != a.elem || spaced(m.bounds) != spaced(a.bounds) ||
+        m.shadow != a.shadow)
+      fail_at(line,
+              "'" + a.name + "' in COMMON /" + a.common +
+                  "/ has another type, bounds, DISTRIBUTE, ONTO or SHADOW than in the main program (line " +
+                  loc(m.dist_line) + "): HPF asks every declaration of a COMMON block to map it alike");
   }
 
   /// The bounds of a distributed dummy argument from its array spec: explicit shape (`x(n, 0:m)`) or
@@ -1847,9 +2140,8 @@ private:
         s += ind + "integer(c_int64_t) :: " + n + "__ai(4)\n";
         s += ind + "integer :: " + n + "__b\n";
       }
-      s += ind + "type(c_ptr) :: " + n + "__h\n";
-      s += ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n";
-      s += ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n";
+      if (!a.module.empty()) continue; // the module's variables
+      if (a.common.empty()) s += handle_declarations(a, ind);
       std::string shape = ":";
       for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
       s += ind + info(a.elem).ftype + ", allocatable, target :: " + n + "__r(" + shape + ")\n";
@@ -1868,6 +2160,12 @@ private:
       s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
            "(:)\n";
     return s;
+  }
+
+  /// The handle, local block and its extents of a distributed array.
+  static std::string handle_declarations(const DistArray& a, const std::string& ind) {
+    return ind + "type(c_ptr) :: " + a.name + "__h\n" + ind + info(a.elem).ftype + ", pointer :: " + a.name +
+           "__l(:)\n" + ind + "integer(c_int64_t) :: " + a.name + "__n, " + a.name + "__e(4)\n";
   }
 
   static std::string extents_of(const std::vector<std::pair<std::string, std::string>>& bounds) {
@@ -2029,6 +2327,8 @@ private:
     if (m_focus == std::string::npos)
       s += ind + "call hpf_check(hpf_init(c_null_ptr, c_null_ptr), 'hpf_init')\n";
     s += ind + "call hpf_check(hpf_world(hpf__rank, hpf__size), 'hpf_world')\n";
+    if (m_focus == std::string::npos)
+      for (const auto& m : m_lowered_modules) s += ind + "call hpf__init_" + m + "()\n";
     for (const auto& pn : m_proc_order) {
       const Processors& p = m_procs.at(pn);
       std::string shape;
@@ -2048,6 +2348,8 @@ private:
     }
     for (const auto& n : m_creation_order) {
       const DistArray& a = m_arrays.at(n);
+      if ((!a.common.empty() && m_focus != std::string::npos) || !a.module.empty())
+        continue; // created elsewhere
       s += a.aligned() ? create_aligned(a, ind) : create_array(a, ind);
       if (a.is_base)
         s += ind + "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
@@ -2096,6 +2398,8 @@ private:
     std::string s = ind + "! --- hpfrt: release (lowered) ---\n";
     if (m_focus != std::string::npos) s += dummies_out(ind);
     for (const auto& n : m_array_order) {
+      if ((!m_arrays.at(n).common.empty() && m_focus != std::string::npos) || !m_arrays.at(n).module.empty())
+        continue;
       s += ind + "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
       if (m_arrays.at(n).is_base)
         s += ind + "call hpf_check(hpf_template_free(" + n + "__t), 'free " + n + "')\n";
@@ -2105,14 +2409,18 @@ private:
     for (const auto& p : m_proc_order)
       s += ind + "call hpf_check(hpf_grid_free(" + p + "__g), 'free " + p + "')\n";
     if (m_default_grid) s += ind + "call hpf_check(hpf_grid_free(hpf__world_g), 'free default grid')\n";
+    if (m_focus == std::string::npos)
+      for (const auto& m : m_lowered_modules) s += ind + "call hpf__free_" + m + "()\n";
     if (m_focus == std::string::npos || stop) s += ind + "call hpf_check(hpf_finalize(), 'hpf_finalize')\n";
     return s;
   }
 
-  /// `arrays` without the distributed dummies of the lowered procedure, whose declarations stay.
+  /// `arrays` without the distributed dummies of the lowered procedure, whose declarations stay, and
+  /// the arrays of lowered modules (which a USE statement names).
   std::vector<std::string> non_dummies(std::vector<std::string> arrays) const {
     arrays.erase(
-        std::remove_if(arrays.begin(), arrays.end(), [&](const auto& n) { return m_arrays.at(n).dummy; }),
+        std::remove_if(arrays.begin(), arrays.end(),
+                       [&](const auto& n) { return m_arrays.at(n).dummy || !m_arrays.at(n).module.empty(); }),
         arrays.end());
     return arrays;
   }
@@ -3723,7 +4031,12 @@ private:
     bool in_spec = true;
     bool released = false;
     const std::string ind = "  ";
-    const std::string uses = ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
+    std::string uses = ind + "use, intrinsic :: iso_c_binding\n" + ind + "use hpfrt\n";
+    for (const auto& b : common_blocks()) uses += ind + "use hpf__common_" + b + "\n";
+    if (!procedure)
+      for (const auto& m : m_lowered_modules)
+        uses += ind + "use " + m + ", only: hpf__init_" + m + ", hpf__free_" + m + "\n";
+    if (!procedure) out += common_modules();
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
       auto copy = [&] {
@@ -3751,6 +4064,12 @@ private:
       if (i == m_contains_line || i == m_end_line) {
         // The set-up after the specification part, the release before CONTAINS or END (F2018 R1401:
         // internal subprograms follow the execution part).
+        if (m_module) {
+          if (in_spec) out += module_tail(ind);
+          in_spec = false;
+          if (i == m_end_line) copy();
+          continue;
+        }
         if (in_spec) out += declarations(ind) + setup(ind);
         in_spec = false;
         if (!released) out += cleanup(ind);
@@ -3767,6 +4086,15 @@ private:
         continue;
       }
       if (in_spec && !is_directive(l) && is_specification(l)) {
+        if (m_use_rewrites.count(i) != 0) {
+          out += use_only_rewritten(l);
+          continue;
+        }
+        if (const auto c = m_common_rewrites.find(i); c != m_common_rewrites.end()) {
+          out += "! " + trim(l.text) + "   (distributed members: in module hpf__common_<block>)\n";
+          out += common_without(l, c->second);
+          continue;
+        }
         auto it = m_decl_rewrites.find(i);
         if (it == m_decl_rewrites.end()) {
           if (const auto refs = non_dummies(references(l.text));
@@ -3829,8 +4157,10 @@ private:
     if (t.empty() || t.front() == '!') return out;
     const bool internal = m_scope[i].rfind("internal ", 0) == 0;
     if (internal && !references(t).empty())
-      fail_at(l.line, "distributed array '" + references(t)[0] + "' in " + m_scope[i] +
-                          " is not lowered yet (distributed data in procedures: a later version)");
+      fail_at(l.line, "distributed array '" + references(t)[0] + "' in " +
+                          (m_module ? "the module procedure " + m_scope[i].substr(9) : m_scope[i]) +
+                          " is not lowered (distributed arrays are lowered in the main program and external "
+                          "procedures)");
     if (m_io_units.count(i) != 0) out += "  use hpfrt, only: hpf_io_root\n";
     const std::string root = internal ? "hpf__rank == 0" : "hpf_io_root()";
     if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
@@ -3937,6 +4267,13 @@ private:
   std::map<std::size_t, std::string> m_procedure_text; // their lowered text, per first line
   std::vector<std::string> m_dummies;                  // the lowered procedure's dummy arguments
   std::set<std::string> m_transcriptive;               // its dummies with DISTRIBUTE x * or INHERIT
+  std::map<std::size_t, std::vector<std::string>> m_common_rewrites; // COMMON lines: distributed members
+  bool m_module = false;                // the lowered unit is a MODULE (its arrays are module variables)
+  std::set<std::size_t> m_use_rewrites; // USE ..., ONLY: lines of lowered modules
+  std::map<std::string, std::vector<DistArray>> m_module_arrays; // per lowered module, its arrays
+  std::vector<std::string> m_lowered_modules;                    // in file order
+  /// The main program's distributed COMMON members (a procedure's must have the same mapping).
+  std::map<std::string, DistArray> m_main_common;
   std::vector<SourceOrigin> m_origins;
   std::vector<LogicalLine> m_lines;
   std::size_t m_program_line = 0;

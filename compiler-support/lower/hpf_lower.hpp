@@ -1,4 +1,4 @@
-// hpf::lower_hpf: lowers an HPF main program (Fortran in fixed or free form, with HPF directive lines;
+// hpf::lower_hpf: lowers an HPF program (Fortran in fixed or free form, with HPF directive lines;
 // the source reading is in fortran_source.hpp) to free-form Fortran that calls the hpfrt module
 // (compiler-support/fortran/hpfrt.f90). Pure text to text: no MPI, and no I/O of its own (INCLUDE
 // files are read through LowerOptions::include).
@@ -23,6 +23,17 @@
 //   |   '*' (replicated), an expression without dummy | array). s, o are evaluated at run time from sk at |
 //   |   (fixed) or s*i + o in one dummy                | i = 0, 1; i = 2 checks that sk is affine         |
 //   | !HPF$ REALIGN a(...) WITH base(...) (DYNAMIC a)  | hpf_array_realign                                |
+//   | an external SUBROUTINE / FUNCTION (not PURE or   | lowered as the main program: its mappings made   |
+//   |   ELEMENTAL) with its own directives             | on entry, released on every RETURN / END         |
+//   | its dummy x with DISTRIBUTE x(...) or x *(...)   | x's own distributed array: store_owned from the  |
+//   |   (prescriptive or descriptive)                  | dummy on entry (not INTENT(OUT)), allgather back |
+//   |                                                  | on exit (not INTENT(IN)); the caller passes the  |
+//   |                                                  | actual whole (a replicated copy)                 |
+//   | DISTRIBUTE x *, INHERIT x (transcriptive)        | x stays the whole actual                         |
+//   | a DISTRIBUTEd member of COMMON /b/               | handles in module hpf__common_b; the main        |
+//   |                                                  | program creates them, every unit checks the map  |
+//   | a DISTRIBUTEd variable of a MODULE m             | public module variables, hpf__init_m / free_m    |
+//   |                                                  | called by the main program; USE m sees them      |
 //   | !HPF$ REDISTRIBUTE t(...) of a TEMPLATE or of an | hpf_template_redistribute / hpf_array_redistrib- |
 //   |   array other arrays are aligned with            | ute, then hpf_array_realign of every array whose |
 //   |                                                  | current base it is, and so on down               |

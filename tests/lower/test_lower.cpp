@@ -765,6 +765,59 @@ TEST(Lower, DistributedDummyArgumentsOutsideTheSubsetAreRefused) {
                   {"t.f90:8:", "'x' is transcriptive (DISTRIBUTE x * or INHERIT) and mapped as well"});
 }
 
+// HPF 2.0 allows DISTRIBUTE in the unit that declares a COMMON block or a module: the distributed
+// members become variables of a module (hpf__common_<block>, or the module itself) that every unit
+// declaring the block or using the module sees; the main program creates them.
+TEST(Lower, DistributedArraysInCommonAndModules) {
+  const std::string common = lower_hpf("program t\n  real(8) :: a, x\n  common /c/ a(8), x\n"
+                                       "!HPF$ DISTRIBUTE a(BLOCK)\n  a = 1\n  call s()\nend program t\n"
+                                       "subroutine s()\n  real(8) :: a(8), x\n  common /c/ a, x\n"
+                                       "!HPF$ DISTRIBUTE a(BLOCK)\n  a = 2\nend subroutine s\n",
+                                       "t.f90");
+  EXPECT_TRUE(contains(common, "module hpf__common_c\n  use, intrinsic :: iso_c_binding\n  implicit none\n"
+                               "  type(c_ptr) :: a__h\n"))
+      << common;
+  EXPECT_TRUE(
+      contains(common, "program t\n  use, intrinsic :: iso_c_binding\n  use hpfrt\n  use hpf__common_c\n"))
+      << common;
+  EXPECT_TRUE(contains(common, "  common /c/ x\n")) << common;
+  const std::string sub = common.substr(common.find("subroutine s()"));
+  EXPECT_TRUE(contains(sub, "use hpf__common_c\n")) << sub;
+  EXPECT_TRUE(contains(sub, "hpf_array_fill(a__h")) << sub;
+  EXPECT_FALSE(contains(sub, "hpf_array_create")) << sub;
+  EXPECT_FALSE(contains(sub, "hpf_array_free")) << sub;
+  const std::string module = lower_hpf(
+      "module m\n  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\nend module m\nprogram t\n  use m\n  a = 1\n"
+      "end program t\nsubroutine s()\n  use m, only: a\n  a = 2\nend subroutine s\n",
+      "t.f90");
+  EXPECT_TRUE(contains(module, "public :: a__h, a__l, a__n, a__e, a__r, hpf__init_m, hpf__free_m")) << module;
+  EXPECT_TRUE(contains(module, "  use m, only: hpf__init_m, hpf__free_m\n")) << module;
+  EXPECT_TRUE(contains(module, "call hpf__init_m()")) << module;
+  EXPECT_TRUE(contains(module, "call hpf__free_m()\n  call hpf_check(hpf_finalize()")) << module;
+  EXPECT_TRUE(contains(module, "  use m, only: a__h, a__l, a__n, a__e, a__r\n")) << module;
+  const std::string c =
+      "program t\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(BLOCK)\n  a = 1\nend program t\n";
+  expect_rejected(c + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(CYCLIC)\n"
+                      "end subroutine s\n",
+                  {"t.f90:10:", "'a' in COMMON /c/ has another type, bounds, DISTRIBUTE"});
+  expect_rejected(c + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\nend subroutine s\n",
+                  {"t.f90:9:", "COMMON /c/ a: 'a' is distributed in the main program's COMMON (line 4)"});
+  expect_rejected(program("", "") + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\n"
+                                    "!HPF$ DISTRIBUTE a(BLOCK)\nend subroutine s\n",
+                  {"t.f90:7:", "is distributed here but not in the main program's COMMON /c/"});
+  expect_rejected("program t\n  real(8) :: a(8), b(8)\n  common /c/ a, b\n!HPF$ DISTRIBUTE a(BLOCK)\n"
+                  "!HPF$ ALIGN b(i) WITH a(i)\nend program t\n",
+                  {"t.f90:4:", "'a' in COMMON /c/ is aligned, DYNAMIC or an alignment base"});
+  const std::string m = "module m\n  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n";
+  expect_rejected(m + "end module m\nprogram t\n  use m, only: b => a\n  b = 1\nend program t\n",
+                  {"t.f90:6:", "USE m: 'b => a' renames the distributed array 'a'"});
+  expect_rejected(m + "contains\n  subroutine z()\n    a = 0\n  end subroutine z\nend module m\nprogram t\n"
+                      "  use m\nend program t\n",
+                  {"t.f90:6:", "distributed array 'a' in the module procedure SUBROUTINE z is not lowered"});
+  expect_rejected(m + "!HPF$ DYNAMIC a\nend module m\nprogram t\n  use m\nend program t\n",
+                  {"t.f90:3:", "'a' of MODULE m is aligned, DYNAMIC or an alignment base"});
+}
+
 } // namespace
 
 namespace {
@@ -897,8 +950,14 @@ TEST(Lower, LogicalIfsThatPrintPrintOnOneRank) {
                                         "end subroutine show\n",
                                     "t.f90");
   EXPECT_TRUE(contains(out, "if (hpf__rank == 0 .and. (s > 1)) write (*, '(f5.1)') s")) << out;
-  EXPECT_TRUE(contains(out, "subroutine show(k)\n  use hpfrt, only: hpf_io_root\n")) << out;
-  EXPECT_TRUE(contains(out, "if (hpf_io_root() .and. (k > 2)) print *, k")) << out;
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0 .and. (k > 2)) print *, k")) << out;
+  // A unit that is copied (a module) asks hpf_io_root().
+  const std::string copied = lower_hpf("module m\ncontains\n  subroutine show(k)\n    integer :: k\n"
+                                       "    if (k > 2) print *, k\n  end subroutine show\nend module m\n" +
+                                           program("", "  call show(3)\n"),
+                                       "t.f90");
+  EXPECT_TRUE(contains(copied, "module m\n  use hpfrt, only: hpf_io_root\n")) << copied;
+  EXPECT_TRUE(contains(copied, "if (hpf_io_root() .and. (k > 2)) print *, k")) << copied;
 }
 
 // DO WHILE whose condition reads distributed arrays, around owner-computed statements: the condition
