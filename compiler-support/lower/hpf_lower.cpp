@@ -26,6 +26,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -503,8 +504,20 @@ public:
     if (m_focus == std::string::npos) lower_modules();
     collect();
     // Each external procedure that may communicate is lowered by a Lowerer of its own (its
-    // directives, its arrays, its implicit typing), whose text takes the procedure's place.
-    for (const std::size_t p : m_procedures) m_procedure_text[p] = Lowerer(*this, p).run();
+    // directives, its arrays, its implicit typing), whose text takes the procedure's place. The
+    // functions that communicate (they map data or READ) are known to every unit before it is
+    // emitted: one called where not every rank runs the call would wait for ever.
+    std::vector<std::unique_ptr<Lowerer>> procedures;
+    for (const std::size_t p : m_procedures) {
+      procedures.emplace_back(new Lowerer(*this, p));
+      procedures.back()->collect();
+      if (unit_header(m_lines[p].text) == "FUNCTION" && procedures.back()->communicates())
+        m_collective.insert(unit_name(m_lines[p].text));
+    }
+    for (auto& l : procedures) {
+      l->m_collective = m_collective;
+      m_procedure_text[l->m_focus] = l->emit();
+    }
     return emit();
   }
 
@@ -547,6 +560,36 @@ private:
       }
       m_lowered_modules.push_back(name);
     }
+  }
+
+  /// Whether the lowered procedure communicates: it maps data (creates arrays or grids, gathers,
+  /// stores) or READs (a broadcast).
+  [[nodiscard]] bool communicates() const {
+    if (!m_array_order.empty() || !m_transcriptive.empty() || m_default_grid || !m_proc_order.empty())
+      return true;
+    for (std::size_t i = m_program_line; i <= m_end_line; ++i)
+      if (const std::string t = trim(m_lines[i].text);
+          !is_directive(m_lines[i]) && !t.empty() && t.front() != '!') {
+        const auto g = after_group(t, "if", m_lines[i].line);
+        if (is_input(t) || (g && is_input(g->first))) return true;
+      }
+    return false;
+  }
+
+  /// The first function of m_collective that `text` references ("" when none).
+  [[nodiscard]] std::string collective_call(const std::string& text) const {
+    for (const auto& f : m_collective)
+      if (!find_word(text, f).empty()) return f;
+    return "";
+  }
+
+  /// Stops when an output statement, which runs on rank 0 only, calls a function that communicates.
+  void check_rank0_call(const LogicalLine& l, const std::string& t) const {
+    if (const std::string f = collective_call(t); !f.empty())
+      fail_at(l.line,
+              "'" + shown(trim(l.text)) + "' runs on rank 0 only (it prints) and calls FUNCTION " + f +
+                  ", which communicates (it maps data or reads) and must run on every rank: assign its "
+                  "value to a variable first");
   }
 
   /// USE m [, ONLY: ...] of a lowered module m: its distributed arrays (those the ONLY list names)
@@ -3083,6 +3126,11 @@ private:
     const std::string t = trim(l.text);
     const std::string lt = lower_case(t);
     const auto refs = references(t);
+    if (is_output(t) || is_output_if(t, l.line)) check_rank0_call(l, t);
+    if (const std::string f = collective_call(t); !f.empty() && !refs.empty())
+      unsupported(l, "it calls FUNCTION " + f +
+                         ", which communicates: an owner-computes loop would call it on "
+                         "some ranks only");
     if (refs.empty()) {
       std::string out;
       for (const auto& p : l.physical) out += replace_number_of_processors(p) + "\n";
@@ -3687,6 +3735,7 @@ private:
     if (std::string stop = lower_stop(l, t, trim(label)); !stop.empty()) return stop;
     if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
       return lower_read_if(l, g->second, g->first, trim(label));
+    if (is_output(t) || is_output_if(t, l.line)) check_rank0_call(l, t);
     if (is_output(t) && !internal_write(t, l.line))
       return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
     if (const auto g = after_group(t, "if", l.line);
@@ -3800,6 +3849,14 @@ private:
     return s + stores;
   }
 
+  /// Whether a line of the node calls a function that communicates: an owner-computes loop would call
+  /// it on some ranks only, a replicated run calls it on every rank.
+  bool calls_collective(const Node& n) const {
+    for (std::size_t i = n.begin; i <= n.end; ++i)
+      if (!is_directive(m_lines[i]) && !collective_call(m_lines[i].text).empty()) return true;
+    return false;
+  }
+
   /// A masked whole-array assignment `a = e` under the mask `m` (`WHERE (m) a = e`, or in a WHERE
   /// construct) as the elementwise `a = MERGE(e, a, m)` (F2018 10.2.3: the mask is evaluated once,
   /// before any assignment, so `m` may not read what the construct assigns), owner-computed when
@@ -3856,6 +3913,7 @@ private:
   /// A WHERE construct of whole-array assignments (with an ELSEWHERE without mask) whose mask reads
   /// nothing it assigns: each assignment owner-computed as masked_assignment gives it.
   std::optional<std::string> owner_computed_where(const Node& n) const {
+    if (calls_collective(n)) return std::nullopt;
     const auto head = after_group(trim(m_lines[n.begin].text), "where", m_lines[n.begin].line);
     if (!head) return std::nullopt;
     std::set<std::string> assigned;
@@ -3913,6 +3971,7 @@ private:
   /// at the element being assigned (other arrays are not written, so any offset is fine). After it,
   /// the loop variables get the values the DO loops leave. nullopt when the nest is not of this form.
   std::optional<std::string> owner_computed_nest(const Node& n) const {
+    if (calls_collective(n)) return std::nullopt;
     std::vector<DoHeader> heads;
     const Node* cur = &n;
     std::vector<const Node*> body;
@@ -4162,6 +4221,7 @@ private:
                           " is not lowered (distributed arrays are lowered in the main program and external "
                           "procedures)");
     if (m_io_units.count(i) != 0) out += "  use hpfrt, only: hpf_io_root\n";
+    if (is_output(t) || is_output_if(t, l.line)) check_rank0_call(l, t);
     const std::string root = internal ? "hpf__rank == 0" : "hpf_io_root()";
     if (const auto g = after_group(t, "if", l.line); g && is_output(g->first))
       return wrap("  ",
@@ -4269,6 +4329,7 @@ private:
   std::set<std::string> m_transcriptive;               // its dummies with DISTRIBUTE x * or INHERIT
   std::map<std::size_t, std::vector<std::string>> m_common_rewrites; // COMMON lines: distributed members
   bool m_module = false;                // the lowered unit is a MODULE (its arrays are module variables)
+  std::set<std::string> m_collective;   // the file's lowered FUNCTIONs that communicate
   std::set<std::size_t> m_use_rewrites; // USE ..., ONLY: lines of lowered modules
   std::map<std::string, std::vector<DistArray>> m_module_arrays; // per lowered module, its arrays
   std::vector<std::string> m_lowered_modules;                    // in file order

@@ -741,6 +741,20 @@ TEST(Lower, DistributedDummyArguments) {
   EXPECT_TRUE(contains(ret, "call hpf_check(hpf_finalize(), 'hpf_finalize')\n  stop\n")) << ret;
 }
 
+// A lowered function that communicates (it maps data) must be called on every rank: a FORALL that
+// calls it runs on replicated copies, a PRINT (rank 0 only) that calls it is refused.
+TEST(Lower, FunctionsThatCommunicateRunOnEveryRank) {
+  const std::string f =
+      "real(8) function f(x, m)\n  integer :: m\n  real(8) :: x(m)\n!HPF$ DISTRIBUTE x(BLOCK)\n"
+      "  f = sum(x)\nend function f\n";
+  const std::string spec = "  real(8) :: a(8), f\n  integer :: i\n!HPF$ DISTRIBUTE a(BLOCK)\n";
+  const std::string out = lower_hpf(program(spec, "  forall (i = 1:8) a(i) = f(a, 8) + i\n") + f, "t.f90");
+  EXPECT_TRUE(contains(out, "it calls FUNCTION f, which communicates")) << out;
+  EXPECT_TRUE(contains(out, "on every rank over replicated copies of a")) << out;
+  expect_rejected(program(spec, "  print *, f(a, 8)\n") + f,
+                  {"t.f90:6:", "runs on rank 0 only (it prints) and calls FUNCTION f, which communicates"});
+}
+
 TEST(Lower, DistributedDummyArgumentsOutsideTheSubsetAreRefused) {
   const std::string main = program("", "  print *, 1\n");
   expect_rejected(
