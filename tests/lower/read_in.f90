@@ -1,5 +1,6 @@
-! READ into scalars, elements and whole distributed arrays (free form, !HPF$): the lowered program
-! reads on rank 0 and every rank goes on with what was read, as the serial program does.
+! READ into scalars, elements and whole distributed arrays (free form, !HPF$), in the main program
+! and in a subroutine with a distributed dummy: the lowered program reads on rank 0 and every rank
+! goes on with what was read, as the serial program does.
 program read_in
   implicit none
   integer, parameter :: nmax = 8
@@ -21,4 +22,17 @@ program read_in
   print '(8f7.2)', x
   print '(6i4)', k
   print *, y(1), flags
+  call read_more(x, nmax)
+  print '(8f7.2)', x
 end program read_in
+
+subroutine read_more(v, m)
+  implicit none
+  integer, intent(in) :: m
+  real(8), intent(inout) :: v(m)
+  integer :: j, cnt
+!HPF$ DISTRIBUTE v(CYCLIC)
+  read *, cnt
+  read *, (v(j), j = 1, cnt)
+  print '(a, i3)', 'read_more: read', cnt
+end subroutine read_more
