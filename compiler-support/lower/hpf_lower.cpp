@@ -565,8 +565,7 @@ private:
   /// Whether the lowered procedure communicates: it maps data (creates arrays or grids, gathers,
   /// stores) or READs (a broadcast).
   [[nodiscard]] bool communicates() const {
-    if (!m_array_order.empty() || !m_transcriptive.empty() || m_default_grid || !m_proc_order.empty())
-      return true;
+    if (!m_array_order.empty() || m_default_grid || !m_proc_order.empty()) return true;
     for (std::size_t i = m_program_line; i <= m_end_line; ++i)
       if (const std::string t = trim(m_lines[i].text);
           !is_directive(m_lines[i]) && !t.empty() && t.front() != '!') {
@@ -658,8 +657,8 @@ private:
   std::string module_tail(const std::string& ind) const {
     const std::string name = unit_name(m_lines[m_focus].text);
     const std::string decls = declarations(ind);
-    std::string shown_names;
-    std::string hidden;
+    std::vector<std::string> shown_names;
+    std::vector<std::string> hidden;
     std::istringstream lines(decls);
     for (std::string line; std::getline(lines, line);) {
       const auto colons = line.find("::");
@@ -672,12 +671,13 @@ private:
               return v.size() == n.size() + 3 && v.compare(0, n.size() + 2, n + "__") == 0 &&
                      std::string("hlner").find(v.back()) != std::string::npos;
             });
-        (array_var ? shown_names : hidden) +=
-            std::string(((array_var ? shown_names : hidden).empty() ? "" : ", ")) + v;
+        (array_var ? shown_names : hidden).push_back(v);
       }
     }
-    std::string s = decls + wrap(ind, "private :: " + hidden) +
-                    wrap(ind, "public :: " + shown_names + ", hpf__init_" + name + ", hpf__free_" + name);
+    shown_names.push_back("hpf__init_" + name);
+    shown_names.push_back("hpf__free_" + name);
+    std::string s =
+        decls + wrap(ind, "private :: " + joined(hidden)) + wrap(ind, "public :: " + joined(shown_names));
     s += "contains\n";
     s += ind + "subroutine hpf__init_" + name + "()\n" + setup(ind + "  ") + ind +
          "end subroutine hpf__init_" + name + "\n";
