@@ -514,8 +514,16 @@ public:
       if (unit_header(m_lines[p].text) == "FUNCTION" && procedures.back()->communicates())
         m_collective.insert(unit_name(m_lines[p].text));
     }
+    for (auto& l : procedures)
+      if (unit_header(m_lines[l->m_focus].text) == "SUBROUTINE" &&
+          std::any_of(l->m_arrays.begin(), l->m_arrays.end(), [](const auto& e) { return e.second.dummy; })) {
+        std::vector<bool> takes;
+        for (const auto& d : l->m_dummies) takes.push_back(l->m_arrays.count(d) != 0);
+        m_handle_dummies[unit_name(m_lines[l->m_focus].text)] = takes;
+      }
     for (auto& l : procedures) {
       l->m_collective = m_collective;
+      l->m_handle_dummies = m_handle_dummies;
       m_procedure_text[l->m_focus] = l->emit();
     }
     return emit();
@@ -560,6 +568,54 @@ private:
       }
       m_lowered_modules.push_back(name);
     }
+  }
+
+  /// The module through which a CALL passes the handles (and extents) of whole distributed actuals
+  /// to the distributed dummies of a lowered subroutine; the callee takes them on entry.
+  std::string calls_module() const {
+    if (m_handle_dummies.empty()) return "";
+    std::size_t most = 0;
+    for (const auto& [n, takes] : m_handle_dummies) most = std::max(most, takes.size());
+    const std::string k = std::to_string(most);
+    return "module hpf__calls\n  use, intrinsic :: iso_c_binding\n  implicit none\n  type(c_ptr) :: "
+           "hpf__arg(" +
+           k + ") = c_null_ptr\n  integer(c_int64_t) :: hpf__arg_ext(4, " + k + ")\nend module hpf__calls\n";
+  }
+
+  /// `CALL s(a, ...)` of a lowered subroutine whose distributed actuals are all whole arrays at its
+  /// distributed dummies: each actual's handle and extents go through hpf__calls, so that the callee
+  /// moves the data from layout to layout (hpf_array_assign_section) instead of the caller gathering
+  /// it; the replicated copy a__r is allocated (not filled) for the dummy to be associated with.
+  /// nullopt when the call does not qualify (it then runs on replicated copies).
+  std::optional<std::string> lower_call(const LogicalLine& l, const std::string& t) const {
+    const std::string lt = lower_case(t); // the Scanner views it
+    Scanner sc(lt);
+    if (!sc.word("call") || !l.label.empty()) return std::nullopt;
+    sc.skip_space();
+    const std::string name(sc.name());
+    const auto it = m_handle_dummies.find(name);
+    sc.skip_space();
+    if (it == m_handle_dummies.end() || sc.peek() != '(') return std::nullopt;
+    std::size_t end = 0;
+    const auto args = split_top(paren_group(t, sc.pos(), end, where(l.line)));
+    if (!trim(t.substr(end)).empty() || args.size() != it->second.size()) return std::nullopt;
+    std::string s =
+        "  ! " + trim(t) + "   (line " + loc(l.line) + ": distributed actuals passed by handle)\n";
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const auto refs = references(args[k]);
+      if (refs.empty()) continue;
+      const std::string a = lower_case(trim(args[k]));
+      if (!it->second[k] || refs.size() != 1 || a != refs[0]) return std::nullopt;
+      const DistArray& arr = m_arrays.at(a);
+      const std::string pos = std::to_string(k + 1);
+      std::string ext = extents_of(arr.bounds);
+      for (std::size_t d = arr.bounds.size(); d < 4; ++d) ext += ", 1_c_int64_t";
+      s += "  hpf__arg(" + pos + ") = " + a + "__h\n" +
+           wrap("  ", "hpf__arg_ext(:, " + pos + ") = [" + ext + "]") + allocate_copy(arr, "  ");
+    }
+    std::string call = "call " + trim(t.substr(t.find_first_not_of(" \t") + 4));
+    for (const auto& a : references(t)) call = replace_word(call, a, a + "__r");
+    return s + wrap("  ", call);
   }
 
   /// Whether the lowered procedure communicates: it maps data (creates arrays or grids, gathers,
@@ -2184,6 +2240,7 @@ private:
         s += ind + "integer :: " + n + "__b\n";
       }
       if (!a.module.empty()) continue; // the module's variables
+      if (a.dummy && !handle_position(n).empty()) s += ind + "type(c_ptr) :: " + n + "__in\n";
       if (a.common.empty()) s += handle_declarations(a, ind);
       std::string shape = ":";
       for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
@@ -2389,6 +2446,7 @@ private:
                          tn + "__t), 'TEMPLATE " + tn + " (line " + loc(t.line) + "), DISTRIBUTE (line " +
                          loc(t.dist_line) + ")')");
     }
+    s += dummy_handles_in(ind);
     for (const auto& n : m_creation_order) {
       const DistArray& a = m_arrays.at(n);
       if ((!a.common.empty() && m_focus != std::string::npos) || !a.module.empty())
@@ -2409,10 +2467,58 @@ private:
     std::string s;
     for (const auto& n : m_array_order)
       if (const DistArray& a = m_arrays.at(n); a.dummy && a.intent != "out")
-        s += allocate_copy(a, ind) + ind + n + "__r = " + n + "\n" +
-             wrap(ind, "call hpf_check(hpf_array_store_owned(" + n + "__h, c_loc(" + n + "__r)), 'dummy " +
-                           n + " on entry to " + unit_name(m_lines[m_focus].text) + "')");
+        s += by_handle(a, ind, true) + allocate_copy(a, ind + "  ") + ind + "  " + n + "__r = " + n + "\n" +
+             wrap(ind + "  ", "call hpf_check(hpf_array_store_owned(" + n + "__h, c_loc(" + n +
+                                  "__r)), 'dummy " + n + " on entry to " + unit_name(m_lines[m_focus].text) +
+                                  "')") +
+             ind + "end if\n";
     return s;
+  }
+
+  /// The position (from 1) of dummy `n` among the lowered subroutine's dummies, "" when the caller
+  /// cannot pass it a handle (a FUNCTION's dummies, or no hpf__calls in the file).
+  std::string handle_position(const std::string& n) const {
+    const std::string name = unit_name(m_lines[m_focus].text);
+    if (m_handle_dummies.count(name) == 0) return "";
+    const auto at = std::find(m_dummies.begin(), m_dummies.end(), n);
+    return std::to_string(at - m_dummies.begin() + 1);
+  }
+
+  /// At the top of the execution part: the handles the caller passed for the distributed dummies
+  /// (x__in, null when the actual is not a whole distributed array), taken before any other call
+  /// can pass its own; a passed actual of another shape stops the program (HPF 2.0 section 4.9: no
+  /// sequence association with a mapped dummy).
+  std::string dummy_handles_in(const std::string& ind) const {
+    std::string s;
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays.at(n);
+      const std::string pos = a.dummy ? handle_position(n) : "";
+      if (pos.empty()) continue;
+      const std::string r = std::to_string(a.bounds.size());
+      s += ind + n + "__in = hpf__arg(" + pos + ")\n" + ind + "hpf__arg(" + pos + ") = c_null_ptr\n";
+      s += wrap(ind, "if (c_associated(" + n + "__in) .and. any(hpf__arg_ext(1:" + r + ", " + pos + ") /= [" +
+                         extents_of(a.bounds) + "])) then");
+      s += ind + "  error stop '" + unit_name(m_lines[m_focus].text) + ": the actual argument of dummy " + n +
+           " (line " + loc(a.decl_line) + ") has another shape'\n" + ind + "end if\n";
+    }
+    return s;
+  }
+
+  /// `if (passed) then <move between x__in and x__h> else`: the dummy's values come from (`in`) or go
+  /// back to the caller's distributed actual by hpf_array_assign_section; the caller's block
+  /// follows, and the caller closes the IF.
+  std::string by_handle(const DistArray& a, const std::string& ind, bool in) const {
+    const std::string& n = a.name;
+    if (handle_position(n).empty()) return ind + "if (.true.) then\n";
+    const std::string all = triplets(m_lines[m_focus], a, {});
+    const std::string what =
+        "'dummy " + n + (in ? " on entry to " : " on exit from ") + unit_name(m_lines[m_focus].text) + "'";
+    return ind + "if (c_associated(" + n + "__in)) then\n" +
+           wrap(ind + "  ",
+                "call hpf_check(hpf_array_assign_section(" +
+                    (in ? n + "__h, " + all + ", " + n + "__in, " : n + "__in, " + all + ", " + n + "__h, ") +
+                    all + ", c_null_ptr), " + what + ")") +
+           ind + "else\n";
   }
 
   /// On every exit the dummy's values go back to the actual on every rank (hpf_array_allgather), as
@@ -2421,10 +2527,11 @@ private:
     std::string s;
     for (const auto& n : m_array_order)
       if (const DistArray& a = m_arrays.at(n); a.dummy && a.intent != "in")
-        s += allocate_copy(a, ind) +
-             wrap(ind, "call hpf_check(hpf_array_allgather(" + n + "__h, c_loc(" + n + "__r)), 'dummy " + n +
-                           " on exit from " + unit_name(m_lines[m_focus].text) + "')") +
-             ind + n + " = " + n + "__r\n";
+        s += by_handle(a, ind, false) + allocate_copy(a, ind + "  ") +
+             wrap(ind + "  ", "call hpf_check(hpf_array_allgather(" + n + "__h, c_loc(" + n +
+                                  "__r)), 'dummy " + n + " on exit from " + unit_name(m_lines[m_focus].text) +
+                                  "')") +
+             ind + "  " + n + " = " + n + "__r\n" + ind + "end if\n";
     return s;
   }
 
@@ -3127,6 +3234,8 @@ private:
     const std::string lt = lower_case(t);
     const auto refs = references(t);
     if (is_output(t) || is_output_if(t, l.line)) check_rank0_call(l, t);
+    if (!refs.empty())
+      if (const auto call = lower_call(l, t)) return *call;
     if (const std::string f = collective_call(t); !f.empty() && !refs.empty())
       unsupported(l, "it calls FUNCTION " + f +
                          ", which communicates: an owner-computes loop would call it on "
@@ -4095,7 +4204,8 @@ private:
     if (!procedure)
       for (const auto& m : m_lowered_modules)
         uses += ind + "use " + m + ", only: hpf__init_" + m + ", hpf__free_" + m + "\n";
-    if (!procedure) out += common_modules();
+    if (!procedure) out += common_modules() + calls_module();
+    if (!m_handle_dummies.empty() && !m_module) uses += ind + "use hpf__calls\n";
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
       const LogicalLine& l = m_lines[i];
       auto copy = [&] {
@@ -4328,9 +4438,12 @@ private:
   std::vector<std::string> m_dummies;                  // the lowered procedure's dummy arguments
   std::set<std::string> m_transcriptive;               // its dummies with DISTRIBUTE x * or INHERIT
   std::map<std::size_t, std::vector<std::string>> m_common_rewrites; // COMMON lines: distributed members
-  bool m_module = false;                // the lowered unit is a MODULE (its arrays are module variables)
-  std::set<std::string> m_collective;   // the file's lowered FUNCTIONs that communicate
-  std::set<std::size_t> m_use_rewrites; // USE ..., ONLY: lines of lowered modules
+  bool m_module = false;              // the lowered unit is a MODULE (its arrays are module variables)
+  std::set<std::string> m_collective; // the file's lowered FUNCTIONs that communicate
+  /// The file's lowered SUBROUTINEs with distributed dummies: per dummy, whether it is distributed
+  /// (a CALL passes the handle of a whole distributed actual there, through hpf__calls).
+  std::map<std::string, std::vector<bool>> m_handle_dummies;
+  std::set<std::size_t> m_use_rewrites;                          // USE ..., ONLY: lines of lowered modules
   std::map<std::string, std::vector<DistArray>> m_module_arrays; // per lowered module, its arrays
   std::vector<std::string> m_lowered_modules;                    // in file order
   /// The main program's distributed COMMON members (a procedure's must have the same mapping).

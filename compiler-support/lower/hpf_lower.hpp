@@ -25,10 +25,12 @@
 //   | !HPF$ REALIGN a(...) WITH base(...) (DYNAMIC a)  | hpf_array_realign                                |
 //   | an external SUBROUTINE / FUNCTION (not PURE or   | lowered as the main program: its mappings made   |
 //   |   ELEMENTAL) with its own directives             | on entry, released on every RETURN / END         |
-//   | its dummy x with DISTRIBUTE x(...) or x *(...)   | x's own distributed array: store_owned from the  |
-//   |   (prescriptive or descriptive)                  | dummy on entry (not INTENT(OUT)), allgather back |
-//   |                                                  | on exit (not INTENT(IN)); the caller passes the  |
-//   |                                                  | actual whole (a replicated copy)                 |
+//   | its dummy x with DISTRIBUTE x(...) or x *(...)   | x's own distributed array, filled on entry (not  |
+//   |   (prescriptive or descriptive)                  | INTENT(OUT)) and copied back on exit (not        |
+//   |                                                  | INTENT(IN)): hpf_array_assign_section from / to  |
+//   |                                                  | the handle a CALL passes for a whole distributed |
+//   |                                                  | actual (module hpf__calls), else store_owned /   |
+//   |                                                  | allgather of the whole actual the caller gathered|
 //   | DISTRIBUTE x *, INHERIT x (transcriptive)        | x stays the whole actual                         |
 //   | a DISTRIBUTEd member of COMMON /b/               | handles in module hpf__common_b; the main        |
 //   |                                                  | program creates them, every unit checks the map  |

@@ -708,14 +708,26 @@ TEST(Lower, DistributedDummyArguments) {
   const std::string pre = sub("  real(8) :: x(m)\n", "!HPF$ DISTRIBUTE x(CYCLIC(2))\n");
   EXPECT_TRUE(contains(pre, "  real(8) :: x(m)\n")) << pre;
   EXPECT_TRUE(contains(pre, "[hpf_cyclic(int(2))], hpf__world_g, x__h)")) << pre;
-  EXPECT_TRUE(contains(pre,
-                       "  x__r = x\n  call hpf_check(hpf_array_store_owned(x__h, c_loc(x__r)), 'dummy x on "
-                       "entry to s')"))
+  // The CALL passes a's handle: the callee copies from layout to layout, no gather.
+  EXPECT_TRUE(contains(pre, "  x__in = hpf__arg(1)\n  hpf__arg(1) = c_null_ptr\n")) << pre;
+  EXPECT_TRUE(
+      contains(pre, "if (c_associated(x__in)) then\n    call hpf_check(hpf_array_assign_section(x__h, "))
+      << pre;
+  EXPECT_TRUE(
+      contains(pre, "    x__r = x\n    call hpf_check(hpf_array_store_owned(x__h, c_loc(x__r)), 'dummy x on "
+                    "entry to s')"))
       << pre;
   EXPECT_TRUE(contains(pre,
                        "call hpf_check(hpf_array_allgather(x__h, c_loc(x__r)), 'dummy x on exit from s')\n"
-                       "  x = x__r\n"))
+                       "    x = x__r\n"))
       << pre;
+  EXPECT_TRUE(contains(pre, "hpf_array_assign_section(x__in, ")) << pre;
+  const std::string caller = lower_hpf(main + "subroutine s(x, m)\n  integer :: m\n  real(8) :: x(m)\n"
+                                              "!HPF$ DISTRIBUTE x(BLOCK)\nend subroutine s\n",
+                                       "t.f90");
+  EXPECT_TRUE(contains(caller, "  hpf__arg(1) = a__h\n")) << caller;
+  EXPECT_TRUE(contains(caller, "  call s(a__r, 8)\n")) << caller;
+  EXPECT_FALSE(contains(caller.substr(0, caller.find("subroutine s(")), "allgather")) << caller;
   EXPECT_TRUE(contains(pre, "hpf_array_fill(x__h")) << pre;
   EXPECT_FALSE(contains(pre, "hpf_init")) << pre;
   EXPECT_FALSE(contains(pre, "hpf_finalize")) << pre;
