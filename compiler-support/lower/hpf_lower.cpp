@@ -1458,6 +1458,7 @@ private:
       for (const auto& n : names) m_transcriptive.insert(n);
       return std::nullopt;
     }
+    for (const auto& n : names) m_descriptive.insert(n);
     // ONTO *p describes the actual's processors the same way.
     if (const auto onto = find_word(lower_case(rest), "onto"); !onto.empty()) {
       const std::size_t star = rest.find_first_not_of(" \t", onto.front() + 4);
@@ -2241,6 +2242,9 @@ private:
       }
       if (!a.module.empty()) continue; // the module's variables
       if (a.dummy && !handle_position(n).empty()) s += ind + "type(c_ptr) :: " + n + "__in\n";
+      if (aliases(a))
+        s += ind + "logical :: " + n + "__alias\n" + ind + "integer(c_int) :: " + n + "__o\n" + ind +
+             "integer(c_int64_t) :: " + n + "__g(4)\n";
       if (a.common.empty()) s += handle_declarations(a, ind);
       std::string shape = ":";
       for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
@@ -2455,7 +2459,7 @@ private:
       if (a.is_base)
         s += ind + "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
     }
-    return s + dummies_in(ind);
+    return s + descriptive_in(ind) + dummies_in(ind);
   }
 
   /// HPF 2.0 section 4.4, a prescriptive (or descriptive) dummy mapping: on entry the dummy x as the
@@ -2510,15 +2514,54 @@ private:
   std::string by_handle(const DistArray& a, const std::string& ind, bool in) const {
     const std::string& n = a.name;
     if (handle_position(n).empty()) return ind + "if (.true.) then\n";
+    const std::string aliased = aliases(a) ? ind + "if (" + n + "__alias) then\n" + ind + "else " : ind;
     const std::string all = triplets(m_lines[m_focus], a, {});
     const std::string what =
         "'dummy " + n + (in ? " on entry to " : " on exit from ") + unit_name(m_lines[m_focus].text) + "'";
-    return ind + "if (c_associated(" + n + "__in)) then\n" +
+    return aliased + "if (c_associated(" + n + "__in)) then\n" +
            wrap(ind + "  ",
                 "call hpf_check(hpf_array_assign_section(" +
                     (in ? n + "__h, " + all + ", " + n + "__in, " : n + "__in, " + all + ", " + n + "__h, ") +
                     all + ", c_null_ptr), " + what + ")") +
            ind + "else\n";
+  }
+
+  /// A descriptive DISTRIBUTE of a dummy a CALL may pass a handle for: the actual is checked to be
+  /// mapped as described and is then the dummy itself (no copy).
+  [[nodiscard]] bool aliases(const DistArray& a) const {
+    return a.dummy && m_descriptive.count(a.name) != 0 && !a.aligned() && !handle_position(a.name).empty();
+  }
+
+  /// HPF 2.0 section 4.4, a descriptive mapping: the passed actual must be mapped as described. Each
+  /// rank compares its local storage of the actual with that of the described layout (extents, then
+  /// the global index of every slot), a local check with no communication; a difference stops the
+  /// program with the line. The dummy's own array is then released and the actual's handle taken.
+  std::string descriptive_in(const std::string& ind) const {
+    std::string s;
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays.at(n);
+      if (!aliases(a)) continue;
+      const std::string what = "'dummy " + n + " on entry to " + unit_name(m_lines[m_focus].text) + "'";
+      s += ind + n + "__alias = .false.\n" + ind + "if (c_associated(" + n + "__in)) then\n";
+      s += ind + "  call hpf_check(hpf_array_local(" + n + "__in, hpf__p, hpf__ext), " + what + ")\n";
+      const std::string r = "(1:" + std::to_string(a.bounds.size()) + ")";
+      s += ind + "  " + n + "__alias = all(hpf__ext" + r + " == " + n + "__e" + r + ")\n";
+      s += ind + "  do hpf__k = 0_c_int64_t, " + n + "__n - 1\n" + ind + "    if (.not. " + n +
+           "__alias) exit\n";
+      s +=
+          ind + "    call hpf_check(hpf_array_slot(" + n + "__in, hpf__k, hpf__own, hpf__g), " + what + ")\n";
+      s += ind + "    call hpf_check(hpf_array_slot(" + n + "__h, hpf__k, " + n + "__o, " + n + "__g), " +
+           what + ")\n";
+      s += ind + "    " + n + "__alias = hpf__own == " + n + "__o .and. all(hpf__g" + r + " == " + n + "__g" +
+           r + ")\n" + ind + "  end do\n";
+      s += ind + "  if (.not. " + n + "__alias) then\n" + ind + "    error stop '" +
+           unit_name(m_lines[m_focus].text) + ": the actual argument of dummy " + n +
+           " is not mapped as its descriptive DISTRIBUTE (line " + loc(a.dist_line) + ") says'\n" + ind +
+           "  end if\n";
+      s += ind + "  call hpf_check(hpf_array_free(" + n + "__h), " + what + ")\n" + ind + "  " + n +
+           "__h = " + n + "__in\n" + bind_local(a, ind + "  ") + ind + "end if\n";
+    }
+    return s;
   }
 
   /// On every exit the dummy's values go back to the actual on every rank (hpf_array_allgather), as
@@ -2550,7 +2593,8 @@ private:
     for (const auto& n : m_array_order) {
       if ((!m_arrays.at(n).common.empty() && m_focus != std::string::npos) || !m_arrays.at(n).module.empty())
         continue;
-      s += ind + "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
+      s += ind + (aliases(m_arrays.at(n)) ? "if (.not. " + n + "__alias) " : "") +
+           "call hpf_check(hpf_array_free(" + n + "__h), 'free " + n + "')\n";
       if (m_arrays.at(n).is_base)
         s += ind + "call hpf_check(hpf_template_free(" + n + "__t), 'free " + n + "')\n";
     }
@@ -4436,6 +4480,7 @@ private:
   std::set<std::size_t> m_procedures;             // the external procedures lowered with their own Lowerer
   std::map<std::size_t, std::string> m_procedure_text; // their lowered text, per first line
   std::vector<std::string> m_dummies;                  // the lowered procedure's dummy arguments
+  std::set<std::string> m_descriptive;                 // its dummies with DISTRIBUTE x *(...)
   std::set<std::string> m_transcriptive;               // its dummies with DISTRIBUTE x * or INHERIT
   std::map<std::size_t, std::vector<std::string>> m_common_rewrites; // COMMON lines: distributed members
   bool m_module = false;              // the lowered unit is a MODULE (its arrays are module variables)

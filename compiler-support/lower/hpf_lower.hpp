@@ -31,6 +31,8 @@
 //   |                                                  | the handle a CALL passes for a whole distributed |
 //   |                                                  | actual (module hpf__calls), else store_owned /   |
 //   |                                                  | allgather of the whole actual the caller gathered|
+//   | DISTRIBUTE x *(...) and a handle passed          | the actual checked slot by slot against the      |
+//   |   (descriptive)                                  | described layout (error stop), then used as x    |
 //   | DISTRIBUTE x *, INHERIT x (transcriptive)        | x stays the whole actual                         |
 //   | a DISTRIBUTEd member of COMMON /b/               | handles in module hpf__common_b; the main        |
 //   |                                                  | program creates them, every unit checks the map  |

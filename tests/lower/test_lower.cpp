@@ -738,6 +738,15 @@ TEST(Lower, DistributedDummyArguments) {
   const std::string out = sub("  real(8) :: x(m)\n  intent(out) :: x\n", "!HPF$ DISTRIBUTE x(BLOCK)\n");
   EXPECT_FALSE(contains(out, "'dummy x on entry to s'")) << out;
   EXPECT_TRUE(contains(out, "'dummy x on exit from s'")) << out;
+  // A descriptive mapping: the passed actual is checked slot by slot, then used as the dummy.
+  const std::string described = sub("  real(8) :: x(m)\n", "!HPF$ DISTRIBUTE x *(BLOCK)\n");
+  EXPECT_TRUE(contains(described,
+                       "error stop 's: the actual argument of dummy x is not mapped as its descriptive "
+                       "DISTRIBUTE (line 10) says'"))
+      << described;
+  EXPECT_TRUE(contains(described, "  x__h = x__in\n")) << described;
+  EXPECT_TRUE(contains(described, "if (.not. x__alias) call hpf_check(hpf_array_free(x__h), 'free x')"))
+      << described;
   const std::string shaped = sub("  real(8) :: x(0:)\n", "!HPF$ DISTRIBUTE *(BLOCK) :: x\n");
   EXPECT_TRUE(contains(shaped, "[int(((0) + size(x, 1) - 1) - (0) + 1, c_int64_t)], [hpf_block()]"))
       << shaped;
