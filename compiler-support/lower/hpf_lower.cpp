@@ -3520,8 +3520,14 @@ private:
       parallel = parallel || u == Use::Parallel;
       replicated = replicated || u == Use::Replicated;
     };
+    // A CALL by handle (lower_call) splits no construct: among replicated statements it runs with
+    // them over the copies, as before handles were passed; alone, or beside owner-computed
+    // statements, it passes the handles.
+    auto add_line = [&](const LogicalLine& l) {
+      if (is_directive(l) || !lower_call(l, trim(l.text))) add(line_use(l));
+    };
     if (!opens(n.kind)) {
-      add(line_use(m_lines[n.begin]));
+      add_line(m_lines[n.begin]);
       return;
     }
     if (n.kind == Kind::Do && owner_computed_nest(n)) {
@@ -3538,9 +3544,9 @@ private:
         replicated = replicated || (!is_directive(m_lines[i]) && !references(m_lines[i].text).empty());
       return;
     }
-    add(line_use(m_lines[n.begin]));
+    add_line(m_lines[n.begin]);
     for (const Node& k : n.kids) classify(k, parallel, replicated);
-    if (n.kids.empty() || n.kids.back().end != n.end) add(line_use(m_lines[n.end]));
+    if (n.kids.empty() || n.kids.back().end != n.end) add_line(m_lines[n.end]);
   }
 
   std::string emit_node(const Node& n) {

@@ -21,7 +21,8 @@ program cg_procs
   call rhs(b, n)
   x = 0.0d0
   r = b
-  p = r
+  p = 0.0d0
+  call update_p(1.0d0, r, p, n)
   rho = dot(r, r, n)
   do it = 1, 100
     call apply(p, q, n)

@@ -728,6 +728,17 @@ TEST(Lower, DistributedDummyArguments) {
   EXPECT_TRUE(contains(caller, "  hpf__arg(1) = a__h\n")) << caller;
   EXPECT_TRUE(contains(caller, "  call s(a__r, 8)\n")) << caller;
   EXPECT_FALSE(contains(caller.substr(0, caller.find("subroutine s(")), "allgather")) << caller;
+  // Among replicated statements the call runs with them over the copies, splitting no construct.
+  const std::string among =
+      lower_hpf(program("  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\n",
+                        "  if (a(1) > 0) then\n    call s(a, 8)\n  else if (a(2) > 0) then\n"
+                        "    a(3) = 1\n  end if\n") +
+                    "subroutine s(x, m)\n  integer :: m\n  real(8) :: x(m)\n"
+                    "!HPF$ DISTRIBUTE x(BLOCK)\nend subroutine s\n",
+                "t.f90");
+  EXPECT_TRUE(contains(among, "lines 5 to 9: on every rank over replicated copies of a")) << among;
+  EXPECT_TRUE(contains(among, "  if (a__r(1) > 0) then\n  call s(a__r, 8)\n")) << among;
+  EXPECT_FALSE(contains(among, "hpf__arg(1) = a__h")) << among;
   EXPECT_TRUE(contains(pre, "hpf_array_fill(x__h")) << pre;
   EXPECT_FALSE(contains(pre, "hpf_init")) << pre;
   EXPECT_FALSE(contains(pre, "hpf_finalize")) << pre;
