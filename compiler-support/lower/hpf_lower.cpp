@@ -2040,7 +2040,9 @@ private:
     for (const auto& b : common_blocks()) {
       s += "module hpf__common_" + b + "\n  use, intrinsic :: iso_c_binding\n  implicit none\n";
       for (const auto& n : m_array_order)
-        if (m_arrays.at(n).common == b) s += handle_declarations(m_arrays.at(n), "  ");
+        if (m_arrays.at(n).common == b)
+          s += handle_declarations(m_arrays.at(n), "  ") + "  integer(c_int64_t) :: " + n + "__lo(4), " + n +
+               "__x(4)\n";
       s += "end module hpf__common_" + b + "\n";
     }
     return s;
@@ -2062,18 +2064,38 @@ private:
                         "/: the main program creates the distributed COMMON members, so it must declare the "
                         "block with the same mapping");
     const DistArray& m = mc->second;
-    auto spaced = [](const std::vector<std::pair<std::string, std::string>>& b) {
-      std::string out;
-      for (const auto& [lo, hi] : b) out += lower_case(lo) + ":" + lower_case(hi) + ",";
-      out.erase(std::remove_if(out.begin(), out.end(), is_space), out.end());
-      return out;
-    };
-    if (m.dists != a.dists || m.onto != a.onto || m.elem != a.elem || spaced(m.bounds) != spaced(a.bounds) ||
+    if (m.dists != a.dists || m.onto != a.onto || m.elem != a.elem || m.bounds.size() != a.bounds.size() ||
         m.shadow != a.shadow)
       fail_at(line,
               "'" + a.name + "' in COMMON /" + a.common +
-                  "/ has another type, bounds, DISTRIBUTE, ONTO or SHADOW than in the main program (line " +
+                  "/ has another type, rank, DISTRIBUTE, ONTO or SHADOW than in the main program (line " +
                   loc(m.dist_line) + "): HPF asks every declaration of a COMMON block to map it alike");
+  }
+
+  /// The bounds of the distributed COMMON members: the main program records them where it creates
+  /// the arrays (a__lo, a__x in hpf__common_<block>), a procedure checks its own against them at
+  /// entry (they may be written differently: N in one unit, 20 in another).
+  std::string common_bounds(const std::string& ind) const {
+    std::string s;
+    for (const auto& n : m_array_order) {
+      const DistArray& a = m_arrays.at(n);
+      if (a.common.empty()) continue;
+      const std::string r = "(1:" + std::to_string(a.bounds.size()) + ")";
+      std::string lo;
+      for (const auto& b : a.bounds)
+        lo += std::string(lo.empty() ? "" : ", ") + "int(" + b.first + ", c_int64_t)";
+      if (m_focus == std::string::npos) {
+        s += wrap(ind, n + "__lo" + r + " = [" + lo + "]") +
+             wrap(ind, n + "__x" + r + " = [" + extents_of(a.bounds) + "]");
+        continue;
+      }
+      s += wrap(ind, "if (any(" + n + "__lo" + r + " /= [" + lo + "]) .or. any(" + n + "__x" + r + " /= [" +
+                         extents_of(a.bounds) + "])) then");
+      s += ind + "  error stop '" + unit_name(m_lines[m_focus].text) + ": " + n + " in COMMON /" + a.common +
+           "/ (line " + loc(a.decl_line) + ") has other bounds than in the main program'\n" + ind +
+           "end if\n";
+    }
+    return s;
   }
 
   /// The bounds of a distributed dummy argument from its array spec: explicit shape (`x(n, 0:m)`) or
@@ -2459,7 +2481,7 @@ private:
       if (a.is_base)
         s += ind + "call hpf_check(hpf_template_of_array(" + n + "__h, " + n + "__t), '" + n + "')\n";
     }
-    return s + descriptive_in(ind) + dummies_in(ind);
+    return s + common_bounds(ind) + descriptive_in(ind) + dummies_in(ind);
   }
 
   /// HPF 2.0 section 4.4, a prescriptive (or descriptive) dummy mapping: on entry the dummy x as the

@@ -832,6 +832,11 @@ TEST(Lower, DistributedArraysInCommonAndModules) {
   EXPECT_TRUE(contains(sub, "hpf_array_fill(a__h")) << sub;
   EXPECT_FALSE(contains(sub, "hpf_array_create")) << sub;
   EXPECT_FALSE(contains(sub, "hpf_array_free")) << sub;
+  // The bounds, written alike or not, are compared at run time with those the main program recorded.
+  EXPECT_TRUE(contains(common, "  a__lo(1:1) = [int(1, c_int64_t)]\n")) << common;
+  EXPECT_TRUE(
+      contains(sub, "error stop 's: a in COMMON /c/ (line 9) has other bounds than in the main program'"))
+      << sub;
   const std::string module = lower_hpf(
       "module m\n  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\nend module m\nprogram t\n  use m\n  a = 1\n"
       "end program t\nsubroutine s()\n  use m, only: a\n  a = 2\nend subroutine s\n",
@@ -845,7 +850,7 @@ TEST(Lower, DistributedArraysInCommonAndModules) {
       "program t\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(BLOCK)\n  a = 1\nend program t\n";
   expect_rejected(c + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(CYCLIC)\n"
                       "end subroutine s\n",
-                  {"t.f90:10:", "'a' in COMMON /c/ has another type, bounds, DISTRIBUTE"});
+                  {"t.f90:10:", "'a' in COMMON /c/ has another type, rank, DISTRIBUTE"});
   expect_rejected(c + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\nend subroutine s\n",
                   {"t.f90:9:", "COMMON /c/ a: 'a' is distributed in the main program's COMMON (line 4)"});
   expect_rejected(program("", "") + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\n"
