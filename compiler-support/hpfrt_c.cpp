@@ -1,8 +1,8 @@
 // The C ABI (hpfrt.h) over the C++ API: handles own C++ objects, every call catches and reports.
 //
-// An hpf_array holds one DistArray<T, N> among the 4 element types x 4 ranks of the ABI, in a
+// An hpf_array holds one DistArray<T, N> among the 6 element types x 4 ranks of the ABI, in a
 // std::variant; visit() dispatches a generic lambda to the held alternative, so each entry point is
-// written once for all 16 instantiations.
+// written once for all 24 instantiations.
 //
 // Handles are not pointers. An hpf_grid or hpf_array value is
 //   magic (16 bits, one per handle type) | generation (24 bits) | slot (24 bits)
@@ -21,13 +21,16 @@
 #include <hpf/layout/agree.hpp>
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,12 +43,63 @@ namespace {
 template <class T> using Arrays =
     std::variant<hpf::DistArray<T, 1>, hpf::DistArray<T, 2>, hpf::DistArray<T, 3>, hpf::DistArray<T, 4>>;
 
-template <class... Vs> struct Concat;
-template <class... A, class... B, class... C, class... D>
-struct Concat<std::variant<A...>, std::variant<B...>, std::variant<C...>, std::variant<D...>> {
-  using type = std::variant<A..., B..., C..., D...>;
+/// The element types of the ABI, in hpf_type order (HPF_FLOAT64 = 0 ...).
+template <class... T> struct TypeList {};
+using Elements =
+    TypeList<double, float, std::int32_t, std::int64_t, std::complex<float>, std::complex<double>>;
+
+template <class List> struct AllArrays;
+template <class... T> struct AllArrays<TypeList<T...>> {
+  using type =
+      decltype(std::tuple_cat(std::declval<std::tuple<hpf::DistArray<T, 1>, hpf::DistArray<T, 2>,
+                                                      hpf::DistArray<T, 3>, hpf::DistArray<T, 4>>>()...));
 };
-using AnyArray = Concat<Arrays<double>, Arrays<float>, Arrays<std::int32_t>, Arrays<std::int64_t>>::type;
+template <class Tuple> struct VariantOf;
+template <class... A> struct VariantOf<std::tuple<A...>> { using type = std::variant<A...>; };
+using AnyArray = VariantOf<AllArrays<Elements>::type>::type;
+
+/// What the hpf_type values name, for messages.
+constexpr const char* type_names[] = {"HPF_FLOAT64", "HPF_FLOAT32",   "HPF_INT32",
+                                      "HPF_INT64",   "HPF_COMPLEX64", "HPF_COMPLEX128"};
+
+/// The hpf_type name of element type T.
+template <class T> const char* type_name() {
+  if constexpr (std::is_same_v<T, double>)
+    return type_names[HPF_FLOAT64];
+  else if constexpr (std::is_same_v<T, float>)
+    return type_names[HPF_FLOAT32];
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return type_names[HPF_INT32];
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return type_names[HPF_INT64];
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return type_names[HPF_COMPLEX64];
+  else
+    return type_names[HPF_COMPLEX128];
+}
+
+/// Calls f(T{}) for the element type T that `type` (an hpf_type) names; `what` names the call.
+template <class F> void with_type(std::int32_t type, const char* what, F&& f) {
+  switch (type) {
+  case HPF_FLOAT64:
+    return f(double{});
+  case HPF_FLOAT32:
+    return f(float{});
+  case HPF_INT32:
+    return f(std::int32_t{});
+  case HPF_INT64:
+    return f(std::int64_t{});
+  case HPF_COMPLEX64:
+    return f(std::complex<float>{});
+  case HPF_COMPLEX128:
+    return f(std::complex<double>{});
+  default:
+    hpf::detail::fail(what,
+                      ": type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32, HPF_INT64, HPF_COMPLEX64 or "
+                      "HPF_COMPLEX128 (0..5), got ",
+                      static_cast<int>(type));
+  }
+}
 
 thread_local std::string g_last_error;
 std::optional<hpf::Environment> g_env;
@@ -344,6 +398,12 @@ template <class F> void agreed(MPI_Comm comm, F&& checks) {
   hpf::detail::agree_on_error(comm, problem);
 }
 
+/// Throws the error of a minimum or maximum asked of a complex array (complex numbers have no order).
+template <class T> [[noreturn]] T refuse_unordered(const char* what) {
+  hpf::detail::fail(what, ": the array's element type is ", type_name<T>(),
+                    ", which has no order; expected HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or HPF_INT64");
+}
+
 template <class Reduce>
 hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& reduce) {
   return guarded([&] {
@@ -352,6 +412,19 @@ hpf_status reduce_to(hpf_array array, void* result, const char* what, Reduce&& r
       const auto v = reduce(A);
       std::memcpy(result, &v, sizeof v);
     });
+  });
+}
+
+/// hpf_array_min / hpf_array_max: `pick` (hpf::min or hpf::max) of an array of an ordered element
+/// type; a complex array is refused (on every rank: the element type is the same everywhere).
+template <class Pick> hpf_status extremum_to(hpf_array array, void* result, const char* what, Pick&& pick) {
+  return reduce_to(array, result, what, [&](const auto& A) {
+    using T = typename std::decay_t<decltype(A)>::value_type;
+    if constexpr (hpf::detail::Ordered<T>) {
+      return pick(A);
+    } else {
+      return refuse_unordered<T>(what);
+    }
   });
 }
 
@@ -518,24 +591,8 @@ hpf_status hpf_array_create(const char* label, std::int32_t type, int rank, cons
       require_handle(array, "hpf_array_create: array");
       require_handle(extents, "hpf_array_create: extents");
       require_handle(dists, "hpf_array_create: dists");
-      switch (type) {
-      case HPF_FLOAT64:
-        made.emplace(make_array<double>(name, rank, extents, dists, g));
-        break;
-      case HPF_FLOAT32:
-        made.emplace(make_array<float>(name, rank, extents, dists, g));
-        break;
-      case HPF_INT32:
-        made.emplace(make_array<std::int32_t>(name, rank, extents, dists, g));
-        break;
-      case HPF_INT64:
-        made.emplace(make_array<std::int64_t>(name, rank, extents, dists, g));
-        break;
-      default:
-        hpf::detail::fail(
-            "hpf_array_create: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or HPF_INT64 (0..3), got ",
-            static_cast<int>(type));
-      }
+      with_type(type, "hpf_array_create",
+                [&](auto t) { made.emplace(make_array<decltype(t)>(name, rank, extents, dists, g)); });
     });
     hpf::AgreementWords w;
     w.add(type, [] { return std::string("type"); });
@@ -655,10 +712,10 @@ hpf_status hpf_array_sum(hpf_array array, void* result) {
   return reduce_to(array, result, "hpf_array_sum", [](const auto& A) { return hpf::sum(A); });
 }
 hpf_status hpf_array_min(hpf_array array, void* result) {
-  return reduce_to(array, result, "hpf_array_min", [](const auto& A) { return hpf::min(A); });
+  return extremum_to(array, result, "hpf_array_min", [](const auto& A) { return hpf::min(A); });
 }
 hpf_status hpf_array_max(hpf_array array, void* result) {
-  return reduce_to(array, result, "hpf_array_max", [](const auto& A) { return hpf::max(A); });
+  return extremum_to(array, result, "hpf_array_max", [](const auto& A) { return hpf::max(A); });
 }
 
 hpf_status hpf_array_gather(hpf_array array, int root, void* out) {
@@ -1075,24 +1132,9 @@ hpf_status hpf_array_create_aligned(const char* label, std::int32_t type, int ra
       require_handle(dims, "hpf_array_create_aligned: dims");
       with_rank(rank, "hpf_array_create_aligned", [&](auto n) {
         auto layout = aligned_layout<decltype(n)::value>(b, extents, dims, base_index);
-        switch (type) {
-        case HPF_FLOAT64:
-          made.emplace(hpf::DistArray<double, decltype(n)::value>(name, std::move(layout)));
-          break;
-        case HPF_FLOAT32:
-          made.emplace(hpf::DistArray<float, decltype(n)::value>(name, std::move(layout)));
-          break;
-        case HPF_INT32:
-          made.emplace(hpf::DistArray<std::int32_t, decltype(n)::value>(name, std::move(layout)));
-          break;
-        case HPF_INT64:
-          made.emplace(hpf::DistArray<std::int64_t, decltype(n)::value>(name, std::move(layout)));
-          break;
-        default:
-          hpf::detail::fail("hpf_array_create_aligned: type must be HPF_FLOAT64, HPF_FLOAT32, HPF_INT32 or "
-                            "HPF_INT64 (0..3), got ",
-                            static_cast<int>(type));
-        }
+        with_type(type, "hpf_array_create_aligned", [&](auto t) {
+          made.emplace(hpf::DistArray<decltype(t), decltype(n)::value>(name, std::move(layout)));
+        });
       });
     });
     hpf::AgreementWords w;

@@ -18,7 +18,10 @@ module hpfrt
   private
 
   integer(c_int), parameter, public :: HPF_OK = 0, HPF_ERR_ARG = 1, HPF_ERR_RUNTIME = 2
-  integer(c_int), parameter, public :: HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3
+  ! Element types: real(c_double), real(c_float), integer(c_int32_t), integer(c_int64_t),
+  ! complex(c_float_complex) and complex(c_double_complex).
+  integer(c_int), parameter, public :: HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3, &
+                                       HPF_COMPLEX64 = 4, HPF_COMPLEX128 = 5
   integer(c_int32_t), parameter, public :: HPF_DIST_BLOCK = 0, HPF_DIST_CYCLIC = 1, HPF_DIST_COLLAPSED = 2, &
                                            HPF_DIST_GEN_BLOCK = 3, HPF_DIST_INDIRECT = 4
   integer(c_int), parameter, public :: HPF_STRATEGY_AUTO = 0, HPF_STRATEGY_CATERPILLAR = 1, &

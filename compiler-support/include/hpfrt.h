@@ -31,8 +31,17 @@ typedef enum hpf_status {
 } hpf_status;
 
 /** Element types. Functions take them as int32_t, so any value a caller passes is well defined
- * (and rejected with HPF_ERR_ARG unless it is one of these). */
-typedef enum hpf_type { HPF_FLOAT64 = 0, HPF_FLOAT32 = 1, HPF_INT32 = 2, HPF_INT64 = 3 } hpf_type;
+ * (and rejected with HPF_ERR_ARG unless it is one of these). A complex element is a pair of reals,
+ * real part first: C's float _Complex / double _Complex, C++'s std::complex, Fortran's COMPLEX of
+ * kind c_float_complex / c_double_complex. */
+typedef enum hpf_type {
+  HPF_FLOAT64 = 0,   /**< double */
+  HPF_FLOAT32 = 1,   /**< float */
+  HPF_INT32 = 2,     /**< int32_t */
+  HPF_INT64 = 3,     /**< int64_t */
+  HPF_COMPLEX64 = 4, /**< two floats (real, imaginary) */
+  HPF_COMPLEX128 = 5 /**< two doubles (real, imaginary) */
+} hpf_type;
 
 /** The kind of a per-dimension distribution (hpf_dist::kind). */
 typedef enum hpf_dist_kind {
@@ -131,7 +140,8 @@ hpf_status hpf_array_slot(hpf_array array, int64_t local_offset, int* owned, int
 hpf_status hpf_array_fill(hpf_array array, const void* value);
 
 /** Collective: the sum / minimum / maximum of all elements, written to *result (array's type) on
- * every rank. min and max of an empty array fail with HPF_ERR_ARG on every rank. */
+ * every rank. min and max of an empty array, and of a complex array (no order), fail with
+ * HPF_ERR_ARG on every rank. */
 hpf_status hpf_array_sum(hpf_array array, void* result);
 /** Collective: the smallest element, as hpf_array_sum (HPF_ERR_ARG for an empty array). */
 hpf_status hpf_array_min(hpf_array array, void* result);
@@ -226,8 +236,9 @@ hpf_status hpf_array_assign_section(hpf_array dst, const hpf_triplet* dst_sectio
 /** Collective, as hpf_array_assign_section: dst(dst_section) = alpha op(src(src_section)) +
  * beta dst(dst_section), computed while the elements move (ScaLAPACK's pdgeadd and pdtran between
  * any two distributions). op permutes dimensions as `perm` says (NULL: none) and conjugates complex
- * elements when `conjugate` is non-zero (no effect on the real types of this ABI). `alpha` and `beta`
- * point to one value of the arrays' element type; with *beta == 0 dst's old values are not read.
+ * elements when `conjugate` is non-zero (HPF_COMPLEX64 and HPF_COMPLEX128; no effect on the other
+ * types). `alpha` and `beta` point to one value of the arrays' element type; with *beta == 0 dst's
+ * old values are not read.
  * Every rank passes the same scalars, or every rank fails. */
 hpf_status hpf_array_transform(hpf_array dst, const hpf_triplet* dst_section, hpf_array src,
                                const hpf_triplet* src_section, const int32_t* perm, const void* alpha,
