@@ -335,8 +335,8 @@ std::string wrap(const std::string& indent, const std::string& stmt, bool at_bla
 /// Element types of distributed arrays. LOGICAL (default kind, 4 bytes with gfortran and every
 /// compiler whose default INTEGER is 4 bytes: F2018 19.5.3.2 gives both one numeric storage unit) is
 /// carried as a 4-byte element (HPF_INT32): fills, copies, shifts and sections move its bytes.
-enum class Elem { R8, R4, I4, I8, L4 };
-constexpr Elem all_elems[] = {Elem::R8, Elem::R4, Elem::I4, Elem::I8, Elem::L4};
+enum class Elem { R8, R4, I4, I8, L4, C8, C4 };
+constexpr Elem all_elems[] = {Elem::R8, Elem::R4, Elem::I4, Elem::I8, Elem::L4, Elem::C8, Elem::C4};
 
 struct ElemInfo {
   const char* hpf_type;
@@ -356,15 +356,49 @@ ElemInfo info(Elem e) {
     return {"HPF_INT64", "integer(c_int64_t)", "hpf__t_i8"};
   case Elem::L4:
     return {"HPF_INT32", "logical", "hpf__t_l4"};
+  case Elem::C8:
+    return {"HPF_COMPLEX128", "complex(c_double_complex)", "hpf__t_c8"};
+  case Elem::C4:
+    return {"HPF_COMPLEX64", "complex(c_float_complex)", "hpf__t_c4"};
   }
   return {"", "", ""};
 }
 
-/// Element type of a declaration's type spec, or nullopt for types the runtime does not hold.
-std::optional<Elem> elem_of(const std::string& type_spec) {
+/// `s` in lower case without blanks.
+std::string squeezed(const std::string& s) {
   std::string t;
-  for (char c : lower_case(type_spec))
+  for (char c : lower_case(s))
     if (c != ' ' && c != '\t') t += c;
+  return t;
+}
+
+/// A kind value as elem_of knows it: the literal kinds 4 and 8 and the ISO_C_BINDING names as they
+/// are, KIND(<real literal>) as 8 with a D exponent and 4 without. `value` is squeezed.
+std::string known_kind(const std::string& value) {
+  if (value.size() > 6 && value.rfind("kind(", 0) == 0 && value.back() == ')') {
+    const std::string arg = value.substr(5, value.size() - 6);
+    const bool real_literal = !arg.empty() &&
+                              arg.find_first_not_of("0123456789.edq+-_") == std::string::npos &&
+                              std::isdigit(static_cast<unsigned char>(arg.front())) != 0;
+    if (real_literal) return arg.find('d') != std::string::npos ? "8" : "4";
+  }
+  return value;
+}
+
+/// Element type of a declaration's type spec, or nullopt for types the runtime does not hold.
+/// `kinds` maps the program's named INTEGER constants to their values (squeezed), so that
+/// COMPLEX(KIND=dp) with dp = KIND(1.0D0) is COMPLEX(8).
+std::optional<Elem> elem_of(const std::string& type_spec,
+                            const std::map<std::string, std::string>& kinds = {}) {
+  std::string t = squeezed(type_spec);
+  // type(name) or type(kind=name) with a named constant: its value in its place.
+  if (const auto open = t.find('('); open != std::string::npos && t.back() == ')') {
+    std::string arg = t.substr(open + 1, t.size() - open - 2);
+    const std::string prefix = arg.rfind("kind=", 0) == 0 ? "kind=" : "";
+    arg = arg.substr(prefix.size());
+    if (const auto it = kinds.find(arg); it != kinds.end()) arg = it->second;
+    t = t.substr(0, open + 1) + prefix + known_kind(arg) + ")";
+  }
   if (t == "real(8)" || t == "real(kind=8)" || t == "real*8" || t == "doubleprecision" ||
       t == "real(c_double)" || t == "real(kind=c_double)")
     return Elem::R8;
@@ -376,6 +410,12 @@ std::optional<Elem> elem_of(const std::string& type_spec) {
   if (t == "integer(8)" || t == "integer(kind=8)" || t == "integer*8" || t == "integer(c_int64_t)")
     return Elem::I8;
   if (t == "logical" || t == "logical(4)" || t == "logical(kind=4)" || t == "logical*4") return Elem::L4;
+  if (t == "complex(8)" || t == "complex(kind=8)" || t == "complex*16" || t == "doublecomplex" ||
+      t == "complex(c_double_complex)" || t == "complex(kind=c_double_complex)")
+    return Elem::C8;
+  if (t == "complex" || t == "complex(4)" || t == "complex(kind=4)" || t == "complex*8" ||
+      t == "complex(c_float_complex)" || t == "complex(kind=c_float_complex)")
+    return Elem::C4;
   return std::nullopt;
 }
 
@@ -999,11 +1039,12 @@ private:
       if (a.type_line == 0) {
         const std::string& type = m_implicit[static_cast<std::size_t>(n.front() - 'a')];
         if (type.empty()) fail_at(a.decl_line, "distributed array '" + n + "' has no type (IMPLICIT NONE)");
-        const auto elem = elem_of(type);
+        const auto elem = elem_of(type, m_kind_params);
         if (!elem)
           fail_at(a.decl_line,
                   "distributed array '" + n + "' has the implicit type '" + shown(type) +
-                      "', which is not lowered (give it REAL, DOUBLE PRECISION, INTEGER or LOGICAL)");
+                      "', which is not lowered (give it REAL, DOUBLE PRECISION, INTEGER, LOGICAL or "
+                      "COMPLEX)");
         a.elem = *elem;
       }
       // HPF 2.0 section 3.3: DISTRIBUTE ONTO p :: a without a format. hpfrt's choice: BLOCK along the
@@ -1874,6 +1915,11 @@ private:
       const std::string n = lower_case(std::string(es.name()));
       if (const std::string type = lower_case(decl->type); Scanner(type).keyword("character"))
         m_char_vars.insert(n);
+      // INTEGER, PARAMETER :: name = value: a kind a later type spec may name.
+      if (Scanner(lower_case(decl->type)).keyword("integer") &&
+          !find_word(lower_case(attrs), "parameter").empty())
+        if (const auto eq = mask_strings(e).find('='); eq != std::string::npos)
+          m_kind_params[n] = known_kind(squeezed(e.substr(eq + 1)));
       auto it = m_arrays.find(n);
       if (it == m_arrays.end()) {
         es.skip_space();
@@ -1900,12 +1946,13 @@ private:
       if (!intent.empty()) set_intent(a, intent, l.line);
       if (!decl->type.empty()) {
         if (a.type_line != 0) fail_at(l.line, "'" + n + "' declared twice");
-        const auto elem = elem_of(decl->type);
+        const auto elem = elem_of(decl->type, m_kind_params);
         if (!elem)
           fail_at(l.line, "distributed array '" + n + "' has type '" + shown(decl->type) +
                               "'; expected REAL(8), DOUBLE PRECISION, REAL*8, REAL(4), REAL, INTEGER(4), "
-                              "INTEGER, INTEGER(8) or LOGICAL (COMPLEX and CHARACTER distributed arrays are "
-                              "not lowered yet)");
+                              "INTEGER, INTEGER(8), LOGICAL, COMPLEX(8), DOUBLE COMPLEX, COMPLEX*16, "
+                              "COMPLEX(4), COMPLEX or COMPLEX*8 (CHARACTER distributed arrays are not "
+                              "lowered yet)");
         a.elem = *elem;
         a.type_line = l.line;
         a.spelled = e.substr(0, n.size());
@@ -2273,6 +2320,7 @@ private:
       s += ind + info(a.elem).ftype + ", allocatable, target :: " + n + "__r(" + shape + ")\n";
     }
     s += ind + "integer(c_int) :: hpf__rank, hpf__size, hpf__own\n";
+    s += ind + "integer :: hpf__ios\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
     s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
@@ -3233,11 +3281,13 @@ private:
   /// nullopt for any other `expr`.
   std::optional<std::string> elementwise(const DistArray& a, const std::string& rhs) const {
     static const std::set<std::string> elemental = {
-        "abs",    "sqrt", "exp",  "log",   "log10", "sin",   "cos",    "tan",   "asin",    "acos",  "atan",
-        "atan2",  "sinh", "cosh", "tanh",  "dble",  "real",  "int",    "nint",  "float",   "sngl",  "mod",
-        "modulo", "max",  "min",  "sign",  "dim",   "aint",  "anint",  "floor", "ceiling", "merge", "dprod",
-        "iand",   "ior",  "ieor", "not",   "dabs",  "dsqrt", "dexp",   "dlog",  "dsin",    "dcos",  "amax1",
-        "amin1",  "max0", "min0", "dmax1", "dmin1", "iabs",  "logical"};
+        "abs",    "sqrt",   "exp",   "log",     "log10",  "sin",     "cos",   "tan",   "asin",
+        "acos",   "atan",   "atan2", "sinh",    "cosh",   "tanh",    "dble",  "real",  "int",
+        "nint",   "float",  "sngl",  "mod",     "modulo", "max",     "min",   "sign",  "dim",
+        "aint",   "anint",  "floor", "ceiling", "merge",  "dprod",   "iand",  "ior",   "ieor",
+        "not",    "dabs",   "dsqrt", "dexp",    "dlog",   "dsin",    "dcos",  "amax1", "amin1",
+        "max0",   "min0",   "dmax1", "dmin1",   "iabs",   "logical", "cmplx", "conjg", "aimag",
+        "dcmplx", "dconjg", "dimag", "cabs",    "csqrt",  "cexp",    "clog",  "csin",  "ccos"};
     if (references(rhs).empty()) return std::nullopt;
     const std::string m = lower_case(mask_strings(rhs));
     std::string subs;
@@ -3652,7 +3702,7 @@ private:
                           "owner-computed statements (FORALL, array assignments, REDISTRIBUTE): this is "
                           "lowered for IF (...) THEN, DO, DO WHILE and SELECT CASE headers without a label "
                           "only");
-    return gather_copies(l, references(l.text), {}) + replicated_statement(l, true);
+    return gather_copies(l, references(l.text), {}) + replicated_statement(l, true, "");
   }
 
   std::string emit_leaf(const Node& n) {
@@ -3761,17 +3811,56 @@ private:
     }
   }
 
+  /// The END=, ERR= and EOR= specifiers of a READ's control list (key and label, in order), and the
+  /// control list without them.
+  struct ReadBranches {
+    std::vector<std::pair<std::string, std::string>> branches;
+    std::string control;
+  };
+
+  /// A READ statement's branch specifiers (see ReadBranches); no branches for a READ without a
+  /// control list.
+  ReadBranches read_branches(const std::string& t, int line) const {
+    ReadBranches r;
+    Scanner sc(t);
+    sc.skip_space();
+    sc.keyword("read");
+    sc.skip_space();
+    if (sc.peek() != '(') return r;
+    std::size_t end = 0;
+    for (const auto& c : split_top(paren_group(t, sc.pos(), end, where(line)))) {
+      const std::string lc = lower_case(c); // the Scanner views it
+      Scanner k(lc);
+      k.skip_space();
+      const std::string key(k.name());
+      k.skip_space();
+      if ((key == "end" || key == "err" || key == "eor") && k.eat('=')) {
+        r.branches.emplace_back(key, trim(std::string(k.rest())));
+        continue;
+      }
+      r.control += (r.control.empty() ? "" : ", ") + c;
+    }
+    return r;
+  }
+
   /// A READ statement `t` (its distributed arrays already replaced by their copies): rank 0 reads, then
   /// every variable it read (and an IOSTAT=, IOMSG= or SIZE= variable) goes to the other ranks as the
-  /// bytes TRANSFER gives, so that every rank goes on with what the serial program read. `label`: the
-  /// statement's label ("" when none).
-  std::string lower_read(const LogicalLine& l, const std::string& t, const std::string& label) const {
+  /// bytes TRANSFER gives, so that every rank goes on with what the serial program read. An END=,
+  /// ERR= or EOR= branch becomes an IOSTAT= (the program's, or hpf__ios) that goes to every rank too,
+  /// then the branch on every rank, after `stores` (the write-back of the replicated copies, when the
+  /// READ is in a replicated run); an error or end of file the serial program would stop on stops it.
+  /// `label`: the statement's label ("" when none).
+  std::string lower_read(const LogicalLine& l, const std::string& t, const std::string& label,
+                         const std::string& stores = "") const {
     Scanner sc(t);
     sc.skip_space();
     sc.keyword("read");
     sc.skip_space();
     std::string list;
     std::vector<std::string> vars;
+    std::string run = t;
+    const ReadBranches rb = read_branches(t, l.line);
+    std::string iostat;
     if (sc.peek() == '(') {
       std::size_t end = 0;
       const std::string control = paren_group(t, sc.pos(), end, where(l.line));
@@ -3784,20 +3873,24 @@ private:
         k.skip_space();
         if (!k.eat('=')) continue;
         k.skip_space();
-        if (key == "end" || key == "err" || key == "eor")
-          fail_at(l.line,
-                  "'" + shown(trim(l.text)) + "': " + key +
-                      "= would branch on rank 0 only, which reads for every rank; use IOSTAT= instead");
         if (key == "iostat" || key == "iomsg" || key == "size") vars.emplace_back(k.name());
+        if (key == "iostat") iostat = vars.back();
       }
+      if (!rb.branches.empty())
+        run = "read (" + rb.control + (iostat.empty() ? ", iostat=hpf__ios" : "") + ")" + list;
     } else {
       const auto parts = split_top(std::string(sc.rest()));
       for (std::size_t k = 1; k < parts.size(); ++k) list += (list.empty() ? "" : ", ") + parts[k];
     }
+    const bool own_iostat = !iostat.empty();
+    if (!rb.branches.empty() && !own_iostat) {
+      iostat = "hpf__ios";
+      vars.push_back(iostat);
+    }
     input_variables(list, vars);
     const bool terminal = !label.empty() && m_do_labels.count(label) != 0;
     std::string s = label.empty() || terminal ? "" : label + " continue\n";
-    s += wrap("  ", "if (hpf__rank == 0) " + t, true);
+    s += wrap("  ", "if (hpf__rank == 0) " + run, true);
     for (const auto& v : vars) {
       if (v.empty()) continue;
       const bool array =
@@ -3806,6 +3899,15 @@ private:
       s += array ? "  " + v + " = reshape(transfer(hpf__b, " + v + "), shape(" + v + "))\n"
                  : "  " + v + " = transfer(hpf__b, " + v + ")\n";
     }
+    for (const auto& [key, target] : rb.branches) {
+      const std::string cond = key == "end"   ? "is_iostat_end(" + iostat + ")"
+                               : key == "eor" ? "is_iostat_eor(" + iostat + ")"
+                                              : iostat + " > 0";
+      s += "  if (" + cond + ") then\n" + stores + "    go to " + target + "\n  end if\n";
+    }
+    if (!rb.branches.empty() && !own_iostat)
+      s += wrap("  ", "if (hpf__ios /= 0) error stop 'READ (line " + loc(l.line) +
+                          "): an end of file or an error that no END=, ERR= or EOR= takes'");
     return s + (terminal ? label + " continue\n" : "");
   }
 
@@ -3829,10 +3931,10 @@ private:
 
   /// `IF (cond) READ ...`: the READ and its broadcasts in an IF block.
   std::string lower_read_if(const LogicalLine& l, const std::string& cond, const std::string& read,
-                            const std::string& label) const {
+                            const std::string& label, const std::string& stores = "") const {
     const bool terminal = !label.empty() && m_do_labels.count(label) != 0;
     std::string s = label.empty() || terminal ? "" : label + " continue\n";
-    s += wrap("  ", "if (" + cond + ") then", true) + lower_read(l, read, "") + "  end if\n";
+    s += wrap("  ", "if (" + cond + ") then", true) + lower_read(l, read, "", stores) + "  end if\n";
     return s + (terminal ? label + " continue\n" : "");
   }
 
@@ -3879,12 +3981,14 @@ private:
 
   /// A line of a replicated statement or construct: the statement over the copies; PRINT and WRITE on
   /// rank 0 only (also as the action of a logical IF).
-  std::string replicated_line(const LogicalLine& l, bool keep_label = true) const {
+  /// `stores`: the write-back of the run's copies, for a branch the line takes (a READ's END=).
+  std::string replicated_line(const LogicalLine& l, bool keep_label = true,
+                              const std::string& stores = "") const {
     // A labelled DO becomes a block DO whose END DO follows its terminal statement: F2018 deleted
     // the shared DO termination of F77 (B.2), which a nest like DO 10 J / DO 10 I has.
     const LineKind k = line_kind(l);
     std::string body =
-        replicated_statement(is_do(k.kind) && !k.label.empty() ? unlabelled_do(l) : l, keep_label);
+        replicated_statement(is_do(k.kind) && !k.label.empty() ? unlabelled_do(l) : l, keep_label, stores);
     return body + (keep_label ? end_dos(l.label) : "");
   }
 
@@ -3897,7 +4001,7 @@ private:
     return s;
   }
 
-  std::string replicated_statement(const LogicalLine& l, bool keep_label) const {
+  std::string replicated_statement(const LogicalLine& l, bool keep_label, const std::string& stores) const {
     std::string out;
     if (is_directive(l)) {
       for (const auto& p : l.physical) out += p + "\n";
@@ -3912,10 +4016,10 @@ private:
     }
     const std::string t = replicated_text(trim(l.text));
     const std::string label = l.label.empty() || !keep_label ? "" : l.label + " ";
-    if (is_input(t)) return lower_read(l, t, trim(label));
+    if (is_input(t)) return lower_read(l, t, trim(label), stores);
     if (std::string stop = lower_stop(l, t, trim(label)); !stop.empty()) return stop;
     if (const auto g = after_group(t, "if", l.line); g && is_input(g->first))
-      return lower_read_if(l, g->second, g->first, trim(label));
+      return lower_read_if(l, g->second, g->first, trim(label), stores);
     if (is_output(t) || is_output_if(t, l.line)) check_rank0_call(l, t);
     if (is_output(t) && !internal_write(t, l.line))
       return wrap("  ", label + "if (hpf__rank == 0) " + t, true);
@@ -3939,12 +4043,18 @@ private:
     return s;
   }
 
-  /// The labels a statement may branch to (GO TO, computed GO TO, arithmetic IF).
+  /// The labels a statement may branch to (GO TO, computed GO TO, arithmetic IF, a READ's END=,
+  /// ERR= and EOR=).
   std::vector<std::string> branch_targets(const std::string& text, int line) const {
     std::string t = lower_case(without_construct_name(trim(text)));
     if (const auto g = after_group(t, "if", line); g && !g->first.empty() && g->first != "then") {
       if (std::isdigit(static_cast<unsigned char>(g->first.front())) != 0) return split_top(g->first);
       t = g->first;
+    }
+    if (is_input(t)) {
+      std::vector<std::string> labels;
+      for (const auto& b : read_branches(t, line).branches) labels.push_back(b.second);
+      return labels;
     }
     Scanner sc(t);
     if (!(sc.word("goto") || (sc.word("go") && (sc.skip_space(), sc.word("to"))))) return {};
@@ -4020,11 +4130,11 @@ private:
       if (exits.count(i) == 0) {
         s += replicated_line(m_lines[i], keep_label);
       } else if (m_lines[i].label.empty() || !keep_label) {
-        s += stores + replicated_line(m_lines[i], keep_label);
+        s += stores + replicated_line(m_lines[i], keep_label, stores);
       } else {
         // A labelled one (a branch target, or the end of a DO loop): its label goes to a CONTINUE in
         // front of the write-back, so that a branch to it writes back too.
-        s += "  " + m_lines[i].label + " continue\n" + stores + replicated_line(m_lines[i], false) +
+        s += "  " + m_lines[i].label + " continue\n" + stores + replicated_line(m_lines[i], false, stores) +
              end_dos(m_lines[i].label);
       }
     return s + stores;
@@ -4057,8 +4167,8 @@ private:
     const DistArray& a = m_arrays.at(lhs);
     const std::string e = trim(assign.substr(eq + 1));
     // MERGE evaluates `e` where the mask is false too: an integer division or MOD there could trap
-    // (WHERE (k /= 0) m = n / k). With a division or MOD, `e` may only read REAL distributed arrays
-    // and literals.
+    // (WHERE (k /= 0) m = n / k). With a division or MOD, `e` may only read REAL and COMPLEX
+    // distributed arrays and literals.
     const std::string me = lower_case(mask_strings(e));
     bool divides = !find_word(me, "mod").empty() || !find_word(me, "modulo").empty();
     for (std::size_t i = 0; i < me.size(); ++i)
@@ -4073,7 +4183,8 @@ private:
         while (end < me.size() && is_name_char(me[end])) ++end;
         const std::string n = me.substr(i, end - i);
         const auto it = m_arrays.find(n);
-        if (it == m_arrays.end() || (it->second.elem != Elem::R8 && it->second.elem != Elem::R4))
+        if (it == m_arrays.end() || (it->second.elem != Elem::R8 && it->second.elem != Elem::R4 &&
+                                     it->second.elem != Elem::C8 && it->second.elem != Elem::C4))
           return std::nullopt;
         i = end - 1;
       }
@@ -4081,6 +4192,8 @@ private:
                                   : a.elem == Elem::R4 ? "real(" + e + ", c_float)"
                                   : a.elem == Elem::I4 ? "int(" + e + ", c_int32_t)"
                                   : a.elem == Elem::I8 ? "int(" + e + ", c_int64_t)"
+                                  : a.elem == Elem::C8 ? "cmplx(" + e + ", kind=c_double_complex)"
+                                  : a.elem == Elem::C4 ? "cmplx(" + e + ", kind=c_float_complex)"
                                                        : "logical(" + e + ")";
     const auto forall = elementwise(a, "merge(" + converted + ", " + lhs + ", " + mask + ")");
     if (!forall) return std::nullopt;
@@ -4547,8 +4660,9 @@ private:
   std::set<std::string> m_local_arrays; // the main program's arrays that are not distributed
   std::set<std::size_t> m_type_lines;   // the lines of derived-type definitions in the main program
   std::set<std::string> m_char_vars;    // the main program's CHARACTER variables (internal files)
-  std::map<int, std::string> m_not_owner_computed; // per line: why it runs on replicated copies
-  std::set<std::string> m_do_labels;               // the labels that end DO loops of the main program
+  std::map<std::string, std::string> m_kind_params; // its INTEGER named constants (kinds), squeezed
+  std::map<int, std::string> m_not_owner_computed;  // per line: why it runs on replicated copies
+  std::set<std::string> m_do_labels;                // the labels that end DO loops of the main program
   std::map<std::string, Template> m_templates;
   std::vector<std::string> m_template_order;
   std::vector<std::pair<std::string, AlignSpec>> m_aligns;   // ALIGN directives, per array

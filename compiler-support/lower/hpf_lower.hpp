@@ -72,11 +72,13 @@
 // array, which reads it where the directive stands.
 //
 // Distributed arrays are declared `type :: a(bounds)` with type REAL(8) / DOUBLE PRECISION, REAL(4) /
-// REAL, INTEGER(4) / INTEGER or INTEGER(8). An owner-computed FORALL assigns with its indices as the
-// subscripts and reads distributed arrays aligned with the assigned one only at constant offsets of
-// those indices, within their SHADOW widths (docs/lower.md); other FORALLs run on replicated copies.
-// What cannot be lowered either way (a READ with END=, a branch out of a replicated run that
-// assigns, ...) is rejected with an hpf::Error naming the line, so a lowered program never
+// REAL, INTEGER(4) / INTEGER, INTEGER(8), LOGICAL, COMPLEX(8) / DOUBLE COMPLEX or COMPLEX(4) /
+// COMPLEX. An owner-computed FORALL assigns with its indices as the subscripts and reads distributed
+// arrays aligned with the assigned one only at constant offsets of those indices, within their
+// SHADOW widths (docs/lower.md); other FORALLs run on replicated copies. A READ's END=, ERR= and
+// EOR= become an IOSTAT= that rank 0 broadcasts, and the branch taken on every rank.
+// What cannot be lowered either way (a CHARACTER distributed array, a branch out of a replicated run
+// that assigns, ...) is rejected with an hpf::Error naming the line, so a lowered program never
 // silently computes something else than the serial program (whose directives are comments).
 #pragma once
 

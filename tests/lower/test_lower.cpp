@@ -100,6 +100,28 @@ TEST(Lower, DirectivesBecomeRuntimeCalls) {
   EXPECT_TRUE(contains(out, "  real(8) :: s\n"));
 }
 
+TEST(Lower, ComplexArraysTakeTheComplexElementTypes) {
+  // Each spelling of a COMPLEX kind, a named kind constant included, and the local block's type.
+  const std::string out =
+      lower_hpf(program("  integer, parameter :: dp = kind(1.0d0), sp = 4\n"
+                        "  complex(kind=dp) :: a(10)\n  double complex :: b(10)\n"
+                        "  complex*16 :: c(10)\n  complex(sp) :: d(10)\n  complex :: e(10)\n"
+                        "!HPF$ DISTRIBUTE (BLOCK) :: a, b, c, d, e\n",
+                        "  a = (1.0d0, -2.0d0)\n  b = conjg(a) * 2\n"),
+                "t.f90");
+  for (const char* n : {"a", "b", "c"}) {
+    EXPECT_TRUE(contains(out, std::string("hpf_array_create('") + n + "', HPF_COMPLEX128, 1")) << n;
+    EXPECT_TRUE(contains(out, std::string("complex(c_double_complex), pointer :: ") + n + "__l(:)")) << n;
+  }
+  for (const char* n : {"d", "e"}) {
+    EXPECT_TRUE(contains(out, std::string("hpf_array_create('") + n + "', HPF_COMPLEX64, 1")) << n;
+    EXPECT_TRUE(contains(out, std::string("complex(c_float_complex), pointer :: ") + n + "__l(:)")) << n;
+  }
+  EXPECT_TRUE(contains(out, "call hpf_check(hpf_array_fill(a__h, c_loc(hpf__t_c8))"));
+  // CONJG is elemental: the whole-array assignment is owner-computed.
+  EXPECT_TRUE(contains(out, "b(hpf__j1) = conjg(a(hpf__j1)) * 2   (line")) << out;
+}
+
 TEST(Lower, ForallIsAnOwnerComputesLoopOverTheLocalBlock) {
   const std::string out =
       lower_hpf(program(kSpec, "  forall (j = 1:5, i = 0:9) b(i, j) = dble(i + 10 * j)\n"), "t.f90");
@@ -173,8 +195,11 @@ TEST(Lower, OutsideTheSubsetIsRejectedWithLineAndReason) {
   expect_replicated(program(kSpec, "  a = b(1, 1)\n"), {"references a distributed array"});
   expect_rejected(program("  real(8), allocatable :: z(:)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
                   {"without attributes"});
-  expect_rejected(program("  complex :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
-                  {"t.f90:3:", "COMPLEX and CHARACTER distributed arrays are not lowered yet"});
+  expect_rejected(program("  character :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
+                  {"t.f90:3:", "CHARACTER distributed arrays are not lowered yet"});
+  expect_rejected(
+      program("  integer, parameter :: qp = 16\n  complex(qp) :: z(10)\n!HPF$ DISTRIBUTE z(BLOCK)\n", ""),
+      {"t.f90:4:", "has type 'complex(qp)'", "COMPLEX(8), DOUBLE COMPLEX"});
   expect_rejected(program("  real(8) :: z(10)\n!HPF$ DISTRIBUTE z(CYCLIC(2)) ONTO nowhere\n", ""),
                   {"no PROCESSORS nowhere"});
   expect_rejected(
@@ -1070,9 +1095,25 @@ TEST(Lower, AlignWithAnUnmappedBaseIsRefusedWithTheLine) {
                   {"t.f90:4:", "'y' is neither a TEMPLATE nor a distributed array"});
 }
 
+// END= / ERR= of a READ: an IOSTAT= that every rank gets, then the branch on every rank, after the
+// write-back of what the READ read.
+TEST(Lower, ReadBranchesAreTakenOnEveryRank) {
+  const std::string out = lowered("  read (*, *, err = 20) a\n20 continue\n");
+  EXPECT_TRUE(contains(out, "if (hpf__rank == 0) read (*, *, iostat=hpf__ios) a__r\n")) << out;
+  EXPECT_TRUE(contains(out, "call hpf_broadcast_bytes(hpf__b)\n  hpf__ios = transfer(hpf__b, hpf__ios)\n"))
+      << out;
+  EXPECT_TRUE(
+      contains(out, "if (hpf__ios > 0) then\n  call hpf_check(hpf_array_store_owned(a__h, c_loc(a__r))"))
+      << out;
+  EXPECT_TRUE(contains(out, "go to 20\n  end if\n  if (hpf__ios /= 0) error stop 'READ (line 10)")) << out;
+  // With the program's own IOSTAT=, nothing stops: only the branch.
+  const std::string own = lowered("  read (*, *, end = 20, iostat = i) s\n20 continue\n");
+  EXPECT_TRUE(contains(own, "if (hpf__rank == 0) read (*, *, iostat = i) s\n")) << own;
+  EXPECT_TRUE(contains(own, "if (is_iostat_end(i)) then\n    go to 20\n")) << own;
+  EXPECT_FALSE(contains(own, "error stop 'READ")) << own;
+}
+
 TEST(Lower, ReplicatedRunsThatCannotBeLoweredAreRefusedWithTheLine) {
-  expect_rejected(program(kSpec, "  read (*, *, err = 20) a\n20 continue\n"),
-                  {"t.f90:10:", "err= would branch on rank 0 only"});
   expect_rejected(program(kSpec,
                           "  if (s > 0) then\n    forall (i = 1:100) a(i) = 1\n  else if (a(1) > 0) then\n"
                           "    s = 1\n  end if\n"),
