@@ -40,14 +40,12 @@ struct hpf_grid_s {
 
 namespace {
 
-template <class T> using Arrays =
-    std::variant<hpf::DistArray<T, 1>, hpf::DistArray<T, 2>, hpf::DistArray<T, 3>, hpf::DistArray<T, 4>>;
-
 /// The element types of the ABI, in hpf_type order (HPF_FLOAT64 = 0 ...).
 template <class... T> struct TypeList {};
 using Elements =
     TypeList<double, float, std::int32_t, std::int64_t, std::complex<float>, std::complex<double>>;
 
+/// Every DistArray<T, N> of the ABI (T in the list, N = 1..4), as a std::tuple type.
 template <class List> struct AllArrays;
 template <class... T> struct AllArrays<TypeList<T...>> {
   using type =
