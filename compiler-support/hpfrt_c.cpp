@@ -695,6 +695,65 @@ hpf_status hpf_array_slot(hpf_array array, int64_t local_offset, int* owned, int
   });
 }
 
+hpf_status hpf_array_dim_runs(hpf_array array, int dim, const hpf_triplet* range, int64_t capacity,
+                              int64_t* count, int64_t* first, int64_t* last, int64_t* slot) {
+  return guarded([&] {
+    require_handle(range, "hpf_array_dim_runs: range");
+    require_handle(count, "hpf_array_dim_runs: count");
+    hpf::detail::require(capacity >= 0, "hpf_array_dim_runs: capacity must be >= 0, got ", capacity);
+    if (capacity > 0) {
+      require_handle(first, "hpf_array_dim_runs: first");
+      require_handle(last, "hpf_array_dim_runs: last");
+      require_handle(slot, "hpf_array_dim_runs: slot");
+    }
+    visit(array, "hpf_array_dim_runs: array", [&](auto& A) {
+      constexpr int N = ArrayTraits<std::decay_t<decltype(A)>>::rank;
+      hpf::detail::require(dim >= 0 && dim < N, "hpf_array_dim_runs: dim must be in [0, ", N, ") for a rank-",
+                           N, " array, got ", dim);
+      hpf::detail::require(range->stride != 0, "hpf_array_dim_runs: range stride must be non-zero, got 0");
+      *count = 0;
+      const auto du = static_cast<std::size_t>(dim);
+      const hpf::CyclicMap& m = A.layout().map(dim);
+      const hpf::index_t w = A.layout().shadow(dim);
+      // The section as an ascending progression lo, lo + st, ..., hi inside [0, n) (a FORALL visits
+      // its elements in any order), then cut by the local blocks: each block of r local elements is
+      // contiguous both in global indices and in storage slots. One run per block met, never merged,
+      // so that arrays of one map and different shadow widths get runs that match one to one.
+      const hpf::index_t st = range->stride > 0 ? range->stride : -range->stride;
+      hpf::index_t lo = range->lo;
+      hpf::index_t hi = range->hi;
+      if (range->stride < 0) {
+        if (lo < hi) return;
+        hi = range->lo;
+        lo = range->lo - (range->lo - range->hi) / st * st;
+      }
+      if (lo > hi || A.local_size() == 0) return;
+      if (lo < 0) lo += (-lo + st - 1) / st * st;
+      hi = std::min(hi, m.n - 1);
+      if (lo > hi) return;
+      const hpf::index_t e = A.owned_extents()[du];
+      const int p = A.my_dim_coords()[du];
+      int64_t k = 0;
+      for (hpf::index_t l = 0; l < e; l += m.r) {
+        const hpf::index_t g = m.global(p, l);
+        const hpf::index_t len = std::min(m.r, e - l);
+        if (g + len - 1 < lo || g > hi) continue;
+        const hpf::index_t f = g <= lo ? lo : lo + (g - lo + st - 1) / st * st;
+        const hpf::index_t end = std::min(g + len - 1, hi);
+        if (f > end) continue;
+        const hpf::index_t t = f + (end - f) / st * st;
+        if (k < capacity) {
+          first[k] = f;
+          last[k] = t;
+          slot[k] = hpf::halo_slot(m, w, l + (f - g));
+        }
+        ++k;
+      }
+      *count = k;
+    });
+  });
+}
+
 hpf_status hpf_array_fill(hpf_array array, const void* value) {
   return guarded([&] {
     require_handle(value, "hpf_array_fill: value");

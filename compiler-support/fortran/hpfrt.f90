@@ -302,6 +302,31 @@ module hpfrt
     integer(c_int64_t) :: hi
     integer(c_int64_t) :: stride
   end type hpf_triplet
+  public :: hpf_array_dim_runs, hpf_owner_runs, hpf_visited, hpf_do_trips
+  interface
+    function hpf_array_dim_runs(array, dim, range, capacity, count, first, last, slot) &
+        bind(c, name="hpf_array_dim_runs") result(status)
+      import :: c_int, c_ptr, c_int64_t, hpf_triplet
+      type(c_ptr), value :: array
+      integer(c_int), value :: dim
+      type(hpf_triplet), intent(in) :: range
+      integer(c_int64_t), value :: capacity
+      integer(c_int64_t), intent(out) :: count
+      integer(c_int64_t), intent(out) :: first(*), last(*), slot(*)
+      integer(c_int) :: status
+    end function hpf_array_dim_runs
+  end interface
+
+  !> The runs of one dimension of an owner-computes loop (hpf_owner_runs): run k visits the indices
+  !> first(k), first(k) + stride, ..., last(k) (declared Fortran indices), stored at subscript
+  !> index + offset(k) of the local storage seen as a Fortran array with lower bounds 1.
+  type, public :: hpf_runs
+    integer :: n = 0
+    integer :: stride = 1
+    integer, allocatable :: first(:), last(:), offset(:)
+    integer(c_int64_t), allocatable :: f(:), l(:), s(:)
+  end type hpf_runs
+
   public :: hpf_array_assign_section, hpf_array_transpose
   interface
     function hpf_array_assign_section(dst, dst_section, src, src_section, perm) &
@@ -587,5 +612,68 @@ contains
       x => empty2
     end if
   end subroutine hpf_local_real64_2d
+
+  !> The runs of dimension `dim` (1-based) of `array` over the indices lo:hi:stride of a FORALL or DO
+  !> (declared Fortran indices; `lower` is the dimension's declared lower bound) that the calling rank
+  !> owns, in `runs` (its tables are kept and reused from one loop to the next). Stops with `what`
+  !> and the runtime's message on bad input (stride 0).
+  subroutine hpf_owner_runs(array, dim, lo, hi, stride, lower, runs, what)
+    type(c_ptr), intent(in) :: array
+    integer, intent(in) :: dim
+    integer(c_int64_t), intent(in) :: lo, hi, stride, lower
+    type(hpf_runs), intent(inout) :: runs
+    character(len=*), intent(in) :: what
+    type(hpf_triplet) :: t
+    integer(c_int64_t) :: count, cap
+    t = hpf_triplet(lo - lower, hi - lower, stride)
+    if (.not. allocated(runs%f)) allocate (runs%f(1), runs%l(1), runs%s(1), runs%first(1), runs%last(1), &
+                                           runs%offset(1))
+    cap = size(runs%f, kind=c_int64_t)
+    call hpf_check(hpf_array_dim_runs(array, int(dim - 1, c_int), t, cap, count, runs%f, runs%l, runs%s), what)
+    if (count > cap) then
+      deallocate (runs%f, runs%l, runs%s, runs%first, runs%last, runs%offset)
+      allocate (runs%f(count), runs%l(count), runs%s(count), runs%first(count), runs%last(count), &
+                runs%offset(count))
+      cap = count
+      call hpf_check(hpf_array_dim_runs(array, int(dim - 1, c_int), t, cap, count, runs%f, runs%l, runs%s), what)
+    end if
+    runs%n = int(count)
+    runs%stride = int(abs(stride))
+    if (count > 0) then
+      runs%first(1:count) = int(runs%f(1:count) + lower)
+      runs%last(1:count) = int(runs%l(1:count) + lower)
+      runs%offset(1:count) = int(runs%s(1:count) + 1 - runs%f(1:count) - lower)
+    end if
+  end subroutine hpf_owner_runs
+
+  !> The number of iterations of `DO v = lo, hi, step` (F2018 11.1.7.4.1: max((hi - lo + step) / step,
+  !> 0)); the loop leaves v = lo + step * that.
+  pure integer(c_int64_t) function hpf_do_trips(lo, hi, step)
+    integer(c_int64_t), intent(in) :: lo, hi, step
+    hpf_do_trips = max((hi - lo + step) / step, 0_c_int64_t)
+  end function hpf_do_trips
+
+  !> The first and last index that lo:hi:stride (any non-zero stride) visits inside [lower, upper], in
+  !> increasing order: first > last when it visits none there (or stride is 0).
+  pure subroutine hpf_visited(lo, hi, stride, lower, upper, first, last)
+    integer(c_int64_t), intent(in) :: lo, hi, stride, lower, upper
+    integer(c_int64_t), intent(out) :: first, last
+    integer(c_int64_t) :: s
+    first = 1
+    last = 0
+    if (stride == 0) return
+    s = abs(stride)
+    if (stride > 0) then
+      if (lo > hi) return
+      first = lo
+      last = lo + (hi - lo) / s * s
+    else
+      if (lo < hi) return
+      first = lo - (lo - hi) / s * s
+      last = lo
+    end if
+    if (first < lower) first = first + (lower - first + s - 1) / s * s
+    if (last > upper) last = last - (last - upper + s - 1) / s * s
+  end subroutine hpf_visited
 
 end module hpfrt

@@ -249,6 +249,22 @@ hpf_status hpf_array_transform(hpf_array dst, const hpf_triplet* dst_section, hp
  * perm[d]. */
 hpf_status hpf_array_transpose(hpf_array source, const int32_t* perm, hpf_array target);
 
+/* ---- Owner-computes loops (docs/capi.md) ---- */
+/** Not collective: the elements of the section `*range` (0-based, any non-zero stride; indices
+ * outside [0, extent) are dropped) along dimension `dim` (0-based) that the calling rank owns, as
+ * runs: run k holds the global indices first[k], first[k] + s, ..., last[k] (s = |stride|, ascending:
+ * a negative stride gives the same elements, in increasing order), stored at the storage slots
+ * slot[k], slot[k] + s, ... along the dimension (offsets into the storage hpf_array_local returns,
+ * shadow slots skipped). A compiler's owner-computes loop is one DO loop per run and dimension, with
+ * no call per element: run k is the part of the section in the k-th local block it meets, so its
+ * indices follow from the block-cyclic map in closed form (BLOCK, `*` and GEN_BLOCK: one block;
+ * CYCLIC(r): blocks of r; INDIRECT: one element per block), and two arrays of the same distribution get
+ * matching runs whatever their shadow widths. *count receives the number of runs; at most `capacity` are written (none
+ * when capacity is 0, and first, last and slot may then be NULL): when *count > capacity, call again
+ * with room for *count. A rank that stores nothing of the array gets no runs. */
+hpf_status hpf_array_dim_runs(hpf_array array, int dim, const hpf_triplet* range, int64_t capacity,
+                              int64_t* count, int64_t* first, int64_t* last, int64_t* slot);
+
 /* ---- TEMPLATE and ALIGN (docs/align.md) ----
  * An hpf_template is an index space with a distribution and no storage: HPF's TEMPLATE, or the
  * current layout of an array (hpf_template_of_array), as the base of an alignment. An array aligned

@@ -2283,6 +2283,14 @@ private:
 
   std::string grid_var(const std::string& onto) const { return onto.empty() ? "hpf__world_g" : onto + "__g"; }
 
+  /// `1:a__e(1), 1:a__e(2), ...`: the bounds of a's storage seen as a rank-N array.
+  static std::string storage_bounds(const DistArray& a) {
+    std::string b;
+    for (std::size_t d = 0; d < a.bounds.size(); ++d)
+      b += std::string(d == 0 ? "" : ", ") + "1:" + a.name + "__e(" + std::to_string(d + 1) + ")";
+    return b;
+  }
+
   std::string bind_local(const DistArray& a, const std::string& ind) const {
     std::string s;
     s += ind + "call hpf_check(hpf_array_local(" + a.name + "__h, hpf__p, hpf__ext), '" + a.name +
@@ -2291,7 +2299,8 @@ private:
     s += ind + a.name + "__e = hpf__ext\n";
     s += ind + "if (" + a.name + "__n > 0) then\n";
     s += ind + "  call c_f_pointer(hpf__p, " + a.name + "__l, [" + a.name + "__n])\n";
-    s += ind + "else\n" + ind + "  nullify (" + a.name + "__l)\n" + ind + "end if\n";
+    s += wrap(ind + "  ", a.name + "__p(" + storage_bounds(a) + ") => " + a.name + "__l");
+    s += ind + "else\n" + ind + "  nullify (" + a.name + "__l, " + a.name + "__p)\n" + ind + "end if\n";
     return s;
   }
 
@@ -2323,7 +2332,8 @@ private:
     s += ind + "integer :: hpf__ios\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
-    s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r\n";
+    s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r, hpf__v(3, 4)\n";
+    s += ind + "integer :: hpf__b1, hpf__b2, hpf__b3, hpf__b4, hpf__o1, hpf__o2, hpf__o3, hpf__o4\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
     s += ind + "integer(c_int8_t), allocatable :: hpf__b(:)\n";
     for (const auto& t : m_tables)
@@ -2331,15 +2341,24 @@ private:
            ", allocatable, target :: " + t.name + "(:)\n";
     for (Elem e : all_elems) s += ind + info(e).ftype + ", target :: " + info(e).tmp + "\n";
     for (Elem e : all_elems)
-      s += ind + info(e).ftype + ", allocatable :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") +
-           "(:)\n";
+      s += ind + info(e).ftype +
+           ", allocatable, target :: " + std::string(info(e).tmp).replace(0, 7, "hpf__c_") + "(:)\n";
+    for (Elem e : all_elems)
+      s += ind + "integer(c_int64_t) :: " + std::string(info(e).tmp).replace(0, 7, "hpf__cn_") + " = -1\n";
     return s;
   }
 
   /// The handle, local block and its extents of a distributed array.
+  /// The handle, the local storage (flat, and as a rank-N array with the copy an in-place FORALL
+  /// reads), its extents and the owner-computes runs of one distributed array.
   static std::string handle_declarations(const DistArray& a, const std::string& ind) {
-    return ind + "type(c_ptr) :: " + a.name + "__h\n" + ind + info(a.elem).ftype + ", pointer :: " + a.name +
-           "__l(:)\n" + ind + "integer(c_int64_t) :: " + a.name + "__n, " + a.name + "__e(4)\n";
+    const std::string& n = a.name;
+    std::string shape = ":";
+    for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
+    return ind + "type(c_ptr) :: " + n + "__h\n" + ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n" +
+           ind + info(a.elem).ftype + ", pointer, contiguous :: " + n + "__p(" + shape + ") => null(), " + n +
+           "__q(" + shape + ") => null()\n" + ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n" +
+           ind + "type(hpf_runs) :: " + n + "__u(" + std::to_string(a.bounds.size()) + ")\n";
   }
 
   static std::string extents_of(const std::vector<std::pair<std::string, std::string>>& bounds) {
@@ -2706,6 +2725,13 @@ private:
     throw InvalidStatement(where(l.line) + why + " in '" + shown(trim(l.text)) + "'");
   }
 
+  /// The range `lo:hi:stride` of a FORALL index or DO variable, as written (stride "1" when omitted).
+  struct Triplet {
+    std::string lo;
+    std::string hi;
+    std::string stride;
+  };
+
   std::string lower_forall(const LogicalLine& l, const std::string& ind) const {
     const std::string& t = l.text;
     const auto open = t.find('(');
@@ -2718,21 +2744,21 @@ private:
     const std::string lhs = trim(assign.substr(0, eq));
     const std::string rhs = trim(assign.substr(eq + 1));
     std::vector<std::string> idx;
-    std::vector<std::pair<std::string, std::string>> range;
+    std::vector<Triplet> range;
     for (const auto& trip : split_top(header)) {
-      // i = l:u with exactly one ':' and both bounds non-empty
+      // i = l:u or i = l:u:s with every part non-empty
       Scanner sc(trip);
       sc.skip_space();
       const std::string_view index = sc.name();
       sc.skip_space();
-      const std::string_view bounds = sc.eat('=') ? sc.rest() : std::string_view();
-      const auto colon = bounds.find(':');
-      if (index.empty() || colon == std::string_view::npos || colon == 0 || colon + 1 == bounds.size() ||
-          bounds.find(':', colon + 1) != std::string_view::npos)
-        unsupported(l, "FORALL header item '" + shown(trip) + "' is not 'i = l:u' (no stride, no mask)");
+      const auto parts = sc.eat('=') ? split_colons(std::string(sc.rest())) : std::vector<std::string>();
+      if (index.empty() || parts.size() < 2 || parts.size() > 3 ||
+          std::any_of(parts.begin(), parts.end(), [](const std::string& x) { return trim(x).empty(); }))
+        unsupported(l, "FORALL header item '" + shown(trip) + "' is not 'i = l:u' or 'i = l:u:s' (no mask)");
+      if (parts.size() == 3 && integer_literal(trim(parts[2])) == 0)
+        invalid(l, "FORALL header item '" + shown(trip) + "' has stride 0");
       idx.push_back(lower_case(std::string(index)));
-      range.emplace_back(trim(std::string(bounds.substr(0, colon))),
-                         trim(std::string(bounds.substr(colon + 1))));
+      range.push_back({trim(parts[0]), trim(parts[1]), parts.size() == 3 ? trim(parts[2]) : "1"});
     }
     Scanner ls(lhs);
     const std::string name = lower_case(std::string(ls.name()));
@@ -2746,34 +2772,17 @@ private:
     if (subs.size() != a.bounds.size())
       unsupported(l, "'" + name + "' takes " + std::to_string(a.bounds.size()) + " subscripts");
     // Each subscript is a distinct FORALL index: the loop visits the local block (owner computes).
-    std::string expr = rhs;
-    std::string body;
     std::set<std::string> used;
-    std::vector<std::pair<std::string, std::string>> dim_range; // the FORALL range of each dimension
+    std::vector<Triplet> dim_range; // the FORALL range of each dimension
     for (std::size_t d = 0; d < subs.size(); ++d) {
       const std::string s = lower_case(subs[d]);
       const auto k = std::find(idx.begin(), idx.end(), s);
       if (k == idx.end() || !used.insert(s).second)
         unsupported(l, "subscript '" + subs[d] + "' of '" + name + "' is not a distinct FORALL index");
-      const std::string v = "hpf__i" + std::to_string(d + 1);
-      body +=
-          ind + "  " + v + " = int(hpf__g(" + std::to_string(d + 1) + ")) + (" + a.bounds[d].first + ")\n";
-      const auto& [lo, hi] = range[static_cast<std::size_t>(k - idx.begin())];
-      body += ind + "  if (" + v + " < (" + lo + ") .or. " + v + " > (" + hi + ")) cycle\n";
-      dim_range.emplace_back(lo, hi);
-      expr = replace_word(expr, s, v);
+      dim_range.push_back(range[static_cast<std::size_t>(k - idx.begin())]);
     }
     if (used.size() != idx.size()) unsupported(l, "every FORALL index must subscript '" + name + "'");
-    if (a.has_shadow() || !references(rhs).empty())
-      return lower_stencil(l, ind, a, subs, dim_range, body, rhs);
-    std::string s = ind + "! " + trim(t) + "   (line " + loc(l.line) + ", owner computes)\n";
-    s += ind + "do hpf__k = 0_c_int64_t, " + name + "__n - 1\n";
-    s += ind + "  call hpf_check(hpf_array_global_index(" + name + "__h, hpf__k, hpf__g), 'FORALL (line " +
-         loc(l.line) + ")')\n";
-    s += body;
-    s += wrap(ind + "  ", name + "__l(hpf__k + 1) = " + expr);
-    s += ind + "end do\n";
-    return s;
+    return owner_loop(l, ind, a, subs, dim_range, rhs);
   }
 
   /// A reference on a FORALL's right-hand side to a distributed array at constant offsets from the
@@ -2892,18 +2901,20 @@ private:
     return "";
   }
 
-  /// A FORALL that reads distributed arrays (or assigns one with a SHADOW): the shadows it needs are
-  /// updated, then an owner-computes loop over the storage of `a` visits the owned slots only and reads
-  /// each neighbour at its slot (owned, or in the shadow). When `a` itself is read at an offset, its
-  /// storage is first copied: a FORALL evaluates every right-hand side before it assigns.
-  std::string lower_stencil(const LogicalLine& l, const std::string& ind, const DistArray& a,
-                            const std::vector<std::string>& subs,
-                            const std::vector<std::pair<std::string, std::string>>& dim_range,
-                            const std::string& index_body, const std::string& rhs) const {
+  /// An owner-computed FORALL `a(i, j) = rhs`: the shadows of the arrays read at offsets are updated,
+  /// then a nest of DO loops, one pair per dimension (the runs of owned indices that hpf_owner_runs
+  /// computes in closed form from the block-cyclic map and the range, then the indices of a run), visits
+  /// the owned elements only; the storage is a rank-N array (a__p), so `b(i + 1, j)` reads the slot next
+  /// to the one assigned, owned or in the shadow. When `a` itself is read at an offset, its storage is
+  /// first copied (a__q): a FORALL evaluates every right-hand side before it assigns.
+  std::string owner_loop(const LogicalLine& l, const std::string& ind, const DistArray& a,
+                         const std::vector<std::string>& subs, const std::vector<Triplet>& dim_range,
+                         const std::string& rhs) const {
     const std::string line = loc(l.line);
     const auto reads = neighbour_reads(l, rhs, subs);
     const std::size_t rank = a.bounds.size();
     std::vector<std::string> updates;
+    std::set<std::pair<std::string, std::size_t>> own_runs; // (array, dimension) read through its own runs
     bool copy = false;
     for (const auto& r : reads) {
       const DistArray& b = m_arrays.at(r.array);
@@ -2915,20 +2926,19 @@ private:
       bool moves = false;
       std::vector<long long> need(rank, 0);
       for (std::size_t d = 0; d < rank; ++d) {
+        const std::string dist = dist_of(b, d);
+        // A dimension of several local blocks (CYCLIC, INDIRECT) pads each block with its shadow, so
+        // an element of b sits at the slot of the same element of a only when both pad alike; else b
+        // takes its own runs there (they match a's one to one: hpf_array_dim_runs).
+        const bool one_block =
+            dist == "hpf_block()" || dist == "hpf_collapsed()" || dist.rfind("hpf_gen_block(", 0) == 0;
+        if (b.width(d) != a.width(d) && !one_block) own_runs.insert({b.name, d});
         if (r.offset[d] == 0) continue;
         copy = copy || b.name == a.name;
-        const std::string dist = dist_of(b, d);
         if (dist.empty())
           unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
                              " of an array whose distribution there comes from an ALIGN");
         if (dist == "hpf_collapsed()") continue; // a * dimension is local: no shadow needed
-        // Along CYCLIC(r) every local block has its own shadow, so a neighbour sits at the reading
-        // slot plus the offset only when both arrays pad their blocks alike.
-        if (dist != "hpf_block()" && b.width(d) != a.width(d))
-          unsupported(l, "'" + ref + "' reads a neighbour along dimension " + std::to_string(d + 1) +
-                             ", which is CYCLIC, of an array whose SHADOW width there (" +
-                             std::to_string(b.width(d)) + ") differs from that of '" + a.name + "' (" +
-                             std::to_string(a.width(d)) + "); expected equal widths along CYCLIC dimensions");
         need[d] = r.offset[d] < 0 ? -r.offset[d] : r.offset[d];
         moves = true;
       }
@@ -2952,25 +2962,26 @@ private:
       if (moves && std::find(updates.begin(), updates.end(), b.name) == updates.end())
         updates.push_back(b.name);
     }
+    // Subscript d of the element the loop visits in array x: its index plus the run's offset into the
+    // storage (x's own, or the assigned array's and the difference of the widths), plus c.
+    auto at = [&](const DistArray& x, std::size_t d, long long c) {
+      const std::string k = std::to_string(d + 1);
+      const bool own = own_runs.count({x.name, d}) != 0;
+      if (!own) c += x.width(d) - a.width(d);
+      return "hpf__i" + k + " + " + (own ? x.name + "__u(" + k + ")%offset(hpf__b" + k + ")" : "hpf__o" + k) +
+             (c == 0 ? "" : (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c));
+    };
     // The right-hand side with each read replaced by the storage slot it reads.
     std::string expr;
     std::size_t done = 0;
-    const std::string copy_name = std::string(info(a.elem).tmp).replace(0, 7, "hpf__c_");
-    for (auto it = reads.begin(); it != reads.end(); ++it) {
-      const DistArray& b = m_arrays.at(it->array);
-      std::string at = "1";
-      std::string stride;
-      for (std::size_t d = 0; d < rank; ++d) {
-        const long long c = b.width(d) - a.width(d) + it->offset[d];
-        const std::string slot = "hpf__s(" + std::to_string(d + 1) + ")";
-        const std::string term =
-            c == 0 ? slot : "(" + slot + (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c) + ")";
-        at += " + " + term + (stride.empty() ? "" : " * " + stride);
-        stride += std::string(stride.empty() ? "" : " * ") + b.name + "__e(" + std::to_string(d + 1) + ")";
-      }
+    for (const auto& r : reads) {
+      const DistArray& b = m_arrays.at(r.array);
+      std::string sub;
+      for (std::size_t d = 0; d < rank; ++d) sub += std::string(d == 0 ? "" : ", ") + at(b, d, r.offset[d]);
       const bool from_copy = copy && b.name == a.name;
-      expr += rhs.substr(done, it->begin - done) + (from_copy ? copy_name : b.name + "__l") + "(" + at + ")";
-      done = it->end;
+      expr +=
+          rhs.substr(done, r.begin - done) + (from_copy ? a.name + "__q" : b.name + "__p") + "(" + sub + ")";
+      done = r.end;
     }
     expr += rhs.substr(done);
     for (std::size_t d = 0; d < rank; ++d)
@@ -2978,51 +2989,99 @@ private:
 
     std::string s = ind + "! " + trim(l.text) + "   (line " + line + ", owner computes" +
                     (updates.empty() ? "" : ", neighbours from the shadow") + ")\n";
+    // hpf__v(1:2, d): the first and last index the range visits inside the bounds; hpf__v(3, d): its
+    // stride, each expression evaluated once, before anything is assigned.
+    std::string nonempty;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::string k = std::to_string(d + 1);
+      const Triplet& t = dim_range[d];
+      s += wrap(ind, "hpf__v(3, " + k + ") = int(" + t.stride + ", c_int64_t)");
+      s += wrap(ind, "call hpf_visited(int(" + t.lo + ", c_int64_t), int(" + t.hi +
+                         ", c_int64_t), hpf__v(3, " + k + "), int(" + a.bounds[d].first +
+                         ", c_int64_t), int(" + a.bounds[d].second + ", c_int64_t), hpf__v(1, " + k +
+                         "), hpf__v(2, " + k + "))");
+      nonempty += std::string(d == 0 ? "" : " .and. ") + "hpf__v(1, " + k + ") <= hpf__v(2, " + k + ")";
+    }
     // A read outside the array is an error of the program (the serial one reads out of bounds too).
     // The indices read come from the FORALL range and the bounds, which every rank has: every rank
     // finds the error before any collective and stops (no rank is left waiting in one).
-    std::string nonempty;
-    std::vector<std::pair<std::string, std::string>> visited; // the indices the loop assigns, per dimension
-    for (std::size_t d = 0; d < rank; ++d) {
-      visited.emplace_back("max((" + dim_range[d].first + "), (" + a.bounds[d].first + "))",
-                           "min((" + dim_range[d].second + "), (" + a.bounds[d].second + "))");
-      nonempty += std::string(d == 0 ? "" : " .and. ") + visited[d].first + " <= " + visited[d].second;
-    }
     std::set<std::pair<std::size_t, long long>> checked;
     for (const auto& r : reads)
       for (std::size_t d = 0; d < rank; ++d) {
         const long long o = r.offset[d];
         if (o == 0 || !checked.insert({d, o}).second) continue;
-        const std::string at =
-            (o < 0 ? visited[d].first : visited[d].second) + " + (" + std::to_string(o) + ")";
+        const std::string k = std::to_string(d + 1);
+        const std::string edge =
+            "hpf__v(" + std::string(o < 0 ? "1" : "2") + ", " + k + ") + (" + std::to_string(o) + ")";
         s += wrap(ind,
-                  "if (" + nonempty + " .and. " + at +
+                  "if (" + nonempty + " .and. " + edge +
                       (o < 0 ? " < (" + a.bounds[d].first : " > (" + a.bounds[d].second) + ")) then",
                   true);
         s += wrap(ind + "  ", "if (hpf__rank == 0) write (*, '(a, i0)') 'FORALL (line " + line +
-                                  ") reads outside the array in dimension " + std::to_string(d + 1) +
-                                  " at index ', " + at);
+                                  ") reads outside the array in dimension " + k + " at index ', " + edge);
         s += ind + "  error stop 1\n" + ind + "end if\n";
       }
     for (const auto& n : updates)
       s += ind + "call hpf_check(hpf_array_update_shadow(" + n + "__h, HPF_BOUNDARY_PLAIN), 'FORALL (line " +
            line + "): SHADOW of " + n + "')\n";
-    if (copy)
-      s += ind + "if (" + a.name + "__n > 0) " + copy_name + " = " + a.name + "__l(1:" + a.name + "__n)\n";
-    s += ind + "do hpf__k = 0_c_int64_t, " + a.name + "__n - 1\n";
-    s += ind + "  hpf__r = hpf__k\n";
-    for (std::size_t d = 0; d < rank; ++d) {
-      const std::string e = a.name + "__e(" + std::to_string(d + 1) + ")";
-      s += ind + "  hpf__s(" + std::to_string(d + 1) + ") = mod(hpf__r, " + e + ")\n";
-      if (d + 1 < rank) s += ind + "  hpf__r = hpf__r / " + e + "\n";
+    if (copy) {
+      const std::string copy_name = std::string(info(a.elem).tmp).replace(0, 7, "hpf__c_");
+      s += ind + "if (" + a.name + "__n > 0) then\n";
+      // The copy's size is tracked in hpf__cn_*: it is reallocated only when it changes.
+      const std::string size_name = std::string(copy_name).replace(0, 7, "hpf__cn_");
+      s += ind + "  if (" + size_name + " /= " + a.name + "__n) then\n";
+      s += ind + "    if (allocated(" + copy_name + ")) deallocate (" + copy_name + ")\n";
+      s += ind + "    allocate (" + copy_name + "(" + a.name + "__n))\n";
+      s += ind + "    " + size_name + " = " + a.name + "__n\n";
+      s += ind + "  end if\n";
+      s += ind + "  " + copy_name + "(:) = " + a.name + "__l(1:" + a.name + "__n)\n";
+      s += wrap(ind + "  ", a.name + "__q(" + storage_bounds(a) + ") => " + copy_name);
+      s += ind + "end if\n";
     }
-    // The runtime tells owned slots from shadow slots (BLOCK, * and each block of a CYCLIC dimension).
-    s += ind + "  call hpf_check(hpf_array_slot(" + a.name +
-         "__h, hpf__k, hpf__own, hpf__g), 'FORALL (line " + line + ")')\n";
-    s += ind + "  if (hpf__own == 0) cycle   ! a shadow slot\n";
-    s += index_body;
-    s += wrap(ind + "  ", a.name + "__l(hpf__k + 1) = " + expr, true);
-    s += ind + "end do\n";
+    auto runs = [&](const std::string& x, std::size_t d) {
+      const std::string k = std::to_string(d + 1);
+      return wrap(ind, "call hpf_owner_runs(" + x + "__h, " + k + ", hpf__v(1, " + k + "), hpf__v(2, " + k +
+                           "), abs(hpf__v(3, " + k + ")), int(" + a.bounds[d].first + ", c_int64_t), " + x +
+                           "__u(" + k + "), 'FORALL (line " + line + ")')");
+    };
+    for (std::size_t d = 0; d < rank; ++d) s += runs(a.name, d);
+    for (const auto& [x, d] : own_runs) s += runs(x, d);
+    // The nest: dimension 1 innermost (it is contiguous in the storage). The innermost loop has a
+    // unit-stride form the compiler vectorises, taken whenever the range's stride is 1.
+    std::string in = ind;
+    for (std::size_t d = rank; d-- > 0;) {
+      const std::string k = std::to_string(d + 1);
+      const std::string u = a.name + "__u(" + k + ")";
+      s += in + "do hpf__b" + k + " = 1, " + u + "%n\n";
+      s += in + "  hpf__o" + k + " = " + u + "%offset(hpf__b" + k + ")\n";
+      const std::string head =
+          in + "  do hpf__i" + k + " = " + u + "%first(hpf__b" + k + "), " + u + "%last(hpf__b" + k + ")";
+      if (d > 0) {
+        s += head + ", " + u + "%stride\n";
+        in += "    ";
+        continue;
+      }
+      std::string sub;
+      for (std::size_t e = 0; e < rank; ++e) sub += std::string(e == 0 ? "" : ", ") + at(a, e, 0);
+      const std::string assign = a.name + "__p(" + sub + ") = " + expr;
+      const auto stride = integer_literal(dim_range[0].stride);
+      if (stride && (*stride == 1 || *stride == -1)) {
+        s += head + "\n" + wrap(in + "    ", assign, true) + in + "  end do\n";
+      } else if (stride) {
+        s += head + ", " + u + "%stride\n" + wrap(in + "    ", assign, true) + in + "  end do\n";
+      } else {
+        s += in + "  if (" + u + "%stride == 1) then\n";
+        s += "  " + head + "\n" + wrap(in + "      ", assign, true) + in + "    end do\n";
+        s += in + "  else\n";
+        s += "  " + head + ", " + u + "%stride\n" + wrap(in + "      ", assign, true) + in + "    end do\n";
+        s += in + "  end if\n";
+      }
+      s += in + "end do\n";
+    }
+    for (std::size_t d = 1; d < rank; ++d) {
+      in.resize(in.size() - 4);
+      s += in + "  end do\n" + in + "end do\n";
+    }
     return s;
   }
 
@@ -4234,11 +4293,13 @@ private:
     return out;
   }
 
-  /// `DO [label] [,] v = lo, hi [, 1]`: the variable and the bounds (nullopt for other DO statements).
+  /// `DO [label] [,] v = lo, hi [, step]`: the variable, the bounds and the step ("1" when omitted;
+  /// nullopt for other DO statements).
   struct DoHeader {
     std::string var;
     std::string lo;
     std::string hi;
+    std::string step;
   };
   static std::optional<DoHeader> do_header(const LogicalLine& l) {
     const std::string t = without_construct_name(trim(l.text));
@@ -4254,8 +4315,8 @@ private:
     if (var.empty() || var == "while" || !sc.eat('=')) return std::nullopt;
     const auto parts = split_top(std::string(sc.rest()));
     if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty()) return std::nullopt;
-    if (parts.size() == 3 && integer_literal(parts[2]) != 1) return std::nullopt;
-    return DoHeader{var, parts[0], parts[1]};
+    if (parts.size() == 3 && (parts[2].empty() || integer_literal(parts[2]) == 0)) return std::nullopt;
+    return DoHeader{var, parts[0], parts[1], parts.size() == 3 ? parts[2] : "1"};
   }
 
   /// A DO nest (HPF 2.0 section 5.1 INDEPENDENT, or an ordinary one) whose body is assignments
@@ -4304,8 +4365,11 @@ private:
     std::string header;
     for (const auto& h : heads) {
       for (const auto& o : heads)
-        if (!find_word(h.lo, o.var).empty() || !find_word(h.hi, o.var).empty()) return std::nullopt;
-      header += (header.empty() ? "" : ", ") + h.var + " = " + h.lo + ":" + h.hi;
+        if (!find_word(h.lo, o.var).empty() || !find_word(h.hi, o.var).empty() ||
+            !find_word(h.step, o.var).empty())
+          return std::nullopt;
+      header += (header.empty() ? "" : ", ") + h.var + " = " + h.lo + ":" + h.hi +
+                (h.step == "1" ? "" : ":" + h.step);
     }
     // Every statement assigns a distributed array at the same subscripts (the loop variables, as
     // lower_forall checks); the arrays assigned are read only there, so the statements run one after
@@ -4364,14 +4428,24 @@ private:
       if (is_directive(m_lines[i]))
         for (const auto& p : m_lines[i].physical) out += p + "\n";
     out += s;
-    // The values the DO loops leave in their variables (F2018 11.1.7.4.1): lo + the trip count.
+    // The values the DO loops leave in their variables (F2018 11.1.7.4.1): lo + step x the trip count
+    // (hpf_do_trips), each set when the loops around it run.
     std::string outer;
     for (const auto& h : heads) {
+      const std::string trips = "hpf_do_trips(int(" + h.lo + ", c_int64_t), int(" + h.hi +
+                                ", c_int64_t), int(" + h.step + ", c_int64_t))";
       std::string set = h.var + " = " + h.lo + "\n";
-      set += wrap("  ", "if ((" + h.hi + ") >= (" + h.lo + ")) " + h.var + " = (" + h.hi + ") + 1", true);
+      set +=
+          h.step == "1"
+              ? wrap("  ", "if ((" + h.hi + ") >= (" + h.lo + ")) " + h.var + " = (" + h.hi + ") + 1", true)
+              : wrap("  ",
+                     "if (" + trips + " > 0) " + h.var + " = int((" + h.lo + ") + " + trips + " * (" +
+                         h.step + "), kind(" + h.var + "))",
+                     true);
       out += outer.empty() ? "  " + set
                            : wrap("  ", "if (" + outer + ") then", true) + "  " + set + "  end if\n";
-      outer += (outer.empty() ? "" : " .and. ") + std::string("(") + h.lo + ") <= (" + h.hi + ")";
+      outer += (outer.empty() ? "" : " .and. ") +
+               (h.step == "1" ? "(" + h.lo + ") <= (" + h.hi + ")" : trips + " > 0");
     }
     return out;
   }

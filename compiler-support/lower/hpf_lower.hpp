@@ -45,7 +45,10 @@
 //   | !HPF$ DYNAMIC a, b                               | allows REDISTRIBUTE of a, b                      |
 //   | !HPF$ REDISTRIBUTE a(...) [ONTO p] (or :: form)  | hpf_array_redistribute (data preserved)          |
 //   | !HPF$ INDEPENDENT                                | kept as a comment (an assertion, no code)        |
-//   | FORALL (i = l:u, j = ...) a(i, j) = expr         | owner-computes loop over the local block         |
+//   | FORALL (i = l:u[:s], j = ...) a(i, j) = expr     | owner computes: per dimension, a DO loop over the|
+//   |                                                  | runs of owned indices (hpf_owner_runs, closed    |
+//   |                                                  | form), then a DO loop over the run, the storage  |
+//   |                                                  | a rank-N pointer a__p(i + offset, ...)           |
 //   |   expr reading b(i + c1, j + c2), c literals     | hpf_array_update_shadow of b, then the loop      |
 //   |                                                  | reads b's slots (a copy when b is a)             |
 //   | b = CSHIFT(a, s [, dim]) / EOSHIFT(a, s [, bd]   | hpf_cshift / hpf_eoshift                         |
@@ -57,7 +60,8 @@
 //   | x = SUM(a) / MINVAL(a) / MAXVAL(a)               | hpf_array_sum / min / max (collective)           |
 //   | PRINT / WRITE (no distributed array in it)       | the same, on rank 0 only                         |
 //   | READ                                             | on rank 0, then what it read broadcast as bytes  |
-//   | a DO nest (INDEPENDENT or not) whose body is one | the equivalent FORALL, owner-computed; the loop  |
+//   | a DO nest (INDEPENDENT or not, any steps) whose  | the equivalent FORALL, owner-computed; the loop  |
+//   |   body is one                                    |                                                  |
 //   |   a(i, j) = expr at the loop variables, reading  | variables get the values the loops leave         |
 //   |   a only at a(i, j)                              |                                                  |
 //   | any other statement or construct that uses       | on every rank over replicated copies: gathered   |

@@ -6,6 +6,7 @@
 
 #include <hpfrt.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
 
@@ -28,6 +29,14 @@ struct ArrayGuard {
   ArrayGuard& operator=(const ArrayGuard&) = delete;
   ~ArrayGuard() { hpf_array_free(&a); }
 };
+
+/// The shape {P / b, b} of a 2-D grid of P ranks, b the largest divisor of P with b * b <= P.
+inline std::array<int, 2> grid_2d_shape(int P) {
+  int b = 1;
+  for (int f = 1; f * f <= P; ++f)
+    if (P % f == 0) b = f;
+  return {P / b, b};
+}
 
 /// A uniform integer in [lo, hi] from one stream that every rank draws in the same order: the tests'
 /// random choices are arguments of collective calls, so they must agree.

@@ -18,13 +18,9 @@ using hpf::test::world_size;
 double value(int64_t i, int64_t j) { return static_cast<double>(i + 100 * j) + 0.25; }
 
 TEST(CApiShadow, UpdateShadowAndReadTheStorage) {
-  const int P = world_size();
-  int b = 1;
-  for (int f = 1; f * f <= P; ++f)
-    if (P % f == 0) b = f;
   GridGuard grid;
-  const int shape[2] = {P / b, b};
-  HPF_C_OK(hpf_grid_create_world(2, shape, &grid.g));
+  const std::array<int, 2> shape = hpf::test::grid_2d_shape(world_size());
+  HPF_C_OK(hpf_grid_create_world(2, shape.data(), &grid.g));
   const int64_t n = 11, m = 7;
   const int64_t ext[2] = {n, m};
   const hpf_dist dists[2] = {{HPF_DIST_BLOCK, 0, nullptr}, {HPF_DIST_BLOCK, 0, nullptr}};

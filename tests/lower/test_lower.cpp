@@ -125,13 +125,55 @@ TEST(Lower, ComplexArraysTakeTheComplexElementTypes) {
 TEST(Lower, ForallIsAnOwnerComputesLoopOverTheLocalBlock) {
   const std::string out =
       lower_hpf(program(kSpec, "  forall (j = 1:5, i = 0:9) b(i, j) = dble(i + 10 * j)\n"), "t.f90");
-  EXPECT_TRUE(contains(out, "do hpf__k = 0_c_int64_t, b__n - 1"));
-  EXPECT_TRUE(contains(out, "hpf_array_global_index(b__h, hpf__k, hpf__g)"));
-  EXPECT_TRUE(contains(out, "hpf__i1 = int(hpf__g(1)) + (0)"));
-  EXPECT_TRUE(contains(out, "hpf__i2 = int(hpf__g(2)) + (1)"));
-  EXPECT_TRUE(contains(out, "if (hpf__i1 < (0) .or. hpf__i1 > (9)) cycle"));
-  EXPECT_TRUE(contains(out, "if (hpf__i2 < (1) .or. hpf__i2 > (5)) cycle"));
-  EXPECT_TRUE(contains(out, "b__l(hpf__k + 1) = dble(hpf__i1 + 10 * hpf__i2)"));
+  // The range of each dimension, clipped to the bounds, then the runs each rank owns of it.
+  const std::string u = unwrapped(out);
+  EXPECT_TRUE(contains(u, "call hpf_visited(int(0, c_int64_t), int(9, c_int64_t), hpf__v(3, 1), "
+                          "int(0, c_int64_t), int(9, c_int64_t), hpf__v(1, 1), hpf__v(2, 1))"))
+      << out;
+  EXPECT_TRUE(contains(u, "call hpf_owner_runs(b__h, 2, hpf__v(1, 2), hpf__v(2, 2), abs(hpf__v(3, 2)), "
+                          "int(1, c_int64_t), b__u(2), 'FORALL (line 10)')"));
+  // One DO loop over the runs and one over the indices of a run per dimension, dimension 1 innermost,
+  // with unit stride there; no runtime call per element.
+  EXPECT_TRUE(contains(out, "do hpf__b2 = 1, b__u(2)%n\n    hpf__o2 = b__u(2)%offset(hpf__b2)\n"
+                            "    do hpf__i2 = b__u(2)%first(hpf__b2), b__u(2)%last(hpf__b2), b__u(2)%stride\n"
+                            "      do hpf__b1 = 1, b__u(1)%n\n"))
+      << out;
+  EXPECT_TRUE(contains(out, "do hpf__i1 = b__u(1)%first(hpf__b1), b__u(1)%last(hpf__b1)\n"));
+  EXPECT_TRUE(contains(out, "b__p(hpf__i1 + hpf__o1, hpf__i2 + hpf__o2) = dble(hpf__i1 + 10 * hpf__i2)"));
+  EXPECT_FALSE(contains(out, "hpf_array_global_index"));
+  EXPECT_FALSE(contains(out, "hpf_array_slot"));
+  // The storage is a rank-2 array over the flat local block.
+  EXPECT_TRUE(
+      contains(out, "real(c_double), pointer, contiguous :: b__p(:, :) => null(), b__q(:, :) => null()"));
+  EXPECT_TRUE(contains(out, "b__p(1:b__e(1), 1:b__e(2)) => b__l"));
+}
+
+TEST(Lower, StridedForallsAndDoNestsKeepTheirStride) {
+  const std::string out = lower_hpf(program(kSpec, "  forall (i = 100:2:-7) a(i) = 1\n"
+                                                   "  do j = 5, 1, -2\n    do i = 0, 9, 4\n"
+                                                   "      b(i, j) = i\n    end do\n  end do\n"),
+                                    "t.f90");
+  const std::string u = unwrapped(out);
+  // The stride goes to hpf_visited with its sign; the runs ascend with its absolute value, and the
+  // innermost loop of a literal stride other than 1 keeps it.
+  EXPECT_TRUE(contains(u, "hpf__v(3, 1) = int(-7, c_int64_t)\n  call hpf_visited(int(100, c_int64_t), "
+                          "int(2, c_int64_t), hpf__v(3, 1),"))
+      << out;
+  EXPECT_TRUE(contains(out, "do hpf__i1 = a__u(1)%first(hpf__b1), a__u(1)%last(hpf__b1), a__u(1)%stride\n"));
+  // The DO nest is the strided FORALL, then its variables get the values the loops leave.
+  EXPECT_TRUE(contains(out, "! forall (j = 1:5:-2, i = 0:9:4) b(i, j) = i") ||
+              contains(out, "! forall (j = 5:1:-2, i = 0:9:4) b(i, j) = i"))
+      << out;
+  EXPECT_TRUE(contains(u,
+                       "if (hpf_do_trips(int(5, c_int64_t), int(1, c_int64_t), int(-2, c_int64_t)) > 0) j = "
+                       "int((5) + hpf_do_trips(int(5, c_int64_t), int(1, c_int64_t), int(-2, c_int64_t)) * "
+                       "(-2), kind(j))"))
+      << out;
+  EXPECT_TRUE(
+      contains(u, "if (hpf_do_trips(int(5, c_int64_t), int(1, c_int64_t), int(-2, c_int64_t)) > 0) then\n"
+                  "  i = 0\n"));
+  // A stride of 0 is an error of the program.
+  expect_rejected(program(kSpec, "  forall (i = 1:10:0) a(i) = 1\n"), {"t.f90:10:", "has stride 0"});
 }
 
 TEST(Lower, RedistributeRebindsTheLocalBlock) {
@@ -151,7 +193,7 @@ TEST(Lower, ContinuationsCommentsAndStringsAreHandled) {
   const std::string out = lower_hpf(src, "t.f90");
   EXPECT_TRUE(contains(out, "hpf_grid_create_world(1, [hpf__size], hpf__world_g)"));
   EXPECT_TRUE(contains(out, "real(8) :: y\n"));
-  EXPECT_TRUE(contains(out, "x__l(hpf__k + 1) = 1.0d0"));
+  EXPECT_TRUE(contains(out, "x__p(hpf__i1 + hpf__o1) = 1.0d0"));
   EXPECT_TRUE(contains(out, "if (hpf__rank == 0) then\n  print *, 'x and y'\n"));
 }
 
@@ -167,7 +209,7 @@ TEST(Lower, TheShippedExampleLowers) {
   EXPECT_TRUE(contains(out, "hpf_array_create_shadow('w', HPF_FLOAT64"));
   EXPECT_TRUE(contains(out, "hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN)"));
   EXPECT_TRUE(contains(out, "hpf_array_update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
-  EXPECT_TRUE(contains(out, "hpf__c_r8 = u__l(1:u__n)"));
+  EXPECT_TRUE(contains(out, "hpf__c_r8(:) = u__l(1:u__n)"));
   EXPECT_TRUE(contains(out, "hpf_cshift(ring__h, int(-1, c_int64_t), int(1, c_int) - 1, left__h)"));
   EXPECT_TRUE(
       contains(out, "hpf_eoshift(ring__h, int(5, c_int64_t), int(1, c_int) - 1, c_loc(hpf__t_r8), edge__h)"));
@@ -270,24 +312,23 @@ TEST(Lower, StencilForallUpdatesTheShadowAndReadsNeighboursFromStorage) {
   EXPECT_TRUE(
       contains(out, "call hpf_check(hpf_array_update_shadow(u__h, HPF_BOUNDARY_PLAIN), 'FORALL (line 11)"))
       << out;
-  EXPECT_TRUE(contains(out, "v__l(hpf__k + 1) = u__l(1 + hpf__s(1)) + u__l(1 + (hpf__s(1) + 2))"));
-  EXPECT_TRUE(contains(out, "if (max((2), (1)) <= min((99), (100)) .and. max((2), (1)) + (-1) < (1)) then"));
   EXPECT_TRUE(
-      contains(out, "if (max((2), (1)) <= min((99), (100)) .and. min((99), (100)) + (1) > (100)) then"));
+      contains(out, "v__p(hpf__i1 + hpf__o1) = u__p(hpf__i1 + hpf__o1) + u__p(hpf__i1 + hpf__o1 + 2)"));
+  EXPECT_TRUE(contains(out, "if (hpf__v(1, 1) <= hpf__v(2, 1) .and. hpf__v(1, 1) + (-1) < (1)) then"));
+  EXPECT_TRUE(contains(out, "if (hpf__v(1, 1) <= hpf__v(2, 1) .and. hpf__v(2, 1) + (1) > (100)) then"));
   EXPECT_TRUE(contains(out, "error stop 1"));
-  // 2-D: strides are the storage extents of w (shadows included); x has none.
+  // 2-D: w's subscripts are shifted by its shadow widths (x has none).
   EXPECT_TRUE(contains(out, "update_shadow(w__h, HPF_BOUNDARY_PLAIN)"));
-  EXPECT_TRUE(contains(out, "hpf__s(2) = mod(hpf__r, x__e(2))"));
-  EXPECT_TRUE(contains(out, "x__l(hpf__k + 1) = w__l(1 + hpf__s(1) + (hpf__s(2) + 4) * w__e(1)) + 2 * "
-                            "w__l(1 + (hpf__s(1) + 1) + (hpf__s(2) + 2) * w__e(1))"));
-  // Assigning an array with a SHADOW: the loop skips the shadow slots and updates nothing.
+  EXPECT_TRUE(contains(unwrapped(out), "x__p(hpf__i1 + hpf__o1, hpf__i2 + hpf__o2) = w__p(hpf__i1 + hpf__o1, "
+                                       "hpf__i2 + hpf__o2 + 4) + 2 * w__p(hpf__i1 + hpf__o1 + 1, hpf__i2 + "
+                                       "hpf__o2 + 2)"))
+      << out;
+  // Assigning an array with a SHADOW: the runs skip the shadow slots, and nothing is updated.
   const auto last = out.find("! forall (i = 1:100) u(i) = dble(i)");
   ASSERT_NE(last, std::string::npos);
-  EXPECT_NE(out.find("call hpf_check(hpf_array_slot(u__h, hpf__k, hpf__own, hpf__g)", last),
-            std::string::npos);
-  EXPECT_NE(out.find("if (hpf__own == 0) cycle", last), std::string::npos);
+  EXPECT_NE(out.find("call hpf_owner_runs(u__h, 1,", last), std::string::npos);
   EXPECT_EQ(out.find("update_shadow", last), std::string::npos);
-  EXPECT_NE(out.find("u__l(hpf__k + 1) = dble(hpf__i1)", last), std::string::npos);
+  EXPECT_NE(out.find("u__p(hpf__i1 + hpf__o1) = dble(hpf__i1)", last), std::string::npos);
   // The storage extents are kept with every local block.
   EXPECT_TRUE(contains(out, "u__e = hpf__ext"));
 }
@@ -298,18 +339,18 @@ TEST(Lower, StencilForallIntoItselfReadsACopy) {
                                      "  forall (i = 1:100) u(i) = 2 * u(i)\n"),
                 "t.f90");
   const auto first = out.find("update_shadow(u__h");
-  const auto copy = out.find("if (u__n > 0) hpf__c_r8 = u__l");
+  const auto copy = out.find("hpf__c_r8(:) = u__l(1:u__n)\n    u__q(1:u__e(1)) => hpf__c_r8");
   ASSERT_NE(first, std::string::npos);
   ASSERT_NE(copy, std::string::npos);
   EXPECT_LT(first, copy) << "the copy is taken after the shadow update";
-  EXPECT_TRUE(contains(out, "u__l(hpf__k + 1) = hpf__c_r8(1 + (hpf__s(1) - 1)) + hpf__c_r8(1 + hpf__s(1)) + "
-                            "hpf__c_r8(1 + (hpf__s(1) + 1))"));
+  EXPECT_TRUE(contains(unwrapped(out), "u__p(hpf__i1 + hpf__o1) = u__q(hpf__i1 + hpf__o1 - 1) + "
+                                       "u__q(hpf__i1 + hpf__o1) + u__q(hpf__i1 + hpf__o1 + 1)"));
   // Reading only its own element needs neither a copy nor a shadow update.
   const auto second = out.find("! forall (i = 1:100) u(i) = 2 * u(i)");
   ASSERT_NE(second, std::string::npos);
-  EXPECT_EQ(out.find("hpf__c_r8 = u__l", second), std::string::npos);
+  EXPECT_EQ(out.find("hpf__c_r8(:) = u__l", second), std::string::npos);
   EXPECT_EQ(out.find("update_shadow", second), std::string::npos);
-  EXPECT_NE(out.find("u__l(hpf__k + 1) = 2 * u__l(1 + hpf__s(1))", second), std::string::npos);
+  EXPECT_NE(out.find("u__p(hpf__i1 + hpf__o1) = 2 * u__p(hpf__i1 + hpf__o1)", second), std::string::npos);
 }
 
 TEST(Lower, StencilAlongACollapsedDimensionNeedsNoShadow) {
@@ -318,7 +359,10 @@ TEST(Lower, StencilAlongACollapsedDimensionNeedsNoShadow) {
               "  forall (i = 2:10, j = 1:6) c(i, j) = b(i - 1, j)\n"),
       "t.f90");
   EXPECT_EQ(out.find("update_shadow"), std::string::npos);
-  EXPECT_TRUE(contains(out, "c__l(hpf__k + 1) = b__l(1 + (hpf__s(1) - 1) + hpf__s(2) * b__e(1))")) << out;
+  EXPECT_TRUE(
+      contains(unwrapped(out),
+               "c__p(hpf__i1 + hpf__o1, hpf__i2 + hpf__o2) = b__p(hpf__i1 + hpf__o1 - 1, hpf__i2 + hpf__o2)"))
+      << out;
 }
 
 TEST(Lower, BadStencilForallIsRejectedWithLineAndReason) {
@@ -458,7 +502,7 @@ TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   std::string rhs = "1";
   while (rhs.size() < 60000) rhs += " + i";
   const std::string out = lower_hpf(program(kSpec, "  forall (i = 1:100) a(i) = " + rhs + "\n"), "t.f90");
-  EXPECT_NE(out.find("do hpf__k = 0_c_int64_t, a__n - 1"), std::string::npos);
+  EXPECT_NE(out.find("do hpf__b1 = 1, a__u(1)%n"), std::string::npos);
 
   // A stencil FORALL of 600 KB (60000 neighbour reads) is lowered too: each read is scanned once and
   // the right-hand side is rebuilt left to right (no rescan or in-place replacement per read).
@@ -467,8 +511,9 @@ TEST(Lower, Issue15HostileSourcesGiveErrorsNotCrashes) {
   const std::string big =
       lower_hpf(program(kShadowSpec, "  forall (i = 2:99) v(i) = " + reads + "\n"), "t.f90");
   EXPECT_NE(big.find("update_shadow(u__h"), std::string::npos);
-  EXPECT_NE(unwrapped(big).find("u__l(1 + hpf__s(1)) - u__l(1 + (hpf__s(1) + 2)) + u__l(1 + hpf__s(1))"),
-            std::string::npos);
+  EXPECT_NE(
+      unwrapped(big).find("u__p(hpf__i1 + hpf__o1) - u__p(hpf__i1 + hpf__o1 + 2) + u__p(hpf__i1 + hpf__o1)"),
+      std::string::npos);
 
   // A statement past the limit is refused with its line.
   const std::string e5 = lowering_error(program(kSpec, "  s = " + std::string(2u << 20, '1') + "\n"));
