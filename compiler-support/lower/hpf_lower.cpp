@@ -4,7 +4,7 @@
 // DYNAMIC and the declarations of distributed arrays; the second copies the program, rewriting the
 // declarations, inserting the set-up where the specification part ends, rewriting the statements
 // that touch distributed arrays, and the clean-up before END PROGRAM. Generated names carry a double
-// underscore (a__h, hpf__k), which HPF programs do not use.
+// underscore (a__h, hpf__v), which HPF programs do not use.
 //
 // The execution part is read as a tree of constructs (DO, IF, SELECT CASE, WHERE, FORALL). A
 // statement or DO nest an owner-computes lowering takes (FORALL, elementwise and masked array
@@ -2332,7 +2332,7 @@ private:
     s += ind + "integer :: hpf__ios\n";
     s += ind + "integer(c_int64_t) :: hpf__k, hpf__g(4), hpf__ext(4)\n";
     s += ind + "integer :: hpf__i1, hpf__i2, hpf__i3, hpf__i4\n";
-    s += ind + "integer(c_int64_t) :: hpf__s(4), hpf__r, hpf__v(3, 4)\n";
+    s += ind + "integer(c_int64_t) :: hpf__v(3, 4)\n";
     s += ind + "integer :: hpf__b1, hpf__b2, hpf__b3, hpf__b4, hpf__o1, hpf__o2, hpf__o3, hpf__o4\n";
     s += ind + "type(c_ptr) :: hpf__p\n";
     s += ind + "integer(c_int8_t), allocatable :: hpf__b(:)\n";
