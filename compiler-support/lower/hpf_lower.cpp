@@ -742,7 +742,8 @@ private:
       const auto it = m_arrays.find(n);
       list += std::string(list.empty() ? " " : ", ") +
               (it != m_arrays.end() && !it->second.module.empty()
-                   ? n + "__h, " + n + "__l, " + n + "__n, " + n + "__e, " + n + "__r"
+                   ? n + "__h, " + n + "__l, " + n + "__n, " + n + "__e, " + n + "__r, " + n + "__p, " + n +
+                         "__q, " + n + "__u"
                    : trim(item));
     }
     return wrap("  ", t.substr(0, colon + 1) + list);
@@ -765,7 +766,7 @@ private:
         const bool array_var =
             std::any_of(m_array_order.begin(), m_array_order.end(), [&](const std::string& n) {
               return v.size() == n.size() + 3 && v.compare(0, n.size() + 2, n + "__") == 0 &&
-                     std::string("hlner").find(v.back()) != std::string::npos;
+                     std::string("hlnerpqu").find(v.back()) != std::string::npos;
             });
         (array_var ? shown_names : hidden).push_back(v);
       }
@@ -2085,7 +2086,8 @@ private:
   std::string common_modules() const {
     std::string s;
     for (const auto& b : common_blocks()) {
-      s += "module hpf__common_" + b + "\n  use, intrinsic :: iso_c_binding\n  implicit none\n";
+      s += "module hpf__common_" + b + "\n  use, intrinsic :: iso_c_binding\n  use hpfrt, only: hpf_runs\n" +
+           "  implicit none\n";
       for (const auto& n : m_array_order)
         if (m_arrays.at(n).common == b)
           s += handle_declarations(m_arrays.at(n), "  ") + "  integer(c_int64_t) :: " + n + "__lo(4), " + n +
@@ -2355,10 +2357,11 @@ private:
     const std::string& n = a.name;
     std::string shape = ":";
     for (std::size_t d = 1; d < a.bounds.size(); ++d) shape += ", :";
-    return ind + "type(c_ptr) :: " + n + "__h\n" + ind + info(a.elem).ftype + ", pointer :: " + n + "__l(:)\n" +
-           ind + info(a.elem).ftype + ", pointer, contiguous :: " + n + "__p(" + shape + ") => null(), " + n +
-           "__q(" + shape + ") => null()\n" + ind + "integer(c_int64_t) :: " + n + "__n, " + n + "__e(4)\n" +
-           ind + "type(hpf_runs) :: " + n + "__u(" + std::to_string(a.bounds.size()) + ")\n";
+    return ind + "type(c_ptr) :: " + n + "__h\n" + ind + info(a.elem).ftype + ", pointer :: " + n +
+           "__l(:)\n" + ind + info(a.elem).ftype + ", pointer, contiguous :: " + n + "__p(" + shape +
+           ") => null(), " + n + "__q(" + shape + ") => null()\n" + ind + "integer(c_int64_t) :: " + n +
+           "__n, " + n + "__e(4)\n" + ind + "type(hpf_runs) :: " + n + "__u(" +
+           std::to_string(a.bounds.size()) + ")\n";
   }
 
   static std::string extents_of(const std::vector<std::pair<std::string, std::string>>& bounds) {

@@ -890,8 +890,10 @@ TEST(Lower, DistributedArraysInCommonAndModules) {
                                        "subroutine s()\n  real(8) :: a(8), x\n  common /c/ a, x\n"
                                        "!HPF$ DISTRIBUTE a(BLOCK)\n  a = 2\nend subroutine s\n",
                                        "t.f90");
-  EXPECT_TRUE(contains(common, "module hpf__common_c\n  use, intrinsic :: iso_c_binding\n  implicit none\n"
-                               "  type(c_ptr) :: a__h\n"))
+  EXPECT_TRUE(contains(
+      common, "module hpf__common_c\n  use, intrinsic :: iso_c_binding\n  use hpfrt, only: hpf_runs\n"
+              "  implicit none\n"
+              "  type(c_ptr) :: a__h\n"))
       << common;
   EXPECT_TRUE(
       contains(common, "program t\n  use, intrinsic :: iso_c_binding\n  use hpfrt\n  use hpf__common_c\n"))
@@ -911,11 +913,13 @@ TEST(Lower, DistributedArraysInCommonAndModules) {
       "module m\n  real(8) :: a(8)\n!HPF$ DISTRIBUTE a(BLOCK)\nend module m\nprogram t\n  use m\n  a = 1\n"
       "end program t\nsubroutine s()\n  use m, only: a\n  a = 2\nend subroutine s\n",
       "t.f90");
-  EXPECT_TRUE(contains(module, "public :: a__h, a__l, a__n, a__e, a__r, hpf__init_m, hpf__free_m")) << module;
+  EXPECT_TRUE(contains(module, "public :: a__h, a__l, a__p, a__q, a__n, a__e, a__u, a__r, hpf__init_m, "
+                               "hpf__free_m"))
+      << module;
   EXPECT_TRUE(contains(module, "  use m, only: hpf__init_m, hpf__free_m\n")) << module;
   EXPECT_TRUE(contains(module, "call hpf__init_m()")) << module;
   EXPECT_TRUE(contains(module, "call hpf__free_m()\n  call hpf_check(hpf_finalize()")) << module;
-  EXPECT_TRUE(contains(module, "  use m, only: a__h, a__l, a__n, a__e, a__r\n")) << module;
+  EXPECT_TRUE(contains(module, "  use m, only: a__h, a__l, a__n, a__e, a__r, a__p, a__q, a__u\n")) << module;
   const std::string c =
       "program t\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(BLOCK)\n  a = 1\nend program t\n";
   expect_rejected(c + "subroutine s()\n  real(8) :: a(8)\n  common /c/ a\n!HPF$ DISTRIBUTE a(CYCLIC)\n"
