@@ -246,7 +246,7 @@ if [[ -n "$old_csv" ]]; then
     grep '^#' "$csv"
     sed -n 's/^# \(.*\)/# kept (not rerun: the other kernels): \1/p' "$old_csv" | grep -v '^# kept (not rerun: the other kernels): kept'
     grep '^# kept' "$old_csv" || true
-    grep -v '^#' "$csv" | head -1
+    awk '!/^#/ { print; exit }' "$csv" # the header row (no early-closed pipe: pipefail)
     awk -F, -v rerun=" ${kernels[*]} " 'NR > 0 && !/^#/ && $1 != "job" && index(rerun, " " $2 " ") == 0' "$old_csv"
     grep -v '^#' "$csv" | tail -n +2
   } > "$work/merged.csv"
