@@ -28,6 +28,17 @@ function(hpf_test_definitions target)
   endif()
 endfunction()
 
+# One precompiled header for every GoogleTest executable: hpf_test.hpp (the library's umbrella header,
+# GoogleTest and the helpers), parsed once instead of once per test source. All test sources are built
+# with the same flags, which a reused precompiled header needs.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/hpf_test_pch.cpp "// The translation unit that builds the tests' precompiled header.\n")
+add_library(hpf_test_pch OBJECT ${CMAKE_CURRENT_BINARY_DIR}/hpf_test_pch.cpp)
+target_link_libraries(hpf_test_pch PRIVATE hpfrt GTest::gtest)
+target_include_directories(hpf_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
+target_precompile_headers(hpf_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/hpf_test.hpp)
+hpf_warnings(hpf_test_pch)
+hpf_test_definitions(hpf_test_pch)
+
 function(hpf_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -35,6 +46,7 @@ function(hpf_add_test name)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   hpf_warnings(${name})
   hpf_test_definitions(${name})
+  target_precompile_headers(${name} REUSE_FROM hpf_test_pch)
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
@@ -48,6 +60,7 @@ function(hpf_add_mpi_test name)
   target_link_libraries(${name} PRIVATE hpf_mpi_gtest_main)
   hpf_warnings(${name})
   hpf_test_definitions(${name})
+  target_precompile_headers(${name} REUSE_FROM hpf_test_pch)
   hpf_register_mpi_runs(TARGET ${name} PREFIX ${name} RANKS ${ARG_RANKS} TIMEOUT ${ARG_TIMEOUT}
                         ENV ${HPF_MPIEXEC_ENV} ARGS ${ARG_ARGS})
 endfunction()

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scale.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -52,7 +54,7 @@ TEST(Stats, MedianIsTheUpperMiddle) {
 TEST(Stats, MedianRatioIntervalMatchesTheExactBootstrap) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.5, 3.0);
-  for (int c = 0; c < 300; ++c) {
+  for (int c = 0; c < hpf::test::cases(300); ++c) {
     const std::size_t n = 2 + static_cast<std::size_t>(c % 4); // 2..5 rounds: up to 3125 resamples
     std::vector<double> a(n);
     std::vector<double> b(n);
